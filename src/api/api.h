@@ -1,0 +1,32 @@
+/* api.h: the internals behind ptxvm.h's opaque handles. */
+#ifndef PTXVM_API_H
+#define PTXVM_API_H
+
+#include "../../include/ptxvm.h"
+#include "../front/front.h"
+
+struct ptxvm_function {
+  Function *f;
+  ptxvm_module *mod;
+};
+
+struct ptxvm_module {
+  ptxvm_context *ctx;
+  Module *m;
+  ptxvm_function *fns;     /* one per m->funcs entry */
+  ptxvm_module *next;      /* the context's list */
+};
+
+struct ptxvm_context {
+  char *error;             /* last error message (malloc'd), "" when none */
+  ptxvm_module *modules;
+};
+
+/* Records a formatted error message on ctx and returns status. */
+ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* Records a message the caller allocated with malloc (ownership passes). */
+ptxvm_status api_fail_owned(ptxvm_context *ctx, ptxvm_status status, char *msg);
+ptxvm_status api_ok(ptxvm_context *ctx);
+
+#endif

@@ -1,0 +1,61 @@
+/* context.c: contexts, status strings and the last-error message. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+static const char *const status_msgs[] = {
+#define PTXVM_X_(name, msg) msg,
+  PTXVM_STATUS_LIST(PTXVM_X_)
+#undef PTXVM_X_
+};
+
+const char *ptxvm_status_str(ptxvm_status s) {
+  if ((unsigned)s < sizeof status_msgs / sizeof status_msgs[0]) return status_msgs[s];
+  return "unknown status";
+}
+
+ptxvm_status ptxvm_context_create(ptxvm_context **out) {
+  if (!out) return PTXVM_ERROR_INVALID_VALUE;
+  ptxvm_context *ctx = calloc(1, sizeof *ctx);
+  if (!ctx) return PTXVM_ERROR_OUT_OF_MEMORY;
+  *out = ctx;
+  return PTXVM_SUCCESS;
+}
+
+void ptxvm_context_destroy(ptxvm_context *ctx) {
+  if (!ctx) return;
+  while (ctx->modules) ptxvm_module_unload(ctx->modules);
+  free(ctx->error);
+  free(ctx);
+}
+
+const char *ptxvm_last_error(const ptxvm_context *ctx) {
+  return ctx && ctx->error ? ctx->error : "";
+}
+
+ptxvm_status api_fail_owned(ptxvm_context *ctx, ptxvm_status status, char *msg) {
+  if (!ctx) { free(msg); return status; }
+  free(ctx->error);
+  ctx->error = msg;   /* NULL (out of memory) reads as "" */
+  return status;
+}
+
+ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  char buf[1024];
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return api_fail_owned(ctx, status, strdup(buf));
+}
+
+ptxvm_status api_ok(ptxvm_context *ctx) {
+  if (ctx) {
+    free(ctx->error);
+    ctx->error = NULL;
+  }
+  return PTXVM_SUCCESS;
+}

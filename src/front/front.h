@@ -1,0 +1,146 @@
+/* front.h: the front end's internal header, one section per file
+ * (chibicc style): lexer, diagnostics, parser, opcode patterns, validator.
+ *
+ * The front end turns PTX text into a Module (ir.h). It stops at the first
+ * error: diag_error formats "FILE:LINE:COL: error: message", the source line
+ * and a caret into the Parser's message buffer, then longjmps to the one
+ * setjmp in front_parse, which frees the module's arena. */
+#ifndef PTXVM_FRONT_H
+#define PTXVM_FRONT_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+
+/* ---- lex.c ---- */
+typedef enum {
+  TK_EOF,
+  TK_IDENT,      /* add, %r1, $L__BB0_1, _Z3fooi */
+  TK_DOT,        /* .reg, .u32, .shared::cta, .x, .2d: text includes the dot */
+  TK_INT,        /* integer literal; ival holds the bits */
+  TK_FLOAT,      /* 0fXXXXXXXX, 0dXXXXXXXXXXXXXXXX, or decimal with . or e */
+  TK_STRING,     /* "..." (text includes the quotes) */
+  TK_PUNCT,      /* one of { } [ ] ( ) , ; : + - ! @ | < > = */
+} TokKind;
+
+typedef struct Token {
+  TokKind kind;
+  const char *s;         /* points into the source text */
+  uint32_t len;
+  uint32_t line, col;    /* 1-based */
+  bool is_f32;           /* 0f form */
+  bool is_unsigned;      /* U suffix */
+  bool space_before;     /* white space or a comment precedes the token */
+  uint64_t ival;
+  double fval;
+} Token;
+
+typedef struct Lexer {
+  const char *src, *end, *p;
+  uint32_t line;
+  const char *line_start;
+  struct Parser *P;      /* for diagnostics */
+} Lexer;
+
+void lex_init(Lexer *L, struct Parser *P, const char *src, size_t len);
+Token lex_next(Lexer *L);
+
+/* ---- diag (parse.c) ---- */
+typedef struct Parser Parser;
+_Noreturn void diag_error(Parser *P, uint32_t line, uint32_t col, uint32_t width,
+                          const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+_Noreturn void diag_error_tok(Parser *P, const Token *t, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* ---- symbol tables (parse.c) ---- */
+typedef struct Scope Scope;
+
+/* ---- opcodes.c: compiled modifier and operand patterns ---- */
+enum { PAT_MAX_ALTS = 48, PAT_MAX_ITEMS = 40, PAT_MAX_OPDS = 12 };
+
+typedef struct PatItem {
+  bool optional;
+  uint8_t nalts;
+  const char *alts[PAT_MAX_ALTS];   /* spellings with their dot */
+} PatItem;
+
+typedef struct OpdSpec {
+  char kind;             /* d D a r i s p q v m l f c t * */
+  bool optional;
+  uint8_t type_index;
+  enum { OT_INSN, OT_FIXED, OT_2X, OT_WIDE, OT_ANY } tmode;
+  Type fixed;
+  bool pair;             /* X|Y: second half in pair_spec */
+  bool pair_optional;
+  char pair_kind;
+  uint8_t pair_type_index;
+} OpdSpec;
+
+typedef struct OpPattern {
+  const char *base;                  /* first word of the mnemonic */
+  int nitems;
+  PatItem items[PAT_MAX_ITEMS];
+  int nopds;
+  OpdSpec opds[PAT_MAX_OPDS];
+} OpPattern;
+
+const OpPattern *op_patterns(void);
+const char *op_compile_error(void);
+/* The interned spelling of a modifier or mnemonic word (with its dot) that
+ * some row of the table uses, or NULL: rows compare spellings by pointer. */
+const char *op_spelling(const char *s, size_t n);  /* ID of the first malformed row, or NULL */  /* compiled once (thread-safe) */
+/* First row whose base mnemonic is `base` (len bytes), or -1; rows with the
+ * same base are consecutive in op_rows_by_base order: iterate with next. */
+int op_first(const char *base, size_t len);
+int op_next(int row);
+
+/* ---- validate.c ---- */
+typedef struct ModMatch {
+  int row;               /* matched row, or -1 */
+  int fail_row, fail_at; /* best partial match: row and modifier index */
+} ModMatch;
+/* Match the modifiers of an instruction (spellings with dots) against every
+ * row of `base`; fills in->op, in->types, in->vec, in->mods. */
+void validate_modifiers(Parser *P, Insn *in, const Token *mn,
+                        const Token *mods, int nmods);
+void validate_operands(Parser *P, Insn *in);
+void validate_target(Parser *P, const Insn *in);
+
+/* ---- parse.c ---- */
+typedef VEC(Symbol *) SymVec;
+typedef struct FnBuild {     /* what a function accumulates while parsed */
+  SymVec regs, vars, labels, params, rets;
+  VEC(Insn) insns;
+  VEC(const char *) pragmas;
+} FnBuild;
+
+struct Parser {
+  Lexer lex;
+  Token tok;             /* current token */
+  Token ahead;           /* one token of lookahead (valid if has_ahead) */
+  bool has_ahead;
+  Module *m;
+  Function *fn;          /* function being parsed, or NULL */
+  Scope *scope;          /* innermost scope */
+  Scope *labels;         /* labels of the current function */
+  FnBuild *fb;           /* the function being built, or NULL */
+  SymVec globals;
+  VEC(Function *) funcs;
+  VEC(SourceFile) files;
+  int cur_file, cur_line, cur_col;   /* from the last .loc */
+  jmp_buf jb;
+  char *msg;             /* diagnostic text (malloc'd), set on error */
+  const char *src;       /* whole text, to quote source lines */
+  size_t srclen;
+};
+
+/* Parse and validate `len` bytes of PTX named `path`. Returns the module,
+ * or NULL with *err set to a malloc'd diagnostic (caller frees). */
+Module *front_parse(const char *src, size_t len, const char *path, char **err);
+void module_free(Module *m);
+
+#endif

@@ -1,0 +1,390 @@
+/* validate.c: checks each parsed instruction against opcodes.def.
+ *
+ * Modifiers select the row: the rows of a mnemonic are tried in order and
+ * the first whose modifier pattern matches wins (a small backtracking match;
+ * patterns are short). The row's operand pattern then checks the number and
+ * kind of operands and, for registers and immediates, their types against
+ * the instruction's type modifiers under the rules of PTX ISA 9.0 §6.4
+ * ("Operand type information"): bit-size types match any register of their
+ * width, integer types match signed, unsigned and bit-size registers of
+ * their width, float types match their own type or bit-size registers of
+ * their width, and ld/st/cvt data may sit in a wider register. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "front.h"
+
+/* ---- modifiers ---- */
+
+/* Does pattern item i onwards match mods[j..]? *far records the furthest
+ * modifier index reached, for the diagnostic of a failed match. */
+static bool match_mods(const OpPattern *pat, int i, const char *const *mods, int n,
+                       int j, int *far) {
+  if (j > *far) *far = j;
+  if (i == pat->nitems) return j == n;
+  const PatItem *it = &pat->items[i];
+  if (j < n)
+    for (int a = 0; a < it->nalts; a++)
+      if (it->alts[a] == mods[j]) {
+        if (match_mods(pat, i + 1, mods, n, j + 1, far)) return true;
+        break;
+      }
+  return it->optional && match_mods(pat, i + 1, mods, n, j, far);
+}
+
+/* The alternatives of the first required item a failed match stopped at,
+ * as ".a, .b or .c", for "needs one of" messages. */
+static void describe_missing(const OpPattern *pat, const char *const *mods, int n,
+                             char *buf, size_t cap) {
+  int i = 0, j = 0;
+  while (i < pat->nitems) {          /* walk greedily to the first gap */
+    const PatItem *it = &pat->items[i];
+    bool hit = false;
+    for (int a = 0; j < n && a < it->nalts; a++)
+      if (it->alts[a] == mods[j]) hit = true;
+    if (hit) { i++; j++; continue; }
+    if (it->optional) { i++; continue; }
+    break;
+  }
+  buf[0] = 0;
+  if (i == pat->nitems) return;
+  const PatItem *it = &pat->items[i];
+  size_t len = 0;
+  for (int a = 0; a < it->nalts && len + 40 < cap; a++) {
+    const char *sep = a == 0 ? "" : a + 1 == it->nalts ? " or " : ", ";
+    if (a == 8 && it->nalts > 9) {
+      len += (size_t)snprintf(buf + len, cap - len, ", ...");
+      break;
+    }
+    len += (size_t)snprintf(buf + len, cap - len, "%s%s", sep, it->alts[a]);
+  }
+}
+
+/* Does some item of the row admit every type modifier the instruction has? */
+static bool row_takes_types(const OpPattern *pat, const char *const *mods, int n) {
+  for (int j = 0; j < n; j++) {
+    if (type_lookup(mods[j] + 1, (int)strlen(mods[j]) - 1) == TY_NONE) continue;
+    bool found = false;
+    for (int i = 0; i < pat->nitems && !found; i++)
+      for (int a = 0; a < pat->items[i].nalts; a++)
+        if (pat->items[i].alts[a] == mods[j]) found = true;
+    if (!found) return false;
+  }
+  return true;
+}
+
+void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods, int nmods) {
+  int row = op_first(mn->s, mn->len);
+  if (row < 0)
+    diag_error_tok(P, mn, "unknown instruction '%.*s'", (int)mn->len, mn->s);
+  const OpPattern *pats = op_patterns();
+  const char *sp[64];
+  for (int j = 0; j < nmods; j++) {
+    sp[j] = op_spelling(mods[j].s, mods[j].len);
+    if (!sp[j])
+      diag_error_tok(P, &mods[j], "unknown modifier '%.*s' on '%.*s'", (int)mods[j].len,
+                     mods[j].s, (int)mn->len, mn->s);
+  }
+  /* Report against the form the instruction's types select (add.rz.s32 is
+   * an integer add with a bad .rz, not a float add with a bad .s32). */
+  int best_row = row, best_far = -1;
+  bool best_types = false;
+  for (int r = row; r >= 0; r = op_next(r)) {
+    int far = 0;
+    if (match_mods(&pats[r], 0, sp, nmods, 0, &far)) {
+      in->op = (uint16_t)r;
+      in->nmods = (uint8_t)nmods;
+      in->mods = arena_dup(&P->m->arena, sp, (size_t)nmods * sizeof *sp);
+      in->vec = 1;
+      for (int j = 0; j < nmods; j++) {
+        Type t = type_lookup(sp[j] + 1, (int)strlen(sp[j]) - 1);
+        if (t != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)t;
+        if (!strcmp(sp[j], ".v2") || !strcmp(sp[j], ".v4") || !strcmp(sp[j], ".v8"))
+          in->vec = (uint8_t)(sp[j][2] - '0');
+      }
+      return;
+    }
+    bool types = row_takes_types(&pats[r], sp, nmods);
+    if ((types && !best_types) || (types == best_types && far > best_far)) {
+      best_far = far;
+      best_row = r;
+      best_types = types;
+    }
+  }
+  char shown[128];   /* the mnemonic with the instruction's type modifiers */
+  snprintf(shown, sizeof shown, "%s", op_info[best_row].mnemonic);
+  for (int j = 0; j < nmods; j++)
+    if (type_lookup(sp[j] + 1, (int)strlen(sp[j]) - 1) != TY_NONE &&
+        strlen(shown) + strlen(sp[j]) < sizeof shown)
+      strcat(shown, sp[j]);
+  const char *mname = shown;
+  if (best_far < nmods) {
+    const Token *bad = &mods[best_far];
+    diag_error_tok(P, bad, "modifier '%.*s' is not allowed on '%s'", (int)bad->len,
+                   bad->s, mname);
+  }
+  char want[400];
+  describe_missing(&pats[best_row], sp, nmods, want, sizeof want);
+  const Token *at = nmods ? &mods[nmods - 1] : mn;
+  if (want[0])
+    diag_error_tok(P, at, "'%s' needs a modifier: %s", mname, want);
+  diag_error_tok(P, at, "'%s' is incomplete", mname);
+}
+
+/* ---- operands ---- */
+
+static Type double_width(Type t) {
+  switch (t) {
+  case TY_U8: return TY_U16;   case TY_U16: return TY_U32;  case TY_U32: return TY_U64;
+  case TY_S8: return TY_S16;   case TY_S16: return TY_S32;  case TY_S32: return TY_S64;
+  case TY_B8: return TY_B16;   case TY_B16: return TY_B32;  case TY_B32: return TY_B64;
+  case TY_B64: return TY_B128; case TY_F16: return TY_F32;  case TY_F32: return TY_F64;
+  default: return TY_NONE;
+  }
+}
+
+/* The type an operand must have, or TY_NONE when it is not checked. */
+static Type expected_type(const Insn *in, char kind, uint8_t idx, int tmode, Type fixed) {
+  if (kind == 'p' || kind == 'q') return TY_PRED;
+  if (tmode == OT_ANY) return TY_NONE;
+  if (tmode == OT_FIXED) return fixed;
+  Type t = idx < in->ntypes ? (Type)in->types[idx] : TY_NONE;
+  return tmode == OT_2X ? double_width(t) : t;
+}
+
+/* §6.4.1: may a register of type r stand where type e is expected? */
+static bool reg_type_ok(Type e, Type r, bool wide, bool sreg) {
+  if (e == TY_NONE || e == r) return true;
+  TypeKind ek = type_kind(e), rk = type_kind(r);
+  int es = type_size(e), rs = type_size(r);
+  if (ek == K_P || rk == K_P) return false;
+  if (sreg) return (ek == K_U || ek == K_S || ek == K_B) && es <= rs;
+  bool size_ok = rs == es || (wide && rs > es && ek != K_F);
+  switch (ek) {
+  case K_B: return size_ok;
+  case K_U: case K_S: return size_ok && (rk == K_U || rk == K_S || rk == K_B);
+  case K_F: return rs == es && rk == K_B;   /* same float type handled above */
+  case K_A: return rs == es || (rk == K_B && rs >= es);
+  default: return false;
+  }
+}
+
+static _Noreturn void opd_error(Parser *P, const Insn *in, const Operand *o,
+                                const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void opd_error(Parser *P, const Insn *in, const Operand *o, const char *fmt, ...) {
+  char buf[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  diag_error(P, in->line, o->col, 1, "%s (in '%s')", buf, insn_mnemonic(in));
+}
+
+static void check_imm(Parser *P, const Insn *in, const Operand *o, Type e) {
+  if (e == TY_NONE) return;
+  TypeKind k = type_kind(e);
+  if (o->kind == OPD_FIMM) {
+    if (k != K_F && k != K_A)
+      opd_error(P, in, o, "floating-point constant where .%s is expected", type_name(e));
+    return;
+  }
+  if (k == K_P) {
+    if (o->ival != 0 && o->ival != 1)
+      opd_error(P, in, o, "predicate constant must be 0 or 1");
+    return;
+  }
+  if (k == K_F) return;   /* integer constants convert to float (§4.5) */
+  int bits = type_size(e) * 8;
+  if (bits <= 0 || bits >= 64) return;
+  int64_t v = o->ival;
+  int64_t lo = -((int64_t)1 << (bits - 1));
+  int64_t hi = (int64_t)(((uint64_t)1 << bits) - 1);
+  if (v < lo || v > hi)
+    opd_error(P, in, o, "constant does not fit in .%s", type_name(e));
+}
+
+static void check_reg(Parser *P, const Insn *in, const Operand *o, Type e, bool wide) {
+  const Symbol *s = o->sym;
+  if (s->vec > 1 && o->comp < 0 && in->vec != s->vec)
+    opd_error(P, in, o, "vector register '%s' needs a component such as %s.x", s->name, s->name);
+  if (!reg_type_ok(e, s->type, wide, s->kind == SYM_SREG)) {
+    char want[32];
+    snprintf(want, sizeof want, ".%s", type_name(e));
+    char buf[256];
+    snprintf(buf, sizeof buf, "'%s' is .%s but %s is expected", s->name, type_name(s->type), want);
+    diag_error(P, in->line, o->col, (uint32_t)strlen(s->name), "%s (in '%s')", buf,
+               insn_mnemonic(in));
+  }
+}
+
+static void not_declared(Parser *P, const Insn *in, const Operand *o) {
+  diag_error(P, in->line, o->col, (uint32_t)strlen(o->sym->name), "'%s' is not declared",
+             o->sym->name);
+  (void)in;
+}
+
+/* The state space an instruction names (.global, .shared::cta, ...), or SP_NONE. */
+static Space insn_space(const Insn *in, bool *cluster) {
+  *cluster = false;
+  for (int i = 0; i < in->nmods; i++) {
+    const char *m = in->mods[i];
+    if (!strcmp(m, ".global")) return SP_GLOBAL;
+    if (!strcmp(m, ".shared") || !strcmp(m, ".shared::cta")) return SP_SHARED;
+    if (!strcmp(m, ".shared::cluster")) { *cluster = true; return SP_SHARED; }
+    if (!strcmp(m, ".local")) return SP_LOCAL;
+    if (!strcmp(m, ".const")) return SP_CONST;
+    if (!strncmp(m, ".param", 6)) return SP_PARAM;
+  }
+  return SP_NONE;
+}
+
+static void check_address(Parser *P, const Insn *in, const Operand *o) {
+  if (o->n) return;   /* bracketed lists (tex, tensor copies) are not addresses */
+  const Symbol *s = o->sym;
+  if (!s) return;     /* [imm] */
+  if (s->kind == SYM_LABEL && s->target < 0) not_declared(P, in, o);
+  if (s->kind == SYM_REG || s->kind == SYM_SREG) {
+    TypeKind k = type_kind(s->type);
+    int size = type_size(s->type);
+    if (k == K_P || k == K_F || (size != 4 && size != 8))
+      opd_error(P, in, o, "'%s' is .%s; an address register is a 32- or 64-bit integer",
+                s->name, type_name(s->type));
+    return;
+  }
+  if (s->kind != SYM_VAR)
+    opd_error(P, in, o, "'%s' is not a variable", s->name);
+  bool cluster;
+  Space sp = insn_space(in, &cluster);
+  if (sp != SP_NONE && sp != s->space)
+    opd_error(P, in, o, "'%s' is in .%s, not in the instruction's state space", s->name,
+              space_name(s->space));
+}
+
+static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, uint8_t idx,
+                      int tmode, Type fixed) {
+  Type e = expected_type(in, kind, idx, tmode, fixed);
+  bool wide = tmode == OT_WIDE;
+  if ((o->flags & OPF_NEG) && kind != 'q')
+    opd_error(P, in, o, "'!' is allowed only on a predicate source");
+  if (o->kind == OPD_SYM && o->sym->kind == SYM_LABEL && o->sym->target < 0 && kind != 'l' &&
+      kind != '*')
+    not_declared(P, in, o);
+  if (o->kind == OPD_PAIR) opd_error(P, in, o, "unexpected 'd|p' pair");
+  switch (kind) {
+  case 'd': case 'D': case 'p':
+    if (o->kind == OPD_SINK && kind == 'D') return;
+    if (o->kind != OPD_REG)
+      opd_error(P, in, o, "expected a %s register as destination%s",
+                kind == 'p' ? "predicate" : "", "");
+    if (o->sym->kind == SYM_SREG)
+      opd_error(P, in, o, "special register '%s' cannot be written", o->sym->name);
+    check_reg(P, in, o, e, wide);
+    return;
+  case 'q':
+    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a predicate register");
+    check_reg(P, in, o, e, false);
+    return;
+  case 'a': case 's': case 'i':
+    if (o->kind == OPD_IMM || o->kind == OPD_FIMM) { check_imm(P, in, o, e); return; }
+    if (kind == 'i') opd_error(P, in, o, "expected a constant");
+    if (kind == 's' && o->kind == OPD_SYM &&
+        (o->sym->kind == SYM_VAR || o->sym->kind == SYM_FUNC))
+      return;
+    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a register or constant");
+    check_reg(P, in, o, e, wide);
+    return;
+  case 'r':
+    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a register");
+    check_reg(P, in, o, e, wide);
+    return;
+  case 'v':
+    if (in->vec > 1 && o->kind == OPD_VEC) {
+      if (o->n != in->vec)
+        opd_error(P, in, o, "expected a vector of %d elements", in->vec);
+      for (int i = 0; i < o->n; i++) {
+        const Operand *el = &o->elems[i];
+        if (el->kind == OPD_REG) check_reg(P, in, el, e, wide);
+        else if (el->kind == OPD_IMM || el->kind == OPD_FIMM) check_imm(P, in, el, e);
+        else if (el->kind != OPD_SINK)
+          opd_error(P, in, el, "expected a register in the vector");
+      }
+      return;
+    }
+    if (in->vec > 1 && !(o->kind == OPD_REG && o->sym->vec == in->vec))
+      opd_error(P, in, o, "expected a vector operand {...}");
+    if (in->vec == 1 && o->kind == OPD_VEC)
+      opd_error(P, in, o, "unexpected vector operand without a .v2/.v4 modifier");
+    if (o->kind == OPD_IMM || o->kind == OPD_FIMM) { check_imm(P, in, o, e); return; }
+    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a register");
+    check_reg(P, in, o, e, wide);
+    return;
+  case 'm':
+    if (o->kind != OPD_ADDR) opd_error(P, in, o, "expected an address [...]");
+    check_address(P, in, o);
+    return;
+  case 'l':
+    if (o->kind != OPD_SYM || o->sym->kind != SYM_LABEL)
+      opd_error(P, in, o, "expected a label");
+    return;
+  case 'f':
+    if (o->kind == OPD_REG) { check_reg(P, in, o, TY_B64, false); return; }
+    if (o->kind != OPD_SYM || o->sym->kind != SYM_FUNC)
+      opd_error(P, in, o, "expected a function name or register");
+    return;
+  case 'c':
+    if (o->kind != OPD_LIST) opd_error(P, in, o, "expected a list (...)");
+    return;
+  case 't':
+    if (o->kind != OPD_SYM || (o->sym->kind != SYM_PROTO && o->sym->kind != SYM_TARGETS))
+      opd_error(P, in, o, "expected a .callprototype or .branchtargets name");
+    return;
+  default:
+    return;
+  }
+}
+
+void validate_operands(Parser *P, Insn *in) {
+  const OpPattern *pat = &op_patterns()[in->op];
+  int min = 0, max = 0;
+  bool rest = false;
+  for (int i = 0; i < pat->nopds; i++) {
+    if (pat->opds[i].kind == '*') { rest = true; break; }
+    max++;
+    if (!pat->opds[i].optional) min = max;
+  }
+  const char *mn = insn_mnemonic(in);
+  if (in->nopds < min)
+    diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s' needs %d operand%s, found %d",
+               mn, min, min == 1 ? "" : "s", in->nopds);
+  if (!rest && in->nopds > max)
+    diag_error(P, in->line, in->opds[max].col, 1, "too many operands for '%s' (at most %d)",
+               mn, max);
+  for (int i = 0; i < in->nopds && i < max; i++) {
+    const OpdSpec *sp = &pat->opds[i];
+    const Operand *o = &in->opds[i];
+    if (o->kind == OPD_PAIR) {
+      if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
+      check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_one(P, in, &o->elems[1], sp->pair_kind, sp->pair_type_index, OT_INSN, TY_NONE);
+    } else {
+      if (sp->pair && !sp->pair_optional)
+        opd_error(P, in, o, "expected a pair d|p here");
+      check_one(P, in, o, sp->kind, sp->type_index, sp->tmode, sp->fixed);
+    }
+  }
+}
+
+void validate_target(Parser *P, const Insn *in) {
+  const OpInfo *oi = &op_info[in->op];
+  const Module *m = P->m;
+  if (m->sm && oi->min_sm > m->sm)
+    diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
+               "'%s' requires .target sm_%d or higher (this module targets sm_%d)",
+               oi->mnemonic, oi->min_sm, m->sm);
+  int ver = m->ver_major * 10 + m->ver_minor;
+  if (oi->min_ptx > ver)
+    diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
+               "'%s' requires PTX ISA version %d.%d or higher (this module is %d.%d)",
+               oi->mnemonic, oi->min_ptx / 10, oi->min_ptx % 10, m->ver_major, m->ver_minor);
+}

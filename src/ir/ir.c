@@ -1,0 +1,56 @@
+/* ir.c: the tables derived from types.def and opcodes.def, and small IR
+ * queries. */
+#include "ir.h"
+
+#include <string.h>
+
+static const struct { const char *name; int size; TypeKind kind; } types[] = {
+  [TY_NONE] = {"", 0, K_NONE},
+#define X(e, name, size, kind) [e] = {name, size, kind},
+#include "types.def"
+#undef X
+};
+
+const char *type_name(Type t) { return t < TY_COUNT ? types[t].name : "?"; }
+int type_size(Type t) { return t < TY_COUNT ? types[t].size : 0; }
+TypeKind type_kind(Type t) { return t < TY_COUNT ? types[t].kind : K_NONE; }
+
+Type type_lookup(const char *name, int len) {
+  for (int t = 1; t < TY_COUNT; t++)
+    if ((int)strlen(types[t].name) == len && !memcmp(types[t].name, name, (size_t)len))
+      return (Type)t;
+  return TY_NONE;
+}
+
+static const char *const spaces[] = {
+#define X(e, s) s,
+  STATE_SPACES(X)
+#undef X
+};
+const char *space_name(Space s) { return s < SP_COUNT ? spaces[s] : "?"; }
+
+const OpInfo op_info[OP_COUNT] = {
+#define X(id, mn, fam, mods, opds, sm, ptx) {#id, mn, FAM_##fam, mods, opds, sm, ptx},
+#include "opcodes.def"
+#undef X
+};
+
+Function *module_find_func(const Module *m, const char *name) {
+  for (int i = 0; i < m->nfuncs; i++)
+    if (!strcmp(m->funcs[i]->name, name)) return m->funcs[i];
+  return NULL;
+}
+
+const char *insn_mnemonic(const Insn *in) { return op_info[in->op].mnemonic; }
+
+bool insn_has_mod(const Insn *in, const char *mod) {
+  for (int i = 0; i < in->nmods; i++)
+    if (!strcmp(in->mods[i], mod)) return true;
+  return false;
+}
+
+const char *module_file_name(const Module *m, int index) {
+  for (int i = 0; i < m->nfiles; i++)
+    if (m->files[i].index == index) return m->files[i].path;
+  return NULL;
+}
