@@ -1,0 +1,22 @@
+#!/bin/sh
+# deps.sh: installs what building and testing ptxvm needs, from Debian's
+# packages, when it is missing (a fresh Debian 12 machine has none of it).
+set -e
+need=""
+command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
+command -v make >/dev/null 2>&1 || need="$need make"
+command -v python3 >/dev/null 2>&1 || need="$need python3"
+# ASan/UBSan runtimes for the sanitizer half of the test suite
+if ! echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -o /tmp/ptxvm-san-probe >/dev/null 2>&1; then
+  need="$need libasan8 libubsan1"
+fi
+rm -f /tmp/ptxvm-san-probe
+if [ -n "$need" ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "deps.sh: please install:$need" >&2
+    exit 1
+  fi
+  echo "deps.sh: installing$need" >&2
+  apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $need >/dev/null
+fi

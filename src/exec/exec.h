@@ -1,0 +1,163 @@
+/* exec.h: the contract between lowering, the warp interpreter and the
+ * instruction families (DESIGN.md "Execution model", STYLE.md §2, §4, §5).
+ *
+ * Lowering (src/lower/) turns each function's IR into XInsn records in one
+ * program-wide array, so a pc is a global index. Each XInsn carries its
+ * handler, chosen at lowering by the family selector of its opcodes.def row
+ * (exec_select_<FAMILY>, one per family file in src/exec/); a selector that
+ * does not support a form returns false and the launch fails with
+ * "FILE:LINE:COL: <instruction> is not supported".
+ *
+ * Registers are structure-of-arrays, separated by width: slot s of the
+ * 32-bit file is 32 consecutive uint32_t, one per lane (8-, 16- and 32-bit
+ * registers live there, zero-extended); the 64-bit file likewise; a
+ * predicate register is one uint32_t lane mask. A .b128 register takes two
+ * consecutive 64-bit slots (low half first). Immediates are materialised
+ * once per warp into constant slots of the right width, so a handler never
+ * asks "register or immediate?". Special registers read as operands are
+ * copied into hidden slots by an XS-free pseudo-instruction lowering inserts
+ * before the instruction (x->fn = exec_sreg_load).
+ *
+ * A handler runs one instruction for the lanes in `mask` (the lane group
+ * intersected with the guard predicate) and returns an XStatus. ALU handlers
+ * compute all 32 lanes into a temporary and merge under the mask (vectorises);
+ * memory and other side-effecting handlers visit only the lanes in mask. */
+#ifndef PTXVM_EXEC_H
+#define PTXVM_EXEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../ir/ir.h"
+
+enum { WARP_SIZE = 32 };
+
+typedef enum {
+  XS_NEXT,     /* every lane in mask continues at pc + 1 */
+  XS_BRANCH,   /* lanes in w->taken go to x->target, the others to pc + 1 */
+  XS_WAIT,     /* the lanes in mask block (barrier, warp sync): the handler
+                  recorded what they wait for; they do not advance */
+  XS_EXIT,     /* the lanes in mask exit */
+  XS_TRAP,     /* a fault: the handler called exec_fault; the launch stops */
+  XS_CALL,     /* lanes in mask enter x->aux's function (interpreter does it) */
+  XS_RET,      /* lanes in mask return from their current function */
+} XStatus;
+
+typedef struct Warp Warp;
+typedef struct XInsn XInsn;
+typedef XStatus (*ExecFn)(Warp *w, const XInsn *x, uint32_t mask);
+
+/* Decoded modifiers that many families share (bits of XInsn.mods). */
+enum {
+  XM_RN = 1 << 0, XM_RZ = 1 << 1, XM_RM = 1 << 2, XM_RP = 1 << 3,   /* rounding */
+  XM_RNI = 1 << 4, XM_RZI = 1 << 5, XM_RMI = 1 << 6, XM_RPI = 1 << 7,
+  XM_FTZ = 1 << 8, XM_SAT = 1 << 9, XM_APPROX = 1 << 10, XM_FULL = 1 << 11,
+  XM_NAN = 1 << 12, XM_HI = 1 << 13, XM_LO = 1 << 14, XM_WIDE = 1 << 15,
+  XM_CC = 1 << 16, XM_UNI = 1 << 17, XM_ALIGNED = 1 << 18, XM_XORSIGN = 1 << 19,
+  XM_RELU = 1 << 20, XM_SHIFTAMT = 1 << 21, XM_VOLATILE = 1 << 22,
+};
+
+enum { XINSN_MAX_OPDS = 12 };
+
+struct XInsn {
+  ExecFn fn;
+  const Insn *src;        /* IR instruction: location, modifiers, operands */
+  const Function *func;   /* the function it belongs to */
+  uint16_t op;            /* Opcode */
+  uint8_t type, type2;    /* Type: the instruction's first and second type */
+  uint8_t vec;            /* 1, 2, 4 (.vN) */
+  uint8_t nslots;
+  int8_t guard;           /* predicate slot, or -1 */
+  bool guard_neg;
+  uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
+  uint8_t sub;            /* family-defined sub-operation (compare op, ...) */
+  uint32_t mods;          /* XM_* bits */
+  uint32_t slot[XINSN_MAX_OPDS];  /* operand slots, in operand order; a vector
+                             operand contributes one slot per element */
+  int64_t imm;            /* address offset, or a family-defined constant */
+  uint32_t target;        /* branch target pc */
+  void *aux;              /* family-defined data (call info, ...) in the program arena */
+};
+
+/* ---- what a handler may touch ---- */
+
+typedef struct Cta Cta;
+typedef struct Launch Launch;
+
+struct Warp {
+  uint32_t *r32;          /* nslots32 x 32 */
+  uint64_t *r64;          /* nslots64 x 32 */
+  uint32_t *pred;         /* npred masks */
+  uint32_t taken;         /* XS_BRANCH: lanes that take the branch */
+  uint32_t valid;         /* lanes that exist (a partial last warp has fewer) */
+  uint32_t exited;        /* lanes that have exited */
+  int id;                 /* warp index in the CTA (%warpid) */
+  Cta *cta;
+  Launch *launch;
+  uint32_t tid[3][WARP_SIZE];  /* %tid of each lane */
+  uint64_t steps;         /* instructions executed (virtual time) */
+  void *interp;           /* interpreter-private state (pcs, frames, ...) */
+};
+
+/* Slot pointers: the 32 lanes of a register. */
+static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
+static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }
+
+/* Merge 32 computed lanes into a destination under a mask. */
+static inline void merge32(uint32_t *d, const uint32_t *t, uint32_t mask) {
+  if (mask == 0xffffffffu) { memcpy(d, t, 32 * sizeof *d); return; }
+  for (int l = 0; l < WARP_SIZE; l++) if (mask >> l & 1) d[l] = t[l];
+}
+static inline void merge64(uint64_t *d, const uint64_t *t, uint32_t mask) {
+  if (mask == 0xffffffffu) { memcpy(d, t, 32 * sizeof *d); return; }
+  for (int l = 0; l < WARP_SIZE; l++) if (mask >> l & 1) d[l] = t[l];
+}
+
+/* ALU bodies: EXPR computes t[l] from lanes l of the sources for all 32
+ * lanes, then the result is merged under mask.
+ *   ALU32(x->slot[0], t[l] = a[l] + b[l]) with a = R32(w, x->slot[1]) ... */
+#define FOR_LANES(l) for (int l = 0; l < WARP_SIZE; l++)
+#define ACTIVE(mask, l) ((mask) >> (l) & 1)
+
+/* Reports a fault at x for `lane` (or -1 for the whole warp): the message
+ * gets the location, kernel, %ctaid and %tid appended by the interpreter.
+ * Returns XS_TRAP so handlers can `return exec_fault(...)`. */
+XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Translates a PTX address in state space `sp` (SP_NONE = generic) to a host
+ * pointer for `size` bytes for `lane`, checking bounds and alignment
+ * (natural alignment of `align` bytes). On a bad address it reports the
+ * fault (exec_fault) and returns NULL. */
+void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
+              uint32_t size, uint32_t align, bool write);
+
+/* ---- lowering interface used by family selectors ---- */
+
+typedef struct Lower Lower;
+/* Slot of an IR operand as a source of the given width (4 or 8 bytes, or 0
+ * for a predicate): a register slot, or a constant slot holding the
+ * immediate (converted to the width / type `t`), or a hidden slot loaded
+ * from a special register. */
+uint32_t lower_src(Lower *L, const Operand *o, Type t);
+/* Slot of a destination register operand (a sink gets a scratch slot). */
+uint32_t lower_dst(Lower *L, const Operand *o);
+/* Address operand: sets *slot to the base register slot (or UINT32_MAX for
+ * none: [imm] or [var]), and returns the constant part (variable address +
+ * offset) in the state space `sp` of the access. */
+int64_t lower_addr(Lower *L, const Operand *o, Space sp, uint32_t *slot);
+/* Allocates n bytes of per-program data for x->aux (freed with the program). */
+void *lower_aux(Lower *L, size_t n);
+uint32_t lower_mods(const Insn *in);   /* the XM_* bits of in's modifiers */
+/* Space named by an instruction's modifiers (SP_NONE when generic). */
+Space lower_space(const Insn *in);
+
+/* One selector per family (families in ir.h): sets x->fn and the fields it
+ * needs, returns false when the form is not supported yet. Declared here from
+ * the family list, so a family without a selector fails to link. */
+#define X(f) bool exec_select_##f(Lower *L, const Insn *in, XInsn *x);
+FAMILIES(X)
+#undef X
+
+#endif
