@@ -1,0 +1,52 @@
+/* interp.h: programs (lowered modules), CTAs and launches, as the launcher
+ * (src/sched/) and the interpreter (src/exec/interp.c) share them. */
+#ifndef PTXVM_INTERP_H
+#define PTXVM_INTERP_H
+
+#include "../mem/mem.h"
+#include "exec.h"
+
+typedef struct Program Program;
+
+/* Lowers every function of m. Module-scope .global and .const variables are
+ * allocated in dev and initialised (addresses of variables and functions
+ * resolved). Returns NULL with *err set (malloc'd "FILE:LINE:COL: ..."
+ * message) when an instruction is not supported or memory runs out. */
+Program *program_build(const Module *m, Device *dev, char **err);
+void program_free(Program *p);
+
+/* Static shared memory of a kernel (bytes), as laid out by lowering. */
+uint32_t program_static_shared(const Program *p, const Function *kernel);
+/* Device address of a module-scope variable (0 if it has none). */
+uint64_t program_var_addr(const Program *p, const Symbol *var);
+
+struct Launch {
+  const Program *prog;
+  const Function *kernel;
+  Device *dev;
+  uint32_t grid[3], block[3], cluster[3];   /* CTAs, threads, CTAs */
+  const uint8_t *params;    /* kernel parameter buffer (layout as ptxvm_function_get_param) */
+  uint32_t param_size;
+  uint32_t dyn_shared;      /* dynamic shared memory per CTA, bytes */
+  uint64_t max_steps;       /* watchdog: warp-instructions per CTA before a
+                               runaway report (0 = default) */
+  char *error;              /* first fault: malloc'd message; the launch stops */
+};
+
+struct Cta {
+  Launch *launch;
+  uint32_t ctaid[3];
+  uint8_t *shared;          /* static + dynamic shared memory */
+  uint32_t shared_size;
+  Warp *warps;
+  int nwarps;
+  void *sync;               /* barrier state (src/sync/) */
+};
+
+/* Runs one CTA of the launch to completion: creates its warps, interleaves
+ * them until every thread exits, a fault occurs (launch->error set) or no
+ * warp can progress (a deadlock report in launch->error). Returns true on
+ * completion. */
+bool cta_run(Launch *launch, const uint32_t ctaid[3]);
+
+#endif

@@ -1,0 +1,46 @@
+/* mem.h: device memory and the address map (DESIGN.md "Memory").
+ *
+ * Global memory is one device arena per context, reserved up front and
+ * committed as it grows. Device addresses are stable numbers independent of
+ * where the host put the arena: GLOBAL_BASE + offset, so runs are
+ * reproducible and a device pointer is never a host pointer.
+ *
+ * Generic address map (64-bit):
+ *   [GLOBAL_BASE, GLOBAL_BASE + arena size)      global (and .const variables)
+ *   [SHARED_WINDOW, SHARED_WINDOW + 2^32)        shared memory of the executing
+ *                                                CTA; state-space .shared
+ *                                                addresses are offsets from 0
+ *   [LOCAL_WINDOW, LOCAL_WINDOW + 2^32)          local memory of the executing
+ *                                                thread; .local addresses are
+ *                                                offsets from 0
+ * cvta adds the window base, cvta.to subtracts it; isspacep tests the range.
+ * Every access is checked against the live allocations (global), the CTA's
+ * shared size, or the thread's local size; a bad one is a located fault. */
+#ifndef PTXVM_MEM_H
+#define PTXVM_MEM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define GLOBAL_BASE   0x00007f0000000000ull
+#define SHARED_WINDOW 0x00007e0000000000ull
+#define LOCAL_WINDOW  0x00007d0000000000ull
+
+typedef struct Device Device;
+
+Device *dev_create(size_t max_bytes);       /* NULL on failure */
+void dev_destroy(Device *d);
+/* Allocates size bytes aligned to align (a power of two >= 1; 256 is used
+ * for user buffers, as cudaMalloc does). Returns the device address, or 0
+ * when the arena is full. The memory is zeroed. */
+uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align);
+/* Frees an allocation by its start address; false if addr starts none. */
+bool dev_free(Device *d, uint64_t addr);
+/* Host pointer for [addr, addr+size) if it lies inside one live allocation,
+ * else NULL. */
+void *dev_host(Device *d, uint64_t addr, uint64_t size);
+/* Size of the live allocation starting at addr, or 0. */
+uint64_t dev_alloc_size(Device *d, uint64_t addr);
+
+#endif
