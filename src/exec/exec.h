@@ -97,6 +97,8 @@ struct Warp {
   Launch *launch;
   uint32_t tid[3][WARP_SIZE];  /* %tid of each lane */
   uint64_t steps;         /* instructions executed (virtual time) */
+  uint8_t *local;         /* local memory: lane l's bytes at local + l * local_size */
+  uint32_t local_size;    /* bytes of local memory per thread */
   void *interp;           /* interpreter-private state (pcs, frames, ...) */
 };
 
