@@ -92,6 +92,7 @@ struct Warp {
   uint32_t taken;         /* XS_BRANCH: lanes that take the branch */
   uint32_t valid;         /* lanes that exist (a partial last warp has fewer) */
   uint32_t exited;        /* lanes that have exited */
+  uint32_t cc;            /* carry flag CC.CF of each lane (add.cc, addc, ...) */
   int id;                 /* warp index in the CTA (%warpid) */
   Cta *cta;
   Launch *launch;
