@@ -33,6 +33,7 @@ typedef struct Token {
   uint32_t len;
   uint32_t line, col;    /* 1-based */
   bool is_f32;           /* 0f form */
+  bool is_hex_float;     /* 0f or 0d form (the bits are given) */
   bool is_unsigned;      /* U suffix */
   bool space_before;     /* white space or a comment precedes the token */
   uint64_t ival;

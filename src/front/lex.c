@@ -97,6 +97,7 @@ static const char *lex_float_bits(Lexer *L, Token *t, const char *p, int ndig) {
     v = v << 4 | (uint64_t)d;
   }
   t->kind = TK_FLOAT;
+  t->is_hex_float = true;
   t->ival = v;
   if (ndig == 8) {
     uint32_t b = (uint32_t)v;
@@ -147,6 +148,9 @@ decimal_float:;
   t->fval = strtod(buf, &endp);
   t->kind = TK_FLOAT;
   p += endp - buf;
+  if (isinf(t->fval))
+    diag_error(L->P, t->line, t->col, (uint32_t)(p - t->s),
+               "floating-point constant out of range");
   if (p < L->end && is_ident_char((unsigned char)*p))
     diag_error(L->P, t->line, col_of(L, p), 1, "malformed number");
   return p;

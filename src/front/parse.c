@@ -692,8 +692,12 @@ static void parse_operand(Parser *P, Operand *o) {
       if (neg && P->tok.ival > (uint64_t)INT64_MAX + 1)
         diag_error_tok(P, &P->tok, "integer constant does not fit in 64 bits");
     } else if (P->tok.kind == TK_FLOAT) {
+      if (neg && P->tok.is_hex_float)   /* ptxas: a syntax error too */
+        diag_error_tok(P, &P->tok, "'-' cannot precede a 0f/0d constant; negate its bits");
       o->kind = OPD_FIMM;
-      o->fval = neg ? -P->tok.fval : P->tok.fval;
+      o->fval = P->tok.fval;
+      if (neg) o->fval = -o->fval;
+      if (P->tok.is_hex_float) o->flags |= OPF_HEXF;
       if (P->tok.is_f32) o->flags |= OPF_F32;
     } else {
       unexpected(P, "a number after '-'");

@@ -181,31 +181,34 @@ static void opd_error(Parser *P, const Insn *in, const Operand *o, const char *f
   diag_error(P, in->line, o->col, 1, "%s (in '%s')", buf, insn_mnemonic(in));
 }
 
+/* Constants, as ptxas takes them: integers for integer and bit types (any
+ * 64-bit value; it is truncated to the width), floating-point constants for
+ * float types, and for bit types only the 0f (32-bit) and 0d (64-bit) forms
+ * of matching width. */
 static void check_imm(Parser *P, const Insn *in, const Operand *o, Type e) {
   if (e == TY_NONE) return;
   TypeKind k = type_kind(e);
   if (o->kind == OPD_FIMM) {
-    if (k != K_F && k != K_A)
-      opd_error(P, in, o, "floating-point constant where .%s is expected", type_name(e));
-    return;
+    if (k == K_F || k == K_A) return;
+    if (k == K_B && (o->flags & OPF_HEXF) &&
+        type_size(e) == ((o->flags & OPF_F32) ? 4 : 8))
+      return;
+    opd_error(P, in, o, "floating-point constant where .%s is expected", type_name(e));
   }
-  if (k == K_P) {
-    if (o->ival != 0 && o->ival != 1)
-      opd_error(P, in, o, "predicate constant must be 0 or 1");
-    return;
-  }
-  if (k == K_F) return;   /* integer constants convert to float (§4.5) */
-  int bits = type_size(e) * 8;
-  if (bits <= 0 || bits >= 64) return;
-  int64_t v = o->ival;
-  int64_t lo = -((int64_t)1 << (bits - 1));
-  int64_t hi = (int64_t)(((uint64_t)1 << bits) - 1);
-  if (v < lo || v > hi)
-    opd_error(P, in, o, "constant does not fit in .%s", type_name(e));
+  if (k == K_F)
+    opd_error(P, in, o, "integer constant where .%s is expected (write 1.0 or 0f3F800000)",
+              type_name(e));
+  if (k == K_P && o->ival != 0 && o->ival != 1)
+    opd_error(P, in, o, "predicate constant must be 0 or 1");
 }
 
 static void check_reg(Parser *P, const Insn *in, const Operand *o, Type e, bool wide) {
   const Symbol *s = o->sym;
+  /* ptxas: "Special register argument not allowed" except as a source of
+   * mov and cvt (PTX ISA 9.0 §10) */
+  const char *mn = insn_mnemonic(in);
+  if (s->kind == SYM_SREG && strcmp(mn, "mov") && strcmp(mn, "cvt"))
+    opd_error(P, in, o, "special register '%s' may only be read by mov or cvt", s->name);
   if (s->vec > 1 && o->comp < 0 && in->vec != s->vec)
     opd_error(P, in, o, "vector register '%s' needs a component such as %s.x", s->name, s->name);
   if (!reg_type_ok(e, s->type, wide, s->kind == SYM_SREG)) {

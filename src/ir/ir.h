@@ -129,7 +129,7 @@ typedef struct Symbol {
 typedef enum {
   OPD_REG,      /* register or special register; comp selects .x/.y/.z/.w */
   OPD_IMM,      /* integer immediate */
-  OPD_FIMM,     /* floating-point immediate; flags OPF_F32 for 0f forms */
+  OPD_FIMM,     /* floating-point immediate; OPF_HEXF for 0f/0d forms, OPF_F32 for 0f */
   OPD_SYM,      /* a variable, function or label name; ival = byte offset */
   OPD_ADDR,     /* [base+off]: base is sym (reg or var) or NULL ([imm]);
                    or a bracketed list (tex) when n > 0 */
@@ -139,7 +139,7 @@ typedef enum {
   OPD_SINK,     /* _ */
 } OpdKind;
 
-enum { OPF_NEG = 1, OPF_F32 = 2, OPF_UNSIGNED = 4, OPF_GENERIC = 8 };
+enum { OPF_NEG = 1, OPF_F32 = 2, OPF_UNSIGNED = 4, OPF_GENERIC = 8, OPF_HEXF = 16 };
 
 struct Operand {
   uint8_t kind;
