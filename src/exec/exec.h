@@ -136,6 +136,12 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
 void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
               uint32_t size, uint32_t align, bool write);
 
+/* Address-space instructions cvta, cvta.to and isspacep (§9.7.9.19-20, 23):
+ * opcodes.def files them under MOV, but their semantics is the address map
+ * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates
+ * OP_CVTA, OP_CVTA_TO and OP_ISSPACEP here. Same contract as a selector. */
+bool mem_select_addr(Lower *L, const Insn *in, XInsn *x);
+
 /* ---- lowering interface used by family selectors ---- */
 
 typedef struct Lower Lower;
@@ -150,6 +156,12 @@ uint32_t lower_dst(Lower *L, const Operand *o);
  * none: [imm] or [var]), and returns the constant part (variable address +
  * offset) in the state space `sp` of the access. */
 int64_t lower_addr(Lower *L, const Operand *o, Space sp, uint32_t *slot);
+/* .param addresses (ld.param / st.param, sp = SP_PARAM): for a kernel's own
+ * parameters the constant is the byte offset in launch->params (the layout of
+ * ptxvm_function_get_param); for the parameters of a .func and for .param
+ * variables declared at a call site, lowering returns a generic address in
+ * the LOCAL window (LOCAL_WINDOW + offset of the frame's slot in the thread's
+ * local memory), and mem_ptr(SP_PARAM) then accesses local memory. */
 /* Allocates n bytes of per-program data for x->aux (freed with the program). */
 void *lower_aux(Lower *L, size_t n);
 uint32_t lower_mods(const Insn *in);   /* the XM_* bits of in's modifiers */

@@ -31,6 +31,8 @@ struct Launch {
   uint64_t max_steps;       /* watchdog: warp-instructions per CTA before a
                                runaway report (0 = default) */
   char *error;              /* first fault: malloc'd message; the launch stops */
+  bool deadlock;            /* set with error when the failure is a deadlock
+                               (the API reports PTXVM_ERROR_DEADLOCK) */
 };
 
 struct Cta {
@@ -48,5 +50,20 @@ struct Cta {
  * warp can progress (a deadlock report in launch->error). Returns true on
  * completion. */
 bool cta_run(Launch *launch, const uint32_t ctaid[3]);
+
+/* ---- the launcher (src/sched/launch.c) ---- */
+
+/* Checks a launch configuration against the limits of sm_90 and the kernel's
+ * directives (.reqntid, .maxntid, .reqnctapercluster, cluster size): every
+ * dimension >= 1, grid x < 2^31 and y, z < 65536, block x, y <= 1024, z <= 64
+ * and at most 1024 threads, each grid dimension a multiple of the cluster's,
+ * at most 8 CTAs per cluster (16 with .maxclusterrank/.explicitcluster
+ * allowing), shared memory (static + dynamic) within 227 KiB. Returns false
+ * with a message in err (errlen bytes) when it is violated. */
+bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                  const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen);
+/* Runs every CTA of the launch (x fastest), stopping at the first one that
+ * fails (launch->error set). Returns true when all completed. */
+bool launch_run(Launch *launch);
 
 #endif

@@ -13,6 +13,10 @@
  *   [LOCAL_WINDOW, LOCAL_WINDOW + 2^32)          local memory of the executing
  *                                                thread; .local addresses are
  *                                                offsets from 0
+ *   [PARAM_WINDOW, PARAM_WINDOW + 2^32)          the kernel's parameter buffer
+ *                                                (read-only); .param addresses
+ *                                                of kernel parameters are
+ *                                                offsets from 0
  * cvta adds the window base, cvta.to subtracts it; isspacep tests the range.
  * Every access is checked against the live allocations (global), the CTA's
  * shared size, or the thread's local size; a bad one is a located fault. */
@@ -26,6 +30,8 @@
 #define GLOBAL_BASE   0x00007f0000000000ull
 #define SHARED_WINDOW 0x00007e0000000000ull
 #define LOCAL_WINDOW  0x00007d0000000000ull
+#define PARAM_WINDOW  0x00007c0000000000ull  /* kernel parameters (cvta.param) */
+#define WINDOW_SIZE   0x0000000100000000ull  /* 2^32 bytes per window */
 
 typedef struct Device Device;
 
@@ -42,5 +48,8 @@ bool dev_free(Device *d, uint64_t addr);
 void *dev_host(Device *d, uint64_t addr, uint64_t size);
 /* Size of the live allocation starting at addr, or 0. */
 uint64_t dev_alloc_size(Device *d, uint64_t addr);
+/* The live allocation that contains addr: sets *start and *size and returns
+ * true, or false when addr is in none (used for fault messages). */
+bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size);
 
 #endif
