@@ -136,12 +136,6 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
 void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
               uint32_t size, uint32_t align, bool write);
 
-/* Address-space instructions cvta, cvta.to and isspacep (§9.7.9.19-20, 23):
- * opcodes.def files them under MOV, but their semantics is the address map
- * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates
- * OP_CVTA, OP_CVTA_TO and OP_ISSPACEP here. Same contract as a selector. */
-bool mem_select_addr(Lower *L, const Insn *in, XInsn *x);
-
 /* ---- lowering interface used by family selectors ---- */
 
 typedef struct Lower Lower;
@@ -167,6 +161,12 @@ void *lower_aux(Lower *L, size_t n);
 uint32_t lower_mods(const Insn *in);   /* the XM_* bits of in's modifiers */
 /* Space named by an instruction's modifiers (SP_NONE when generic). */
 Space lower_space(const Insn *in);
+
+/* Address-space instructions cvta, cvta.to and isspacep (§9.7.9.19-20, 23):
+ * opcodes.def files them under MOV, but their semantics is the address map
+ * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates
+ * OP_CVTA, OP_CVTA_TO and OP_ISSPACEP here. Same contract as a selector. */
+bool mem_select_addr(Lower *L, const Insn *in, XInsn *x);
 
 /* One selector per family (families in ir.h): sets x->fn and the fields it
  * needs, returns false when the form is not supported yet. Declared here from
