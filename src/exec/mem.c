@@ -1,0 +1,307 @@
+/* mem.c: family MEM, loads and stores in every state space (PTX ISA 9.0
+ * §9.7.9.8 ld, §9.7.9.9 ld.global.nc, §9.7.9.10 ldu, §9.7.9.11 st,
+ * §9.7.9.15-16 prefetch/prefetchu, applypriority, discard, createpolicy),
+ * and the address-space instructions cvta, cvta.to and isspacep (§9.7.9.19,
+ * §9.7.9.20) that exec_select_MOV delegates here (exec.h, mem_select_addr).
+ *
+ * A load or store is one handler over a MemOp the selector fills: element
+ * size in memory, vector width, the register width of each element (a
+ * register may be wider than the type: loads zero- or sign-extend into it,
+ * stores truncate), the base register and its width, and the memory order.
+ * The address of lane l is base[l] + x->imm; mem_ptr checks it for the whole
+ * vector (alignment = vector size, as §5.4.5 requires) and returns the host
+ * bytes. .volatile, .relaxed, .acquire and .release accesses use host atomics
+ * of that order (CTAs run on several host threads); weak ones copy bytes.
+ * Scopes are accepted and need nothing more: host atomics are system-wide.
+ *
+ * Cache operators, eviction priorities and cache-policy operands are hints
+ * and have no effect; prefetch, prefetchu, applypriority and discard do
+ * nothing (discard leaves the data unchanged, which is one of the values the
+ * ISA allows), createpolicy returns the opaque policy 0. */
+#include <string.h>
+
+#include "../mem/mem.h"
+#include "interp.h"
+
+typedef enum { ORD_WEAK, ORD_RELAXED, ORD_ACQUIRE, ORD_RELEASE } MemOrder;
+
+typedef struct MemOp {
+  Space sp;
+  uint8_t size;          /* bytes of one element in memory */
+  uint8_t n;             /* elements (vector width) */
+  uint8_t regw[8];       /* bytes of each element's register: <= 4 r32, 8 r64, 16 b128 */
+  bool sext;             /* signed type: sign-extend into wider registers */
+  bool base64;           /* the base register is 64-bit */
+  uint32_t base;         /* base register slot, UINT32_MAX for none */
+  MemOrder order;
+} MemOp;
+
+/* ---- the per-lane address and one element's register ---- */
+
+static uint64_t lane_addr(Warp *w, const XInsn *x, const MemOp *m, int l) {
+  uint64_t a = (uint64_t)x->imm;
+  if (m->base != UINT32_MAX) a += m->base64 ? R64(w, m->base)[l] : R32(w, m->base)[l];
+  return a;
+}
+
+static uint64_t trunc_bytes(uint64_t v, unsigned bytes) {
+  return bytes >= 8 ? v : v & ((1ull << (8 * bytes)) - 1);
+}
+
+static uint64_t extend(uint64_t v, unsigned size, bool sext) {
+  if (!sext || size >= 8) return v;
+  unsigned sh = 64 - 8 * size;
+  return (uint64_t)((int64_t)(v << sh) >> sh);
+}
+
+static void reg_write(Warp *w, uint32_t slot, unsigned regw, int l, uint64_t v) {
+  if (regw <= 4) R32(w, slot)[l] = (uint32_t)trunc_bytes(v, regw);
+  else R64(w, slot)[l] = v;
+}
+
+static uint64_t reg_read(Warp *w, uint32_t slot, unsigned regw, int l) {
+  return regw <= 4 ? R32(w, slot)[l] : R64(w, slot)[l];
+}
+
+/* ---- host accesses of 1, 2, 4 or 8 bytes at an order ---- */
+
+static uint64_t load_bytes(const void *p, unsigned size, MemOrder o) {
+  if (o == ORD_WEAK) {
+    uint64_t v = 0;
+    memcpy(&v, p, size);   /* little-endian host */
+    return v;
+  }
+  int mo = o == ORD_ACQUIRE ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
+  switch (size) {
+  case 1: return __atomic_load_n((const uint8_t *)p, mo);
+  case 2: return __atomic_load_n((const uint16_t *)p, mo);
+  case 4: return __atomic_load_n((const uint32_t *)p, mo);
+  default: return __atomic_load_n((const uint64_t *)p, mo);
+  }
+}
+
+static void store_bytes(void *p, unsigned size, uint64_t v, MemOrder o) {
+  if (o == ORD_WEAK) {
+    memcpy(p, &v, size);
+    return;
+  }
+  int mo = o == ORD_RELEASE ? __ATOMIC_RELEASE : __ATOMIC_RELAXED;
+  switch (size) {
+  case 1: __atomic_store_n((uint8_t *)p, (uint8_t)v, mo); break;
+  case 2: __atomic_store_n((uint16_t *)p, (uint16_t)v, mo); break;
+  case 4: __atomic_store_n((uint32_t *)p, (uint32_t)v, mo); break;
+  default: __atomic_store_n((uint64_t *)p, v, mo); break;
+  }
+}
+
+/* ---- handlers ---- */
+
+static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
+  const MemOp *m = x->aux;
+  uint32_t total = (uint32_t)m->size * m->n;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint8_t *p = mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, false);
+    if (!p) return XS_TRAP;
+    for (int e = 0; e < m->n; e++) {
+      uint8_t *q = p + (size_t)e * m->size;
+      if (m->size == 16) {   /* .b128: two 64-bit slots, low half first */
+        R64(w, x->slot[e])[l] = load_bytes(q, 8, m->order);
+        R64(w, x->slot[e] + 1)[l] = load_bytes(q + 8, 8, m->order);
+        continue;
+      }
+      uint64_t v = extend(load_bytes(q, m->size, m->order), m->size, m->sext);
+      reg_write(w, x->slot[e], m->regw[e], l, v);
+    }
+  }
+  return XS_NEXT;
+}
+
+static XStatus exec_st(Warp *w, const XInsn *x, uint32_t mask) {
+  const MemOp *m = x->aux;
+  uint32_t total = (uint32_t)m->size * m->n;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint8_t *p = mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, true);
+    if (!p) return XS_TRAP;
+    for (int e = 0; e < m->n; e++) {
+      uint8_t *q = p + (size_t)e * m->size;
+      if (m->size == 16) {
+        store_bytes(q, 8, R64(w, x->slot[e])[l], m->order);
+        store_bytes(q + 8, 8, R64(w, x->slot[e] + 1)[l], m->order);
+        continue;
+      }
+      store_bytes(q, m->size, reg_read(w, x->slot[e], m->regw[e], l), m->order);
+    }
+  }
+  return XS_NEXT;
+}
+
+static XStatus exec_mem_nop(Warp *w, const XInsn *x, uint32_t mask) {
+  (void)w, (void)x, (void)mask;
+  return XS_NEXT;
+}
+
+static XStatus exec_createpolicy(Warp *w, const XInsn *x, uint32_t mask) {
+  FOR_LANES(l) if (ACTIVE(mask, l)) R64(w, x->slot[0])[l] = 0;
+  return XS_NEXT;
+}
+
+/* ---- selection ---- */
+
+/* Bytes of the register an operand names; immediates and sinks take the
+ * width of the access type (at least 4: the 32-bit file). */
+static unsigned operand_width(const Operand *o, Type t) {
+  unsigned w = o->kind == OPD_REG && o->sym ? (unsigned)type_size(o->sym->type)
+                                            : (unsigned)type_size(t);
+  return w < 4 ? (w ? w : 4) : w;
+}
+
+static MemOrder order_of(const Insn *in) {
+  if (insn_has_mod(in, ".acquire")) return ORD_ACQUIRE;
+  if (insn_has_mod(in, ".release")) return ORD_RELEASE;
+  if (insn_has_mod(in, ".relaxed") || insn_has_mod(in, ".volatile") || insn_has_mod(in, ".mmio"))
+    return ORD_RELAXED;
+  return ORD_WEAK;
+}
+
+/* Fills the address part of m from address operand o. */
+static void select_address(Lower *L, const Operand *o, Space sp, XInsn *x, MemOp *m) {
+  m->sp = sp;
+  x->imm = lower_addr(L, o, sp, &m->base);
+  m->base64 = o->sym && o->sym->kind == SYM_REG && type_size(o->sym->type) == 8;
+}
+
+/* ld / st / ldu: vals is the value operand (a register or a vector). */
+static bool select_ldst(Lower *L, const Insn *in, XInsn *x, bool store) {
+  const Operand *addr = &in->opds[store ? 0 : 1];
+  const Operand *vals = &in->opds[store ? 1 : 0];
+  Type t = (Type)in->types[0];
+  int size = type_size(t);
+  if (size <= 0 || addr->kind != OPD_ADDR || addr->n) return false;
+  MemOp *m = lower_aux(L, sizeof *m);
+  x->aux = m;
+  m->size = (uint8_t)size;
+  m->sext = type_kind(t) == K_S;
+  m->order = order_of(in);
+  select_address(L, addr, lower_space(in), x, m);
+  const Operand *elems = vals->kind == OPD_VEC ? vals->elems : vals;
+  int n = vals->kind == OPD_VEC ? vals->n : 1;
+  if (n < 1 || n > 8 || (size == 16 && n != 1)) return false;
+  m->n = (uint8_t)n;
+  for (int e = 0; e < n; e++) {
+    const Operand *o = &elems[e];
+    if (!store && o->kind != OPD_REG && o->kind != OPD_SINK) return false;
+    m->regw[e] = (uint8_t)operand_width(o, t);
+    x->slot[e] = store ? lower_src(L, o, t) : lower_dst(L, o);
+  }
+  x->nslots = (uint8_t)n;
+  x->fn = store ? exec_st : exec_ld;
+  return true;
+}
+
+bool exec_select_MEM(Lower *L, const Insn *in, XInsn *x) {
+  switch ((Opcode)in->op) {
+  case OP_LD: case OP_LD_NC: case OP_LD_VOLATILE: case OP_LD_SEM: case OP_LD_MMIO: case OP_LDU:
+    return select_ldst(L, in, x, false);
+  case OP_ST: case OP_ST_VOLATILE: case OP_ST_SEM: case OP_ST_MMIO:
+    return select_ldst(L, in, x, true);
+  case OP_PREFETCH: case OP_PREFETCH_EVICT: case OP_PREFETCH_TENSORMAP: case OP_PREFETCHU:
+  case OP_APPLYPRIORITY: case OP_DISCARD:
+    x->fn = exec_mem_nop;
+    return true;
+  case OP_CREATEPOLICY_RANGE: case OP_CREATEPOLICY_FRAC: case OP_CREATEPOLICY_CVT:
+    x->slot[0] = lower_dst(L, &in->opds[0]);
+    x->fn = exec_createpolicy;
+    return true;
+  default:
+    return false;   /* st.bulk, multimem.*: not yet */
+  }
+}
+
+/* ---- cvta, cvta.to, isspacep (§9.7.9.19-20) ---- */
+
+/* Window base of a state space in the generic map (0: same numbers). */
+static uint64_t window_of(Space sp) {
+  switch (sp) {
+  case SP_SHARED: return SHARED_WINDOW;
+  case SP_LOCAL: return LOCAL_WINDOW;
+  case SP_PARAM: return PARAM_WINDOW;
+  default: return 0;   /* global and const live at their own addresses */
+  }
+}
+
+static bool in_window(uint64_t a, uint64_t base) { return a - base < WINDOW_SIZE; }
+
+/* cvta, cvta.to and isspacep: destination, source and its width. */
+typedef struct AddrOp {
+  uint32_t dst, src;     /* src UINT32_MAX: the address is x->imm alone */
+  bool src64, dst64, to;
+} AddrOp;
+
+static uint64_t addr_src(Warp *w, const XInsn *x, const AddrOp *a, int l) {
+  uint64_t v = (uint64_t)x->imm;
+  if (a->src != UINT32_MAX) v += a->src64 ? R64(w, a->src)[l] : R32(w, a->src)[l];
+  return v;
+}
+
+static XStatus exec_cvta(Warp *w, const XInsn *x, uint32_t mask) {
+  const AddrOp *a = x->aux;
+  Space sp = (Space)x->space;
+  uint64_t base = window_of(sp);
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t v = addr_src(w, x, a, l);
+    /* the .param of a .func already lives in the local window (exec.h) */
+    if (!(sp == SP_PARAM && in_window(v, LOCAL_WINDOW))) v = a->to ? v - base : v + base;
+    if (a->dst64) R64(w, a->dst)[l] = v;
+    else R32(w, a->dst)[l] = (uint32_t)v;
+  }
+  return XS_NEXT;
+}
+
+static bool is_space(Space sp, uint64_t a) {
+  switch (sp) {
+  case SP_GLOBAL: return a >= GLOBAL_BASE || in_window(a, PARAM_WINDOW);   /* param ⊂ global */
+  case SP_CONST: return a >= GLOBAL_BASE;
+  case SP_SHARED: return in_window(a, SHARED_WINDOW);
+  case SP_LOCAL: return in_window(a, LOCAL_WINDOW);
+  case SP_PARAM: return in_window(a, PARAM_WINDOW);
+  default: return false;
+  }
+}
+
+static XStatus exec_isspacep(Warp *w, const XInsn *x, uint32_t mask) {
+  const AddrOp *a = x->aux;
+  uint32_t *p = &w->pred[a->dst], r = 0;
+  FOR_LANES(l) if (ACTIVE(mask, l) && is_space((Space)x->space, addr_src(w, x, a, l))) r |= 1u << l;
+  *p = (*p & ~mask) | r;
+  return XS_NEXT;
+}
+
+bool mem_select_addr(Lower *L, const Insn *in, XInsn *x) {
+  Space sp = lower_space(in);
+  if (sp == SP_NONE || in->nopds < 2) return false;
+  AddrOp *a = lower_aux(L, sizeof *a);
+  x->space = (uint8_t)sp;
+  const Operand *src = &in->opds[1];
+  if (src->kind == OPD_SYM || src->kind == OPD_ADDR) {   /* cvta.shared.u64 %rd, var; */
+    x->imm = lower_addr(L, src, sp, &a->src);
+    a->src64 = src->sym && src->sym->kind == SYM_REG && type_size(src->sym->type) == 8;
+  } else {
+    Type t = in->ntypes ? (Type)in->types[0] : TY_U64;
+    if (src->kind == OPD_REG && src->sym) t = src->sym->type;
+    a->src = lower_src(L, src, t);
+    a->src64 = type_size(t) == 8;
+    x->imm = 0;
+  }
+  a->dst = lower_dst(L, &in->opds[0]);
+  a->dst64 = !(in->ntypes && type_size((Type)in->types[0]) == 4);
+  a->to = in->op == OP_CVTA_TO;
+  x->aux = a;
+  switch ((Opcode)in->op) {
+  case OP_CVTA: case OP_CVTA_TO: x->fn = exec_cvta; return true;
+  case OP_ISSPACEP: x->fn = exec_isspacep; return true;
+  default: return false;
+  }
+}

@@ -1,0 +1,121 @@
+/* access.c: mem_ptr, the one door from a PTX address to host memory
+ * (exec.h, mem.h "Generic address map").
+ *
+ * A state-space address is checked against what that space holds: global
+ * and .const addresses against the live allocations of the device arena,
+ * .shared offsets against the CTA's shared size, .local offsets against the
+ * thread's local size, kernel .param offsets against the parameter buffer. A
+ * generic address is first mapped through its window. Every access must be
+ * naturally aligned (PTX ISA 9.0 §5.4.5: "all addresses ... must be
+ * naturally aligned to a multiple of the access size"). A bad access becomes
+ * a fault whose message names the instruction, the state space, the access
+ * size and the address; the interpreter appends location, kernel and thread. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../exec/interp.h"
+#include "mem.h"
+
+/* "ld.global.u32": the instruction as written, without operands. */
+static const char *insn_text(const XInsn *x, char *buf, size_t n) {
+  if (!x || !x->src) return "access";
+  const char *mn = insn_mnemonic(x->src);
+  size_t len = strcspn(mn, ".");
+  snprintf(buf, n, "%.*s", (int)len, mn);
+  for (int i = 0; i < x->src->nmods; i++) {
+    size_t k = strlen(buf);
+    if (k + 1 < n) snprintf(buf + k, n - k, "%s", x->src->mods[i]);
+  }
+  return buf;
+}
+
+static void *fault(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
+                   uint32_t size, const char *why) {
+  char t[128];
+  exec_fault(w, x, lane, "%s: %u-byte %s access at 0x%" PRIx64 " %s", insn_text(x, t, sizeof t),
+             size, space, addr, why);
+  return NULL;
+}
+
+static void *global_ptr(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
+                        uint32_t size) {
+  Device *d = w->launch->dev;
+  void *p = dev_host(d, addr, size);
+  if (p) return p;
+  uint64_t start, asize;
+  if (!dev_find(d, addr, &start, &asize))
+    return fault(w, x, lane, space, addr, size, "is outside every allocation");
+  char why[160];
+  snprintf(why, sizeof why, "runs past the end of the %" PRIu64 "-byte allocation at 0x%" PRIx64,
+           asize, start);
+  return fault(w, x, lane, space, addr, size, why);
+}
+
+/* An offset into a window of `limit` bytes at host pointer `base`. */
+static void *window_ptr(Warp *w, const XInsn *x, int lane, const char *space, uint64_t shown,
+                        uint64_t off, uint32_t size, uint8_t *base, uint64_t limit) {
+  if (!base || off > limit || limit - off < size) {
+    char why[96];
+    snprintf(why, sizeof why, "is outside the %" PRIu64 " bytes of %s memory", limit, space);
+    return fault(w, x, lane, space, shown, size, why);
+  }
+  return base + off;
+}
+
+static void *shared_ptr(Warp *w, const XInsn *x, int lane, uint64_t shown, uint64_t off,
+                        uint32_t size) {
+  Cta *c = w->cta;
+  return window_ptr(w, x, lane, "shared", shown, off, size, c ? c->shared : NULL,
+                    c ? c->shared_size : 0);
+}
+
+static void *local_ptr(Warp *w, const XInsn *x, int lane, uint64_t shown, uint64_t off,
+                       uint32_t size) {
+  uint8_t *base = w->local ? w->local + (size_t)lane * w->local_size : NULL;
+  return window_ptr(w, x, lane, "local", shown, off, size, base, w->local_size);
+}
+
+static void *param_ptr(Warp *w, const XInsn *x, int lane, uint64_t shown, uint64_t off,
+                       uint32_t size, bool write) {
+  if (write) return fault(w, x, lane, "param", shown, size, "writes a kernel parameter");
+  const Launch *l = w->launch;
+  return window_ptr(w, x, lane, "param", shown, off, size, (uint8_t *)(uintptr_t)l->params,
+                    l->param_size);
+}
+
+static bool in_window(uint64_t addr, uint64_t base) { return addr - base < WINDOW_SIZE; }
+
+static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint32_t size,
+                         bool write) {
+  if (in_window(addr, SHARED_WINDOW)) return shared_ptr(w, x, lane, addr, addr - SHARED_WINDOW, size);
+  if (in_window(addr, LOCAL_WINDOW)) return local_ptr(w, x, lane, addr, addr - LOCAL_WINDOW, size);
+  if (in_window(addr, PARAM_WINDOW))
+    return param_ptr(w, x, lane, addr, addr - PARAM_WINDOW, size, write);
+  if (addr >= GLOBAL_BASE) return global_ptr(w, x, lane, "generic", addr, size);
+  return fault(w, x, lane, "generic", addr, size, "is in no state space's window");
+}
+
+void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32_t size,
+              uint32_t align, bool write) {
+  if (align > 1 && (addr & (align - 1))) {
+    char why[64];
+    snprintf(why, sizeof why, "is misaligned (needs %u-byte alignment)", align);
+    const char *name = sp == SP_NONE || sp == SP_GENERIC ? "generic" : space_name(sp);
+    return fault(w, x, lane, name, addr, size, why);
+  }
+  switch (sp) {
+  case SP_GLOBAL: return global_ptr(w, x, lane, "global", addr, size);
+  case SP_CONST: return write ? fault(w, x, lane, "const", addr, size, "writes constant memory")
+                              : global_ptr(w, x, lane, "const", addr, size);
+  case SP_SHARED: return shared_ptr(w, x, lane, addr, addr, size);
+  case SP_LOCAL: return local_ptr(w, x, lane, addr, addr, size);
+  case SP_PARAM:
+    /* .func parameters live in the thread's frame, addressed generically. */
+    if (in_window(addr, LOCAL_WINDOW)) return local_ptr(w, x, lane, addr, addr - LOCAL_WINDOW, size);
+    return param_ptr(w, x, lane, addr, addr, size, write);
+  case SP_NONE:
+  case SP_GENERIC: return generic_ptr(w, x, lane, addr, size, write);
+  default: return fault(w, x, lane, space_name(sp), addr, size, "is in an unsupported state space");
+  }
+}
