@@ -68,7 +68,7 @@ struct XInsn {
   uint8_t type, type2;    /* Type: the instruction's first and second type */
   uint8_t vec;            /* 1, 2, 4 (.vN) */
   uint8_t nslots;
-  int8_t guard;           /* predicate slot, or -1 */
+  int32_t guard;          /* predicate slot, or -1 */
   bool guard_neg;
   uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
   uint8_t sub;            /* family-defined sub-operation (compare op, ...) */
