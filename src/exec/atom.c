@@ -1,0 +1,289 @@
+/* atom.c: family ATOM, atomic read-modify-write on global and shared memory
+ * (PTX ISA 9.0 §9.7.13.5 atom, §9.7.13.6 red).
+ *
+ * Every form is one compare-and-swap loop over a host atomic of the element's
+ * size (2, 4 or 8 bytes): read the old value, compute the new one with the
+ * operation, swap if memory still holds the old value, else retry. That
+ * makes each element atomic against every other host thread (CTAs will run
+ * on several), for every operation alike, including the floating-point and
+ * half-precision adds the host has no instruction for. The lanes of a warp
+ * apply their operations one after the other in lane order; atom returns the
+ * old value to each lane's destination, red discards it.
+ *
+ * Operations (Semantics section of atom/red):
+ *   inc(r, s) = (r >= s) ? 0 : r + 1        dec(r, s) = (r == 0 || r > s) ? s : r - 1
+ *   cas(r, s, t) = (r == s) ? t : r          exch(r, s) = s
+ * and/or/xor on bits, add/min/max by type (signed for .s32/.s64). Float adds
+ * round to nearest even; .f32 add on global memory flushes subnormal inputs
+ * and results to sign-preserving zero, as the ISA says the current
+ * implementation does, while shared memory keeps them; .f16/.bf16 adds
+ * (.noftz) keep subnormals. A packed .f16x2/.bf16x2 element is updated as a
+ * whole, which is at least as atomic as the ISA's per-half guarantee.
+ * .sem orders the host atomic (.relaxed when absent); scopes need nothing
+ * more since host atomics are system-wide. .b128 exch/cas is not supported
+ * yet (its selector declines, so lowering reports the instruction). */
+#include <math.h>
+#include <string.h>
+
+#include "../mem/mem.h"
+#include "interp.h"
+
+typedef enum { AO_ADD, AO_MIN, AO_MAX, AO_INC, AO_DEC, AO_AND, AO_OR, AO_XOR, AO_EXCH, AO_CAS } AtomOp;
+
+typedef struct AtomInsn {
+  AtomOp op;
+  Type type;             /* element type */
+  uint8_t size;          /* bytes per element */
+  uint8_t n;             /* elements (vector forms) */
+  bool ret;              /* atom: write the old value back */
+  bool ftz;              /* .f32 add on global memory */
+  int order;             /* __ATOMIC_* */
+  Space sp;
+  uint32_t base;         /* base register slot or UINT32_MAX */
+  bool base64;
+  uint8_t regw;          /* bytes of the value registers */
+  uint32_t dst[8], b[8], c;   /* slots: destinations, operands b, cas operand c */
+} AtomInsn;
+
+/* ---- half precision, exactly (binary16 and bfloat16 <-> double) ---- */
+
+static double f16_to_double(uint16_t h) {
+  int e = h >> 10 & 31, m = h & 1023;
+  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
+  return h & 0x8000 ? -v : v;
+}
+
+/* Rounds to nearest even (the default host rounding mode). */
+static uint16_t double_to_f16(double d) {
+  uint16_t sign = signbit(d) ? 0x8000 : 0;
+  double a = fabs(d);
+  if (isnan(d)) return 0x7e00 | sign;
+  if (a >= 65520.0) return 0x7c00 | sign;   /* halfway above 65504 rounds up to inf */
+  if (a < 0x1p-14) return sign | (uint16_t)nearbyint(a * 0x1p24);   /* subnormal (or 2^-14) */
+  int e;
+  frexp(a, &e);                             /* a in [2^(e-1), 2^e) */
+  uint32_t m = (uint32_t)nearbyint(ldexp(a, 11 - e));   /* [1024, 2048] */
+  int E = e - 1;
+  if (m == 2048) { m = 1024; E++; }
+  if (E > 15) return 0x7c00 | sign;
+  return sign | (uint16_t)((E + 15) << 10) | (uint16_t)(m - 1024);
+}
+
+static double bf16_to_double(uint16_t h) {
+  uint32_t u = (uint32_t)h << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+/* double -> float -> bfloat16, both to nearest even; rounding twice is exact
+ * here because 53 >= 2*24+2 and 24 >= 2*8+2 (double rounding is innocuous). */
+static uint16_t double_to_bf16(double d) {
+  float f = (float)d;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (isnan(f)) return (uint16_t)(u >> 16 | 0x40);
+  u += 0x7fff + (u >> 16 & 1);
+  return (uint16_t)(u >> 16);
+}
+
+static float ftz32(float f) { return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f; }
+
+/* ---- the operation on one element's bits ---- */
+
+static double fmin_ptx(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a < b ? a : b; }
+static double fmax_ptx(double a, double b) { return isnan(a) ? b : isnan(b) ? a : a > b ? a : b; }
+
+static double apply_float(AtomOp op, double r, double s) {
+  return op == AO_MIN ? fmin_ptx(r, s) : op == AO_MAX ? fmax_ptx(r, s) : r + s;
+}
+
+/* One 16-bit half of a (packed) f16/bf16 value. */
+static uint16_t apply_half(AtomOp op, bool bf, uint16_t r, uint16_t s) {
+  double x = bf ? bf16_to_double(r) : f16_to_double(r);
+  double y = bf ? bf16_to_double(s) : f16_to_double(s);
+  double v = apply_float(op, x, y);
+  return bf ? double_to_bf16(v) : double_to_f16(v);
+}
+
+static uint64_t apply_f32(const AtomInsn *a, uint64_t r, uint64_t s) {
+  float x, y;
+  uint32_t rx = (uint32_t)r, sy = (uint32_t)s;
+  memcpy(&x, &rx, 4);
+  memcpy(&y, &sy, 4);
+  if (a->ftz) { x = ftz32(x); y = ftz32(y); }
+  float v = (float)apply_float(a->op, x, y);   /* exact sum, rounded once */
+  if (a->ftz) v = ftz32(v);
+  uint32_t u;
+  memcpy(&u, &v, 4);
+  return u;
+}
+
+static uint64_t apply_f64(AtomOp op, uint64_t r, uint64_t s) {
+  double x, y, v;
+  memcpy(&x, &r, 8);
+  memcpy(&y, &s, 8);
+  v = apply_float(op, x, y);
+  uint64_t u;
+  memcpy(&u, &v, 8);
+  return u;
+}
+
+static uint64_t sext(uint64_t v, unsigned size) {
+  unsigned sh = 64 - 8 * size;
+  return (uint64_t)((int64_t)(v << sh) >> sh);
+}
+
+static uint64_t apply_int(const AtomInsn *a, uint64_t r, uint64_t s) {
+  bool sg = type_kind(a->type) == K_S;
+  switch (a->op) {
+  case AO_ADD: return r + s;
+  case AO_AND: return r & s;
+  case AO_OR: return r | s;
+  case AO_XOR: return r ^ s;
+  case AO_EXCH: return s;
+  case AO_INC: return r >= s ? 0 : r + 1;
+  case AO_DEC: return r == 0 || r > s ? s : r - 1;
+  case AO_MIN:
+    if (sg) return (int64_t)sext(r, a->size) < (int64_t)sext(s, a->size) ? r : s;
+    return r < s ? r : s;
+  case AO_MAX:
+    if (sg) return (int64_t)sext(r, a->size) > (int64_t)sext(s, a->size) ? r : s;
+    return r > s ? r : s;
+  default: return r;
+  }
+}
+
+static uint64_t apply(const AtomInsn *a, uint64_t r, uint64_t s, uint64_t c) {
+  if (a->op == AO_CAS) return r == s ? c : r;
+  if (a->op == AO_EXCH) return s;
+  switch (a->type) {
+  case TY_F32: return apply_f32(a, r, s);
+  case TY_F64: return apply_f64(a->op, r, s);
+  case TY_F16: return apply_half(a->op, false, (uint16_t)r, (uint16_t)s);
+  case TY_BF16: return apply_half(a->op, true, (uint16_t)r, (uint16_t)s);
+  case TY_F16X2: case TY_BF16X2: {
+    bool bf = a->type == TY_BF16X2;
+    uint32_t lo = apply_half(a->op, bf, (uint16_t)r, (uint16_t)s);
+    uint32_t hi = apply_half(a->op, bf, (uint16_t)(r >> 16), (uint16_t)(s >> 16));
+    return lo | hi << 16;
+  }
+  default: return apply_int(a, r, s);
+  }
+}
+
+/* ---- the host atomic ---- */
+
+static int fail_order(int mo) {
+  return mo == __ATOMIC_ACQUIRE || mo == __ATOMIC_ACQ_REL ? __ATOMIC_ACQUIRE : __ATOMIC_RELAXED;
+}
+
+#define RMW_LOOP(T)                                                               \
+  do {                                                                            \
+    T *q = p, old = __atomic_load_n(q, __ATOMIC_RELAXED);                         \
+    for (;;) {                                                                    \
+      T nv = (T)apply(a, old, s, c);                                              \
+      if (__atomic_compare_exchange_n(q, &old, nv, true, a->order, fail_order(a->order))) \
+        return old;                                                               \
+    }                                                                             \
+  } while (0)
+
+/* Atomically replaces the element at p by apply(old, s, c); returns old. */
+static uint64_t rmw(const AtomInsn *a, void *p, uint64_t s, uint64_t c) {
+  switch (a->size) {
+  case 2: RMW_LOOP(uint16_t);
+  case 4: RMW_LOOP(uint32_t);
+  default: RMW_LOOP(uint64_t);
+  }
+}
+
+/* ---- the handler ---- */
+
+static uint64_t rd(Warp *w, uint32_t slot, unsigned regw, int l) {
+  return regw <= 4 ? R32(w, slot)[l] : R64(w, slot)[l];
+}
+
+static uint64_t fit(uint64_t v, unsigned size) {
+  return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
+}
+
+static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
+  const AtomInsn *a = x->aux;
+  uint32_t total = (uint32_t)a->size * a->n;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t addr = (uint64_t)x->imm;
+    if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+    uint8_t *p = mem_ptr(w, x, l, a->sp, addr, total, total, true);
+    if (!p) return XS_TRAP;
+    for (int e = 0; e < a->n; e++) {
+      uint64_t s = fit(rd(w, a->b[e], a->regw, l), a->size);
+      uint64_t c = a->op == AO_CAS ? fit(rd(w, a->c, a->regw, l), a->size) : 0;
+      uint64_t old = rmw(a, p + (size_t)e * a->size, s, c);
+      if (!a->ret) continue;
+      if (a->regw <= 4) R32(w, a->dst[e])[l] = (uint32_t)old;
+      else R64(w, a->dst[e])[l] = old;
+    }
+  }
+  return XS_NEXT;
+}
+
+/* ---- selection ---- */
+
+static bool op_of(const Insn *in, AtomOp *op) {
+  static const struct { const char *mod; AtomOp op; } ops[] = {
+    {".add", AO_ADD}, {".min", AO_MIN}, {".max", AO_MAX}, {".inc", AO_INC}, {".dec", AO_DEC},
+    {".and", AO_AND}, {".or", AO_OR}, {".xor", AO_XOR}, {".exch", AO_EXCH}, {".cas", AO_CAS},
+  };
+  for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++)
+    if (insn_has_mod(in, ops[i].mod)) { *op = ops[i].op; return true; }
+  return false;
+}
+
+static int order_of(const Insn *in) {
+  if (insn_has_mod(in, ".acq_rel")) return __ATOMIC_ACQ_REL;
+  if (insn_has_mod(in, ".acquire")) return __ATOMIC_ACQUIRE;
+  if (insn_has_mod(in, ".release")) return __ATOMIC_RELEASE;
+  return __ATOMIC_RELAXED;
+}
+
+/* The operand's elements (a vector or one register / immediate). */
+static const Operand *elems_of(const Operand *o, int *n) {
+  *n = o->kind == OPD_VEC ? o->n : 1;
+  return o->kind == OPD_VEC ? o->elems : o;
+}
+
+bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
+  bool is_red = !strcmp(insn_mnemonic(in), "red");
+  AtomInsn *a = lower_aux(L, sizeof *a);
+  x->aux = a;
+  a->type = in->ntypes ? (Type)in->types[0] : TY_NONE;
+  int size = type_size(a->type);
+  if (!op_of(in, &a->op) || (size != 2 && size != 4 && size != 8)) return false;   /* .b128 */
+  a->size = (uint8_t)size;
+  a->regw = size == 8 ? 8 : 4;
+  a->ret = !is_red;
+  a->order = order_of(in);
+  a->sp = lower_space(in);
+  a->ftz = a->type == TY_F32 && a->op == AO_ADD && a->sp == SP_GLOBAL;
+  int k = is_red ? 0 : 1;   /* index of the address operand */
+  const Operand *m = &in->opds[k];
+  if (m->kind != OPD_ADDR || in->nopds < k + 2) return false;
+  x->imm = lower_addr(L, m, a->sp, &a->base);
+  a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
+  int nb, nd = 0;
+  const Operand *b = elems_of(&in->opds[k + 1], &nb);
+  const Operand *d = is_red ? NULL : elems_of(&in->opds[0], &nd);
+  if (nb < 1 || nb > 8 || (!is_red && nd != nb)) return false;
+  a->n = (uint8_t)nb;
+  for (int e = 0; e < nb; e++) {
+    a->b[e] = lower_src(L, &b[e], a->type);
+    if (d) a->dst[e] = lower_dst(L, &d[e]);
+  }
+  if (a->op == AO_CAS) {
+    if (in->nopds < 4) return false;
+    a->c = lower_src(L, &in->opds[3], a->type);
+  }
+  x->fn = exec_atom;
+  return true;
+}
