@@ -1,0 +1,126 @@
+/* fpconv.h: exact floating-point format conversions shared by float.c,
+ * half.c, cvt.c and cmp.c (PTX ISA 9.0 §5.2.5 and §9.7.9.21, cvt).
+ *
+ * Everything here is integer arithmetic on the encodings, so the result does
+ * not depend on the host's rounding mode or flush settings:
+ *
+ *   fp_round(x, ebits, mbits, rnd, satfinite)  rounds a double to a binary
+ *       format with `ebits` exponent and `mbits` fraction bits under any of
+ *       .rn .rna .rz .rm .rp, and returns its encoding (f16 = 5,10;
+ *       bf16 = 8,7; f32 = 8,23; tf32 is f32 = 8,10 shifted left 13).
+ *       A double holds every f32, f16 and bf16 exactly, so "f32 -> f16" is
+ *       fp_round((double)f, 5, 10, ...) with a single rounding.
+ *   f16_to_f32 / bf16_to_f32   exact widenings.
+ *
+ * NaN encodings (a choice; the ISA leaves NaN payloads unspecified except
+ * where noted): a NaN result is the canonical NaN of its format, all
+ * payload bits set: f32 0x7fffffff (what the CUDA Programming Guide states
+ * for single-precision NaN results), f64 0x7fffffffffffffff (the upper word
+ * matches the canonical NaN 0x7fffffff00000000 that the ISA gives for
+ * rcp.approx.ftz.f64), f16 and bf16 0x7fff. */
+#ifndef PTXVM_FPCONV_H
+#define PTXVM_FPCONV_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+enum { FR_RN, FR_RNA, FR_RZ, FR_RM, FR_RP };   /* rounding directions */
+
+#define F32_CNAN 0x7fffffffu
+#define F64_CNAN 0x7fffffffffffffffull
+#define F16_CNAN 0x7fffu
+#define BF16_CNAN 0x7fffu
+
+static inline uint32_t f32_bits(float f) { uint32_t u; memcpy(&u, &f, 4); return u; }
+static inline float bits_f32(uint32_t u) { float f; memcpy(&f, &u, 4); return f; }
+static inline uint64_t f64_bits(double d) { uint64_t u; memcpy(&u, &d, 8); return u; }
+static inline double bits_f64(uint64_t u) { double d; memcpy(&d, &u, 8); return d; }
+
+static inline bool f32_is_nan(uint32_t u) { return (u & 0x7fffffffu) > 0x7f800000u; }
+static inline bool f32_is_sub(uint32_t u) {
+  return (u & 0x7f800000u) == 0 && (u & 0x007fffffu) != 0;
+}
+/* .ftz: a subnormal f32 becomes a zero of the same sign. */
+static inline uint32_t f32_ftz(uint32_t u) { return f32_is_sub(u) ? u & 0x80000000u : u; }
+
+/* Rounds x to the format (ebits, mbits) in direction rnd; returns the
+ * encoding in the low 1+ebits+mbits bits. Overflow gives infinity or the
+ * largest finite value as IEEE 754 prescribes for the direction, or always
+ * the largest finite value with satfinite; NaN gives the canonical NaN. */
+static inline uint64_t fp_round(double x, int ebits, int mbits, int rnd, bool satfinite) {
+  uint64_t b = f64_bits(x);
+  uint64_t sign = b >> 63, mag = b & 0x7fffffffffffffffull;
+  uint64_t sbit = sign << (ebits + mbits);
+  uint64_t emask = (1ull << ebits) - 1;
+  uint64_t inf = emask << mbits, maxf = inf - 1;
+  if (mag > 0x7ff0000000000000ull) return ((emask << mbits) | ((1ull << mbits) - 1));  /* NaN */
+  if (mag == 0x7ff0000000000000ull) return sbit | (satfinite ? maxf : inf);
+  if (mag == 0) return sbit;
+  int bias = (1 << (ebits - 1)) - 1, emin = 1 - bias;
+  int e = (int)(mag >> 52);
+  uint64_t m = mag & 0xfffffffffffffull;
+  if (e == 0) e = 1; else m |= 1ull << 52;   /* x = m * 2^(e - 1075) */
+  int E = e - 1075 + 63 - __builtin_clzll(m);  /* floor(log2 |x|) */
+  int qexp = (E < emin ? emin : E) - mbits;    /* exponent of one unit in the last place */
+  int shift = qexp - (e - 1075);
+  uint64_t q, rem = 0, half = 0;
+  bool sticky;
+  if (shift <= 0) { q = m << -shift; sticky = false; }
+  else if (shift >= 64) { q = 0; rem = m; half = UINT64_MAX; sticky = true; }
+  else {
+    q = m >> shift; rem = m & ((1ull << shift) - 1); half = 1ull << (shift - 1);
+    sticky = rem != 0;
+  }
+  bool inc = false;
+  switch (rnd) {
+  case FR_RN:  inc = rem > half || (rem == half && sticky && (q & 1)); break;
+  case FR_RNA: inc = sticky && rem >= half; break;
+  case FR_RZ:  break;
+  case FR_RM:  inc = sticky && sign; break;
+  case FR_RP:  inc = sticky && !sign; break;
+  }
+  q += inc;
+  uint64_t enc = E < emin ? q : ((uint64_t)(E + bias) << mbits) + (q - (1ull << mbits));
+  if (enc >= inf) {   /* overflow: the direction decides between inf and max */
+    bool to_inf = !satfinite && (rnd == FR_RN || rnd == FR_RNA ||
+                                 (rnd == FR_RP && !sign) || (rnd == FR_RM && sign));
+    enc = to_inf ? inf : maxf;
+  }
+  return sbit | enc;
+}
+
+/* Decodes a format (ebits, mbits) exactly into a double (no NaN canonicalising). */
+static inline double fp_decode(uint64_t v, int ebits, int mbits) {
+  uint64_t sign = v >> (ebits + mbits) & 1;
+  uint64_t e = v >> mbits & ((1ull << ebits) - 1), m = v & ((1ull << mbits) - 1);
+  int bias = (1 << (ebits - 1)) - 1;
+  double r;
+  if (e == (1ull << ebits) - 1) r = m ? bits_f64(F64_CNAN) : __builtin_inf();
+  else if (e == 0) r = __builtin_ldexp((double)m, 1 - bias - mbits);
+  else r = __builtin_ldexp((double)(m | 1ull << mbits), (int)e - bias - mbits);
+  return sign ? -r : r;
+}
+
+/* f16 and bf16 <-> f32. Widening is exact; a NaN widens to the f32
+ * canonical NaN (the ISA: "cvt.f32.bf16, NaN input yields unspecified NaN"). */
+static inline float f16_to_f32(uint16_t h) {
+  if ((h & 0x7fff) > 0x7c00) return bits_f32(F32_CNAN);
+  return (float)fp_decode(h, 5, 10);
+}
+static inline float bf16_to_f32(uint16_t h) {
+  if ((h & 0x7fff) > 0x7f80) return bits_f32(F32_CNAN);
+  return bits_f32((uint32_t)h << 16);
+}
+static inline uint16_t f32_to_f16(float f, int rnd) { return (uint16_t)fp_round(f, 5, 10, rnd, false); }
+static inline uint16_t f32_to_bf16(float f, int rnd) { return (uint16_t)fp_round(f, 8, 7, rnd, false); }
+static inline uint16_t f64_to_f16(double d, int rnd) { return (uint16_t)fp_round(d, 5, 10, rnd, false); }
+static inline uint16_t f64_to_bf16(double d, int rnd) { return (uint16_t)fp_round(d, 8, 7, rnd, false); }
+static inline uint32_t f64_to_f32_bits(double d, int rnd) { return (uint32_t)fp_round(d, 8, 23, rnd, false); }
+
+static inline bool f16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
+static inline bool bf16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }
+static inline bool f16_is_sub(uint16_t h) { return (h & 0x7c00) == 0 && (h & 0x3ff) != 0; }
+static inline uint16_t f16_ftz(uint16_t h) { return f16_is_sub(h) ? h & 0x8000 : h; }
+
+#endif
