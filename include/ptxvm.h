@@ -35,7 +35,13 @@ extern "C" {
   X(PTXVM_ERROR_OUT_OF_MEMORY, "out of host memory")                           \
   X(PTXVM_ERROR_FILE, "file cannot be read")                                   \
   X(PTXVM_ERROR_INVALID_PTX, "PTX does not parse or validate")                 \
-  X(PTXVM_ERROR_NOT_FOUND, "no such function or parameter")
+  X(PTXVM_ERROR_NOT_FOUND, "no such function or parameter")                   \
+  X(PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, "device memory is exhausted")            \
+  X(PTXVM_ERROR_INVALID_ADDRESS, "not a device address range that is allocated") \
+  X(PTXVM_ERROR_INVALID_CONFIG, "invalid launch configuration")               \
+  X(PTXVM_ERROR_NOT_SUPPORTED, "the PTX uses a feature ptxvm does not support") \
+  X(PTXVM_ERROR_LAUNCH_FAILED, "the kernel faulted")                          \
+  X(PTXVM_ERROR_DEADLOCK, "the kernel deadlocked")
 
 typedef enum ptxvm_status {
 #define PTXVM_X_(name, msg) name,
@@ -134,6 +140,74 @@ typedef struct ptxvm_param_info {
  *         PTXVM_ERROR_NOT_FOUND (index out of range). */
 ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, int index,
                                       ptxvm_param_info *out);
+
+/* ---- device memory (PTX ISA 9.0 §5.1.4 global state space) ----
+ *
+ * Device memory is one arena per context. A device address (ptxvm_devptr)
+ * is a plain 64-bit number, what a kernel's .u64 pointer parameter receives;
+ * it is not a host pointer. Allocations are zeroed and 256-byte aligned.
+ * Copies and sets must lie inside one live allocation. */
+
+typedef uint64_t ptxvm_devptr;
+
+/* Allocates `bytes` bytes (0 is allowed and gives a distinct address) and
+ * stores the device address in *out.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL),
+ *         PTXVM_ERROR_OUT_OF_DEVICE_MEMORY (the arena is full),
+ *         PTXVM_ERROR_OUT_OF_MEMORY (the host refused the arena). */
+ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out);
+
+/* Frees the allocation that starts at `ptr`. 0 is accepted and ignored.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
+ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
+
+/* Size in bytes of the allocation that starts at `ptr`, in *out.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (NULL argument),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
+ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out);
+
+/* Copies `bytes` bytes host -> device, device -> host, device -> device
+ * (ranges may overlap for dtod). Errors: PTXVM_ERROR_INVALID_VALUE (ctx or a
+ * host pointer NULL with bytes > 0), PTXVM_ERROR_INVALID_ADDRESS (a device
+ * range not inside one live allocation). */
+ptxvm_status ptxvm_memcpy_htod(ptxvm_context *ctx, ptxvm_devptr dst, const void *src, size_t bytes);
+ptxvm_status ptxvm_memcpy_dtoh(ptxvm_context *ctx, void *dst, ptxvm_devptr src, size_t bytes);
+ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *ctx, ptxvm_devptr dst, ptxvm_devptr src, size_t bytes);
+
+/* Sets `count` elements of 1 byte (d8) or of 4 bytes (d32, dst 4-aligned)
+ * to `value`. Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL, or d32 with a
+ * misaligned dst), PTXVM_ERROR_INVALID_ADDRESS (range outside an allocation). */
+ptxvm_status ptxvm_memset_d8(ptxvm_context *ctx, ptxvm_devptr dst, uint8_t value, size_t count);
+ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t value, size_t count);
+
+/* ---- launching kernels (PTX ISA 9.0 §5.1.6.1 kernel parameters, §11.4
+ * performance-tuning directives, §2.2 thread hierarchy) ---- */
+
+/* Runs kernel `fn` (an .entry with a body) over a grid of grid[0] x grid[1] x
+ * grid[2] CTAs of block[0] x block[1] x block[2] threads, grouped in clusters
+ * of cluster[0] x cluster[1] x cluster[2] CTAs (NULL means 1,1,1), with
+ * `dyn_shared_bytes` bytes of dynamic shared memory per CTA. `params` is
+ * cuLaunchKernel-style: params[i] points to the value of parameter i, whose
+ * size is the parameter's (ptxvm_function_get_param); it may be NULL when the
+ * kernel takes none. Returns when the grid has finished: synchronous.
+ * The first call for a module lowers it (all its functions).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (fn, grid or block NULL; fn not an
+ *           .entry with a body; params NULL while the kernel has some),
+ *         PTXVM_ERROR_INVALID_CONFIG (dimensions, cluster shape, shared
+ *           memory, or .reqntid/.maxntid/.reqnctapercluster violated; the
+ *           message says which),
+ *         PTXVM_ERROR_NOT_SUPPORTED (an instruction ptxvm cannot run yet;
+ *           the message gives FILE:LINE:COL),
+ *         PTXVM_ERROR_LAUNCH_FAILED (a fault: trap, invalid or misaligned
+ *           address, ...; the message names the instruction's FILE:LINE:COL,
+ *           the kernel, %ctaid and %tid),
+ *         PTXVM_ERROR_DEADLOCK (no thread could progress; the message says
+ *           which warps wait on what),
+ *         PTXVM_ERROR_OUT_OF_MEMORY, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY.
+ * After a fault, device memory holds whatever the kernel wrote before it. */
+ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
+                          const unsigned cluster[3], unsigned dyn_shared_bytes, void **params);
 
 #ifdef __cplusplus
 }

@@ -15,12 +15,18 @@ struct ptxvm_module {
   Module *m;
   ptxvm_function *fns;     /* one per m->funcs entry */
   ptxvm_module *next;      /* the context's list */
+  struct Program *prog;    /* lowered at the first launch (src/api/launch.c) */
 };
 
 struct ptxvm_context {
   char *error;             /* last error message (malloc'd), "" when none */
   ptxvm_module *modules;
+  struct Device *dev;      /* device memory, created at the first need (memory.c) */
 };
+
+/* The context's device, created on first use; NULL when the host refuses
+ * the arena (src/api/memory.c). */
+struct Device *api_device(ptxvm_context *ctx);
 
 /* Records a formatted error message on ctx and returns status. */
 ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, ...)

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../mem/mem.h"
 #include "api.h"
 
 static const char *const status_msgs[] = {
@@ -28,6 +29,7 @@ ptxvm_status ptxvm_context_create(ptxvm_context **out) {
 void ptxvm_context_destroy(ptxvm_context *ctx) {
   if (!ctx) return;
   while (ctx->modules) ptxvm_module_unload(ctx->modules);
+  dev_destroy(ctx->dev);
   free(ctx->error);
   free(ctx);
 }

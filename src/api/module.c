@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../exec/interp.h"
 #include "api.h"
 
 ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t len,
@@ -74,6 +75,7 @@ void ptxvm_module_unload(ptxvm_module *mod) {
   ptxvm_module **pp = &mod->ctx->modules;
   while (*pp && *pp != mod) pp = &(*pp)->next;
   if (*pp) *pp = mod->next;
+  if (mod->prog) program_free(mod->prog);
   module_free(mod->m);
   free(mod->fns);
   free(mod);

@@ -1,0 +1,97 @@
+/* launch.c: ptxvm_launch, from the host API to the launcher (ptxvm.h
+ * "launching kernels", src/sched/launch.c).
+ *
+ * The module is lowered at its first launch (program_build), against the
+ * context's device, which also receives its .global and .const variables.
+ * The parameter buffer is laid out as ptxvm_function_get_param reports: each
+ * parameter at its offset, params[i] copied for its size. The launch runs
+ * synchronously; its first fault or deadlock becomes the status and the
+ * context's message. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../exec/interp.h"
+#include "api.h"
+
+/* Lowers fn's module unless done; records the error otherwise. */
+static ptxvm_status ensure_program(ptxvm_module *mod, Device *dev) {
+  if (mod->prog) return PTXVM_SUCCESS;
+  char *err = NULL;
+  mod->prog = program_build(mod->m, dev, &err);
+  if (mod->prog) return PTXVM_SUCCESS;
+  if (!err) return api_fail(mod->ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory lowering %s", mod->m->path);
+  return api_fail_owned(mod->ctx, PTXVM_ERROR_NOT_SUPPORTED, err);
+}
+
+/* The kernel's parameter buffer (malloc'd; *size bytes), or NULL with the
+ * error recorded. A kernel without parameters gets a 1-byte buffer. */
+static uint8_t *build_params(ptxvm_function *fn, void **params, uint32_t *size, ptxvm_status *st) {
+  ptxvm_context *ctx = fn->mod->ctx;
+  ptxvm_function_info fi;
+  ptxvm_function_get_info(fn, &fi);
+  if (fi.nparams && !params) {
+    *st = api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' takes %d parameters but params is NULL", fi.name,
+             fi.nparams);
+    return NULL;
+  }
+  uint8_t *buf = calloc(1, fi.param_bytes ? fi.param_bytes : 1);
+  if (!buf) {
+    *st = api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory");
+    return NULL;
+  }
+  for (int i = 0; i < fi.nparams; i++) {
+    ptxvm_param_info pi;
+    ptxvm_function_get_param(fn, 0, i, &pi);
+    if (!params[i]) {
+      free(buf);
+      *st = api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "parameter %d (%s) of '%s': NULL value pointer", i,
+               pi.name, fi.name);
+      return NULL;
+    }
+    memcpy(buf + pi.offset, params[i], pi.size);
+  }
+  *size = fi.param_bytes;
+  return buf;
+}
+
+static ptxvm_status run(ptxvm_function *fn, Launch *l) {
+  ptxvm_context *ctx = fn->mod->ctx;
+  if (launch_run(l)) {
+    free(l->error);
+    return api_ok(ctx);
+  }
+  ptxvm_status st = l->deadlock ? PTXVM_ERROR_DEADLOCK : PTXVM_ERROR_LAUNCH_FAILED;
+  if (l->error) return api_fail_owned(ctx, st, l->error);
+  return api_fail(ctx, st, "kernel '%s' failed", fn->f->name);
+}
+
+ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
+                          const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
+  if (!fn) return PTXVM_ERROR_INVALID_VALUE;
+  ptxvm_context *ctx = fn->mod->ctx;
+  if (!grid || !block) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch: NULL grid or block");
+  if (!fn->f->is_entry || !fn->f->has_body)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
+                    fn->f->name);
+  Device *dev = api_device(ctx);
+  if (!dev) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot reserve device memory");
+  ptxvm_status st = ensure_program(fn->mod, dev);
+  if (st != PTXVM_SUCCESS) return st;
+  Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes};
+  for (int i = 0; i < 3; i++) {
+    l.grid[i] = grid[i];
+    l.block[i] = block[i];
+    l.cluster[i] = cluster ? cluster[i] : 1;
+  }
+  uint64_t shared = (uint64_t)program_static_shared(l.prog, fn->f) + dyn_shared_bytes;
+  char msg[256];
+  if (!launch_check(fn->f, l.grid, l.block, l.cluster, shared > UINT32_MAX ? UINT32_MAX : (uint32_t)shared,
+                    msg, sizeof msg))
+    return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': %s", fn->f->name, msg);
+  uint8_t *buf = build_params(fn, params, &l.param_size, &st);
+  if (!buf) return st;
+  l.params = buf;
+  st = run(fn, &l);
+  free(buf);
+  return st;
+}
