@@ -49,8 +49,14 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libptxvm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# the plain build and the ASan+UBSan build (build-san/), both checked by one run
 test: all
-	python3 tests/run.py --build $(B)
+	@$(MAKE) --no-print-directory SAN=1 all
+	python3 tests/run.py --build $(B) --san-build build-san
+
+# parse+validate speed and peak memory on a generated ~50 MB module (not in test)
+bench-parse: all
+	sh bench/parse/run.sh $(B)/ptxvm
 
 demo: all
 	$(B)/ptxvm info examples/reduce.ptx
@@ -64,6 +70,6 @@ fuzz:
 clean:
 	rm -rf build build-san build-debug build-fuzz
 
-.PHONY: all test demo fuzz clean
+.PHONY: all test bench-parse demo fuzz clean
 
 -include $(LIB_OBJ:.o=.d)

@@ -230,9 +230,10 @@ static Symbol *new_symbol(Parser *P, SymKind kind, const char *name, const Token
 /* ---- special registers (§10) ---- */
 
 static const struct { const char *name; Type type; int comps; } sregs[] = {
-  {"%tid", TY_U32, 3}, {"%ntid", TY_U32, 3}, {"%ctaid", TY_U32, 3},
-  {"%nctaid", TY_U32, 3}, {"%clusterid", TY_U32, 3}, {"%nclusterid", TY_U32, 3},
-  {"%cluster_ctaid", TY_U32, 3}, {"%cluster_nctaid", TY_U32, 3},
+  /* .v4 .u32 registers: .w reads as 0 (PTX ISA 9.0 §10.2-10.13) */
+  {"%tid", TY_U32, 4}, {"%ntid", TY_U32, 4}, {"%ctaid", TY_U32, 4},
+  {"%nctaid", TY_U32, 4}, {"%clusterid", TY_U32, 4}, {"%nclusterid", TY_U32, 4},
+  {"%cluster_ctaid", TY_U32, 4}, {"%cluster_nctaid", TY_U32, 4},
   {"%laneid", TY_U32, 0}, {"%warpid", TY_U32, 0}, {"%nwarpid", TY_U32, 0},
   {"%smid", TY_U32, 0}, {"%nsmid", TY_U32, 0}, {"%gridid", TY_U64, 0},
   {"%cluster_ctarank", TY_U32, 0}, {"%cluster_nctarank", TY_U32, 0},
