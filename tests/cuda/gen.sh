@@ -13,12 +13,17 @@
 # Where nvcc is absent the script says so and exits 0 without touching anything.
 #
 # Determinism: the output depends only on the .cu files and the toolkit version, not on where the
-# repository is checked out.  Two things would otherwise embed the checkout path:
+# repository is checked out.  Three things would otherwise embed the checkout path:
 #   * cicc derives the hash in internal-linkage symbol names (_ZN..._INTERNAL_<hash>_...) from the
-#     absolute source path; we pass it a fixed, repository-relative path instead
+#     real path of the source; we pass it a fixed, repository-relative path instead
 #     (-Xcicc --orig_src_path_name tests/cuda/NAME.cu; the later option wins over nvcc's own);
-#   * the .file directives (-G / -lineinfo) name the source by its absolute path; we rewrite the
-#     checkout prefix to the repository-relative "tests/cuda/NAME.cu".
+#   * -G writes the working directory into the DWARF .debug_info bytes (DW_AT_comp_dir, taken from
+#     $PWD when it names the working directory) and every later string offset depends on its length;
+#     so we compile through a symbolic link at the fixed path $LINK_DIR (below) that points to this
+#     directory, serialised with flock because the link is shared by all checkouts on the machine.
+#     That fixed path is the only non-toolkit path left in the output, and only in -G DWARF bytes;
+#   * the .file directives (-G / -lineinfo) name the source by that path; we rewrite it to the
+#     repository-relative "tests/cuda/NAME.cu".
 # Toolkit header paths (/usr/local/cuda-*/include/...) are left as they are.
 #
 # Usage: tests/cuda/gen.sh [NAME ...]     (default: every tests/cuda/*.cu)
@@ -33,6 +38,8 @@ if ! command -v "$NVCC" >/dev/null 2>&1; then
 fi
 
 JOBS="${JOBS:-$(nproc 2>/dev/null || echo 4)}"
+LINK_ROOT=/tmp/ptxvm-cuda-gen
+LINK_DIR=$LINK_ROOT/tests/cuda
 COMMON=(-ptx -std=c++17 -I/usr/local/cuda/include)
 # CCCL (CUB, libcu++, cuda::barrier/pipeline/ptx) ships with the toolkit; nvcc adds its include
 # directory (include/cccl in CUDA 13) by itself, but name it too so an older layout still works.
@@ -58,16 +65,16 @@ one() {   # one NAME VARIANT
     local out="$HERE/ptx/$name.$var.ptx"
     local tmp="$HERE/ptx/.$name.$var.ptx.tmp"
     # shellcheck disable=SC2046
-    (cd "$HERE" && "$NVCC" $(flags_for "$var") "${COMMON[@]}" \
+    (cd "$LINK_DIR" && "$NVCC" $(flags_for "$var") "${COMMON[@]}" \
         -Xcicc --orig_src_path_name -Xcicc "tests/cuda/$name.cu" \
         "$name.cu" -o "$tmp")
     # repository-relative .file paths
-    sed -e "s#\"$HERE/#\"tests/cuda/#g" "$tmp" > "$tmp.2"
+    sed -e "s#\"$LINK_DIR/#\"tests/cuda/#g" -e "s#\"$HERE/#\"tests/cuda/#g" "$tmp" > "$tmp.2"
     rm -f "$tmp"
     mv -f "$tmp.2" "$out"
 }
 export -f one flags_for
-export HERE NVCC
+export HERE NVCC LINK_DIR
 export COMMON_STR="${COMMON[*]}"
 
 if [ "$#" -gt 0 ]; then
@@ -77,7 +84,11 @@ else
     for f in "$HERE"/*.cu; do NAMES+=("$(basename "$f" .cu)"); done
 fi
 
-mkdir -p "$HERE/ptx"
+mkdir -p "$HERE/ptx" "$LINK_ROOT/tests"
+exec 9>"$LINK_ROOT.lock"
+if command -v flock >/dev/null 2>&1; then flock 9; fi
+ln -sfn "$HERE" "$LINK_DIR"
+[ "$(cd "$LINK_DIR" && pwd -P)" = "$HERE" ] || { echo "gen.sh: cannot point $LINK_DIR at $HERE" >&2; exit 1; }
 jobs_list=()
 for n in "${NAMES[@]}"; do
     [ -f "$HERE/$n.cu" ] || { echo "gen.sh: no such source: $n.cu" >&2; exit 2; }
