@@ -80,7 +80,7 @@ static void h_check(const char *what, uint64_t got, uint64_t want) {
 
 /* Runs `op types mods d, s1..sn` with d in slot 0 and si in slot i, and
  * returns lane 0 of the destination of width dw (32 or 64). */
-static uint64_t h_run(bool (*select)(Lower *, const Insn *, XInsn *), Opcode op, const char *types,
+static inline uint64_t h_run(bool (*select)(Lower *, const Insn *, XInsn *), Opcode op, const char *types,
                       const char *mods, int dw, int n, uint64_t a, uint64_t b, uint64_t c, uint64_t d) {
   Operand o[6] = {OR_(0), OR_(1), OR_(2), OR_(3), OR_(4), OR_(5)};
   uint64_t v[4] = {a, b, c, d};
