@@ -258,7 +258,7 @@ static void declare_sregs(Parser *P) {
     s->sreg_comps = sregs[i].comps;
     scope_put(P, P->scope, s);
   }
-  char buf[32];   /* %pm0..7, %pm0_64..7, %envreg0..31, %reserved_smem_offset_0..1 */
+  char buf[48];   /* %pm0..7, %pm0_64..7, %envreg0..31, %reserved_smem_offset_0..1 */
   for (int i = 0; i < 32; i++) {
     snprintf(buf, sizeof buf, "%%envreg%d", i);
     Symbol *s = new_symbol(P, SYM_SREG, arena_strndup(&P->m->arena, buf, strlen(buf)), &at);
@@ -763,6 +763,9 @@ static void parse_instruction(Parser *P) {
   }
   validate_modifiers(P, &in, &mn, mods, nmods);
   VEC(Operand) opds = {0};
+  if (is_punct(P, '}') || P->tok.kind == TK_EOF)   /* "ret\n}" */
+    diag_error(P, mn.line, mn.col, mn.len, "missing ';' after '%.*s' instruction",
+               (int)mn.len, mn.s);
   if (!is_punct(P, ';')) {
     do {
       Operand o;
