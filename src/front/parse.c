@@ -1135,8 +1135,10 @@ static void parse_version(Parser *P) {
   next(P);
   Token t = P->tok;
   int maj = 0, min = 0, n = 0;
+  char buf[32];   /* the text need not be NUL-terminated: sscanf a copy */
+  snprintf(buf, sizeof buf, "%.*s", (int)(t.len < sizeof buf ? t.len : sizeof buf - 1), t.s);
   if ((t.kind != TK_FLOAT && t.kind != TK_INT) ||
-      sscanf(t.s, "%d.%d%n", &maj, &min, &n) != 2 || (uint32_t)n != t.len)
+      sscanf(buf, "%d.%d%n", &maj, &min, &n) != 2 || (uint32_t)n != t.len)
     unexpected(P, "a version such as 8.0");
   if (maj < 1 || maj > 9 || min > 9)
     diag_error_tok(P, &t, "unsupported PTX ISA version %d.%d (ptxvm reads up to 9.0)", maj, min);

@@ -293,6 +293,20 @@ static void test_api_edges(void) {
   /* text with a NUL byte in it: the length, not the NUL, ends it */
   static const char nul[] = ".version 8.0\n.target sm_90\n\0garbage";
   CHECK(ptxvm_module_load_data(ctx, nul, sizeof nul - 1, "x", &m) == PTXVM_ERROR_INVALID_PTX);
+  /* fuzz regression: the last token of an exactly-sized buffer (no NUL
+   * after it) must not be read past its end (ASan build) */
+  static const char *const tails[] = {".version 8.0", ".version 8.0\n.target sm_90",
+                                      ".version 8.0\n.target sm_90\n.global .f32 g = 1.5",
+                                      ".version 8.0\n.target sm_90\n.global .u32 g = 0x1f"};
+  for (size_t i = 0; i < sizeof tails / sizeof tails[0]; i++) {
+    size_t len = strlen(tails[i]);
+    char *exact = malloc(len);
+    memcpy(exact, tails[i], len);
+    CHECK(ptxvm_module_load_data(ctx, exact, len, "x", &m) == PTXVM_ERROR_INVALID_PTX ||
+          i == 1);
+    if (i == 1 && m) ptxvm_module_unload(m);
+    free(exact);
+  }
   ptxvm_module_unload(NULL);
   ptxvm_context_destroy(ctx);
   ptxvm_context_destroy(NULL);
