@@ -1,0 +1,159 @@
+/* ctrl.c: family CTRL, control flow (PTX ISA 9.0 §9.7.12): bra, brx.idx,
+ * call, ret, exit.
+ *
+ * The handlers are thin: they say what happens (XS_BRANCH with w->taken,
+ * XS_CALL, XS_RET, XS_EXIT) and the interpreter, which owns pcs, frames
+ * and lane groups, does it. bra.uni is bra: .uni only promises that the
+ * branch is not divergent, and executing it as a possibly divergent branch
+ * is always correct. brx.idx moves each lane to the label its index selects
+ * (interp_jump); an index outside the .branchtargets list is a fault (the
+ * ISA leaves it undefined).
+ *
+ * call [(rets),] f [, (args)] [, proto|targets]: the selector records where
+ * each argument and return value lives at the call site (a .param variable
+ * of the caller's frame, a register or an immediate) in a CallInfo; the
+ * interpreter copies arguments into the callee's formal parameters and
+ * return values back when the callee returns. f is a function name (direct)
+ * or a register holding a function address (indirect, through a
+ * .callprototype; the target is checked at run time). */
+#include "../lower/lower.h"
+
+static XStatus exec_bra(Warp *w, const XInsn *x, uint32_t mask) {
+  (void)x;
+  w->taken = mask;
+  return XS_BRANCH;
+}
+
+static XStatus exec_brx_idx(Warp *w, const XInsn *x, uint32_t mask) {
+  const BrxInfo *b = x->aux;
+  const uint32_t *idx = R32(w, x->slot[0]);
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    if (idx[l] >= b->n)
+      return exec_fault(w, x, l, "brx.idx: index %u is outside the %u branch targets", idx[l], b->n);
+  }
+  FOR_LANES(l) if (ACTIVE(mask, l)) interp_jump(w, l, b->pcs[idx[l]]);
+  return XS_NEXT;
+}
+
+static XStatus exec_call(Warp *w, const XInsn *x, uint32_t mask) {
+  (void)w; (void)x; (void)mask;
+  return XS_CALL;
+}
+
+static XStatus exec_ret(Warp *w, const XInsn *x, uint32_t mask) {
+  (void)w; (void)x; (void)mask;
+  return XS_RET;
+}
+
+static XStatus exec_exit(Warp *w, const XInsn *x, uint32_t mask) {
+  (void)w; (void)x; (void)mask;
+  return XS_EXIT;
+}
+
+XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask) { return exec_ret(w, x, mask); }
+XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask) { return exec_exit(w, x, mask); }
+
+static bool select_bra(Lower *L, const Insn *in, XInsn *x) {
+  const Operand *o = &in->opds[0];
+  if (o->kind != OPD_SYM || o->sym->kind != SYM_LABEL) return false;
+  lower_branch_target(L, o->sym);
+  x->fn = exec_bra;
+  return true;
+}
+
+static bool select_brx(Lower *L, const Insn *in, XInsn *x) {
+  const Operand *t = &in->opds[1];
+  if (t->kind != OPD_SYM || t->sym->kind != SYM_TARGETS) return false;
+  BrxInfo *b = lower_aux(L, sizeof *b);
+  b->n = (uint32_t)t->sym->ntargets;
+  b->pcs = lower_aux(L, (b->n + 1) * sizeof *b->pcs);
+  for (uint32_t i = 0; i < b->n; i++) lower_label_pc(L, &b->pcs[i], t->sym->targets[i]);
+  x->slot[0] = lower_src(L, &in->opds[0], TY_U32);
+  x->nslots = 1;
+  x->aux = b;
+  x->fn = exec_brx_idx;
+  return true;
+}
+
+/* Where one call argument or return value lives; `formal` types an
+ * immediate (NULL: 32-bit). */
+static bool call_opd(Lower *L, const Operand *o, const Symbol *formal, bool is_ret, CallOpd *c) {
+  uint64_t off;
+  if (o->kind == OPD_SYM && o->sym->kind == SYM_VAR && lower_var_offset(L, o->sym, &off)) {
+    c->kind = CO_MEM;
+    c->where = (uint32_t)(off + (uint64_t)o->ival);
+    c->size = (uint32_t)o->sym->size;
+    return true;
+  }
+  if (o->kind == OPD_REG && o->sym->kind == SYM_REG) {
+    int f = lower_reg_file(o->sym);
+    c->kind = f == 0 ? CO_R32 : f == 1 ? CO_R64 : CO_PRED;
+    c->where = is_ret ? lower_dst(L, o) : lower_src(L, o, (Type)o->sym->type);
+    c->size = f == 2 ? 1 : (uint32_t)type_size((Type)o->sym->type);
+    return true;
+  }
+  if (!is_ret && (o->kind == OPD_IMM || o->kind == OPD_FIMM || o->kind == OPD_REG)) {
+    Type t = formal ? (Type)formal->type : TY_B32;
+    if (type_size(t) == 0) t = TY_B32;
+    c->kind = type_size(t) == 8 ? CO_R64 : CO_R32;
+    c->where = lower_src(L, o, t);
+    c->size = (uint32_t)type_size(t);
+    return true;
+  }
+  return false;
+}
+
+static bool call_list(Lower *L, const Operand *list, Symbol *const *formals, int nformals,
+                      bool is_ret, CallOpd **out) {
+  *out = lower_aux(L, (size_t)(list->n + 1) * sizeof **out);
+  for (int k = 0; k < list->n; k++)
+    if (!call_opd(L, &list->elems[k], k < nformals ? formals[k] : NULL, is_ret, &(*out)[k]))
+      return false;
+  return true;
+}
+
+static bool select_call(Lower *L, const Insn *in, XInsn *x) {
+  int i = 0, n = in->nopds;
+  const Operand *rets = NULL, *args = NULL, *fo;
+  if (n > 1 && in->opds[0].kind == OPD_LIST) rets = &in->opds[i++];
+  if (i >= n) return false;
+  fo = &in->opds[i++];
+  if (i < n && in->opds[i].kind == OPD_LIST) args = &in->opds[i++];
+  CallInfo *ci = lower_aux(L, sizeof *ci);
+  const Function *sig = NULL;
+  if (fo->kind == OPD_SYM && fo->sym->kind == SYM_FUNC && fo->sym->func) {
+    ci->func = lower_func_index(L, fo->sym->func);
+    if (ci->func < 0 || !lower_func_info(L, ci->func)->f->has_body) return false;
+    sig = lower_func_info(L, ci->func)->f;
+  } else if (fo->kind == OPD_REG && fo->sym->kind == SYM_REG) {
+    ci->func = -1;
+    ci->fslot = lower_src(L, fo, (Type)fo->sym->type);
+    ci->fslot32 = lower_reg_file(fo->sym) == 0;
+    if (i < n && in->opds[i].kind == OPD_SYM && in->opds[i].sym->kind == SYM_PROTO)
+      sig = in->opds[i].sym->func;
+  } else {
+    return false;
+  }
+  ci->proto = sig;
+  if (rets && !call_list(L, rets, sig ? sig->rets : NULL, sig ? sig->nrets : 0, true, &ci->rets))
+    return false;
+  if (args && !call_list(L, args, sig ? sig->params : NULL, sig ? sig->nparams : 0, false, &ci->args))
+    return false;
+  ci->nrets = rets ? rets->n : 0;
+  ci->nargs = args ? args->n : 0;
+  x->aux = ci;
+  x->fn = exec_call;
+  return true;
+}
+
+bool exec_select_CTRL(Lower *L, const Insn *in, XInsn *x) {
+  switch ((Opcode)in->op) {
+  case OP_BRA: return select_bra(L, in, x);
+  case OP_BRX_IDX: return select_brx(L, in, x);
+  case OP_CALL: return select_call(L, in, x);
+  case OP_RET: x->fn = exec_ret; return true;
+  case OP_EXIT: x->fn = exec_exit; return true;
+  default: return false;
+  }
+}

@@ -1,0 +1,613 @@
+/* interp.c: the warp interpreter and the CTA loop (DESIGN.md "Execution
+ * model", "Independent thread scheduling"; exec.h).
+ *
+ * Each lane has its own pc, call depth and stack of return frames. A lane
+ * group is the set of live lanes that share (depth, pc); the interpreter
+ * runs the group in the innermost frame with the lowest pc, one XInsn at a
+ * time, with mask = group ∩ guard. Lanes of the group whose guard is false
+ * just advance. Running the lowest pc first makes structured control flow
+ * reconverge where the hardware reconverges it: a group that is ahead waits
+ * at its pc until the others catch up and merge with it.
+ *
+ * Fast path: the group's pc is kept in a register (gpc) and only written
+ * back to the lanes when the group changes; while no other group of the warp
+ * could run (converged) or the next pc stays below every other group's pc
+ * (`limit`), no group is recomputed.
+ *
+ * Forward progress: a group that branches backwards more than SPIN_LIMIT
+ * times while other runnable groups wait is deprioritised (`deprio`), so a
+ * lane spinning on a lock held by another lane of its warp lets the holder
+ * run (ITS semantics, PTX ISA 9.0 §3.3 / sync digest §1).
+ *
+ * Calls: a call pushes {return pc, caller} on each lane's stack and copies
+ * the .param arguments into the callee's frame; ret copies the return
+ * values back. Registers and frames are per function (lower.h), so when a
+ * lane enters a function it is already in (recursion), the callee's register
+ * region and frame are saved for that lane on the warp's save stack and
+ * restored when it returns.
+ *
+ * The CTA loop runs warps round-robin, QUANTUM instructions each. A lane that
+ * returns XS_WAIT blocks until interp_release; when no warp can run, the
+ * simple CTA barrier is polled (threads may have exited), and if nothing is
+ * released the CTA is deadlocked: every blocked warp is reported with the
+ * instruction it waits at. A step watchdog reports runaway loops. */
+#include "../lower/lower.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { QUANTUM = 4096, SPIN_LIMIT = 256 };
+#define DEFAULT_MAX_STEPS (1ull << 28)
+
+typedef struct Frame { uint32_t ret_pc; uint32_t func; } Frame;
+
+typedef struct Save {
+  uint32_t func, lanes, depth;      /* depth of the callee activation */
+  uint32_t *r32, *pred;
+  uint64_t *r64;
+  uint8_t *frame;                   /* frame_size bytes per lane */
+} Save;
+
+typedef struct WState {
+  uint32_t pc[WARP_SIZE];
+  uint32_t depth[WARP_SIZE];
+  uint32_t func[WARP_SIZE];
+  Frame *stack[WARP_SIZE];
+  uint32_t cap[WARP_SIZE];
+  uint32_t waiting;                 /* lanes blocked by XS_WAIT */
+  uint32_t jumped;                  /* lanes moved by interp_jump */
+  uint32_t deprio;                  /* forward progress: lanes that yield */
+  uint32_t backedges;
+  uint32_t gmask, gpc, limit;       /* the running group (stale pcs in lanes) */
+  bool have, regroup;
+  uint32_t cur_mask;                /* lanes executing the current insn */
+  uint64_t sleep;                   /* nanosleep, virtual ns */
+  Save *saves; int nsaves, capsaves;
+} WState;
+
+static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* ---- errors ---- */
+
+static bool launch_failed(Launch *l) {
+  pthread_mutex_lock(&error_lock);
+  bool f = l->error != NULL;
+  pthread_mutex_unlock(&error_lock);
+  return f;
+}
+
+static void set_error(Launch *l, char *msg, bool deadlock) {
+  pthread_mutex_lock(&error_lock);
+  if (!l->error) { l->error = msg; l->deadlock = deadlock; msg = NULL; }
+  pthread_mutex_unlock(&error_lock);
+  free(msg);
+}
+
+static int lowest_lane(uint32_t m) {
+  for (int l = 0; l < WARP_SIZE; l++) if (m >> l & 1) return l;
+  return 0;
+}
+
+/* "FILE:LINE:COL (CUDA_FILE:LINE)" of an XInsn. */
+static void where(const Program *p, const XInsn *x, char *buf, size_t n) {
+  const Insn *in = x ? x->src : NULL;
+  if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
+  int k = snprintf(buf, n, "%s:%u:%u", p->m->path, in->line, in->col);
+  const char *cu = in->src_file >= 0 ? module_file_name(p->m, in->src_file) : NULL;
+  if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
+}
+
+XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
+  char msg[1024], loc[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  WState *s = w->interp;
+  if (lane < 0) lane = lowest_lane(s ? s->cur_mask : w->valid);
+  where(w->launch->prog, x, loc, sizeof loc);
+  const uint32_t *c = w->cta->ctaid;
+  size_t n = strlen(msg) + strlen(loc) + strlen(w->launch->kernel->name) + 160;
+  char *out = malloc(n);
+  if (!out) return XS_TRAP;
+  snprintf(out, n, "%s\n  at %s, kernel %s, %%ctaid (%u,%u,%u), %%tid (%u,%u,%u)", msg, loc,
+           w->launch->kernel->name, c[0], c[1], c[2], w->tid[0][lane], w->tid[1][lane],
+           w->tid[2][lane]);
+  set_error(w->launch, out, false);
+  return XS_TRAP;
+}
+
+/* ---- services for handlers (lower.h) ---- */
+
+static void flush(WState *s) {
+  if (!s->have) return;
+  for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
+  s->have = false;
+}
+
+uint64_t interp_clock(const Warp *w) { return w->steps + ((const WState *)w->interp)->sleep; }
+void interp_sleep(Warp *w, uint64_t ns) { ((WState *)w->interp)->sleep += ns; }
+
+void interp_jump(Warp *w, int lane, uint32_t pc) {
+  WState *s = w->interp;
+  s->pc[lane] = pc;
+  s->jumped |= 1u << lane;
+}
+
+void interp_release(Warp *w, uint32_t lanes) {
+  WState *s = w->interp;
+  lanes &= s->waiting;
+  for (int l = 0; l < WARP_SIZE; l++) if (lanes >> l & 1) s->pc[l]++;
+  s->waiting &= ~lanes;
+  s->regroup = true;
+}
+
+uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
+
+uint32_t interp_pc(const Warp *w, int lane) {
+  const WState *s = w->interp;
+  return s->have && (s->gmask >> lane & 1) ? s->gpc : s->pc[lane];
+}
+
+/* ---- lane groups ---- */
+
+/* Picks the group to run: innermost frame, lowest pc, among runnable lanes
+ * not deprioritised (unless only those are left). */
+static bool pick_group(Warp *w, WState *s) {
+  flush(s);
+  uint32_t live = w->valid & ~w->exited & ~s->waiting;
+  if (!live) return false;
+  uint32_t cand = live & ~s->deprio;
+  if (!cand) { s->deprio = 0; cand = live; }
+  int best = -1;
+  for (int l = 0; l < WARP_SIZE; l++) {
+    if (!(cand >> l & 1)) continue;
+    if (best < 0 || s->depth[l] > s->depth[best] ||
+        (s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best]))
+      best = l;
+  }
+  uint32_t m = 0, lim = UINT32_MAX;
+  for (int l = 0; l < WARP_SIZE; l++) {
+    if (!(cand >> l & 1) || s->depth[l] != s->depth[best]) continue;
+    if (s->pc[l] == s->pc[best]) m |= 1u << l;
+    else if (s->pc[l] < lim) lim = s->pc[l];
+  }
+  s->gmask = m;
+  s->gpc = s->pc[best];
+  s->limit = lim;
+  s->have = true;
+  s->regroup = false;
+  if (m != live) s->limit = lim;   /* other groups exist: watch for merging */
+  return true;
+}
+
+/* Lanes of the group that are the only runnable ones? */
+static bool others_runnable(Warp *w, WState *s) {
+  return (w->valid & ~w->exited & ~s->waiting & ~s->gmask) != 0;
+}
+
+/* ---- calls ---- */
+
+static uint8_t *lane_local(Warp *w, int l) { return w->local + (size_t)l * w->local_size; }
+
+static void opd_read(Warp *w, const CallOpd *o, int l, uint8_t *dst) {
+  switch (o->kind) {
+  case CO_MEM: memcpy(dst, lane_local(w, l) + o->where, o->size); break;
+  case CO_R32: { uint32_t v = R32(w, o->where)[l]; memcpy(dst, &v, o->size < 4 ? o->size : 4); break; }
+  case CO_R64: { uint64_t v = R64(w, o->where)[l]; memcpy(dst, &v, o->size < 8 ? o->size : 8); break; }
+  case CO_PRED: dst[0] = (uint8_t)(w->pred[o->where] >> l & 1); break;
+  }
+}
+
+static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
+  switch (o->kind) {
+  case CO_MEM: memcpy(lane_local(w, l) + o->where, src, o->size); break;
+  case CO_R32: { uint32_t v = 0; memcpy(&v, src, o->size < 4 ? o->size : 4); R32(w, o->where)[l] = v; break; }
+  case CO_R64: { uint64_t v = 0; memcpy(&v, src, o->size < 8 ? o->size : 8); R64(w, o->where)[l] = v; break; }
+  case CO_PRED:
+    w->pred[o->where] = (w->pred[o->where] & ~(1u << l)) | ((uint32_t)(src[0] & 1) << l);
+    break;
+  }
+}
+
+static bool on_stack(const WState *s, int l, uint32_t f) {
+  if (s->func[l] == f) return true;
+  for (uint32_t d = 0; d < s->depth[l]; d++) if (s->stack[l][d].func == f) return true;
+  return false;
+}
+
+static void push_save(Warp *w, WState *s, const FuncInfo *fi, uint32_t f, uint32_t lanes,
+                      uint32_t depth) {
+  if (s->nsaves == s->capsaves) {
+    s->capsaves = s->capsaves ? 2 * s->capsaves : 8;
+    s->saves = realloc(s->saves, (size_t)s->capsaves * sizeof *s->saves);
+  }
+  Save *sv = &s->saves[s->nsaves++];
+  sv->func = f; sv->lanes = lanes; sv->depth = depth;
+  sv->r32 = malloc((size_t)fi->n32 * WARP_SIZE * 4 + 1);
+  sv->r64 = malloc((size_t)fi->n64 * WARP_SIZE * 8 + 1);
+  sv->pred = malloc((size_t)fi->np * 4 + 1);
+  sv->frame = malloc((size_t)fi->frame_size * WARP_SIZE + 1);
+  memcpy(sv->r32, R32(w, fi->r32), (size_t)fi->n32 * WARP_SIZE * 4);
+  memcpy(sv->r64, R64(w, fi->r64), (size_t)fi->n64 * WARP_SIZE * 8);
+  memcpy(sv->pred, w->pred + fi->p0, (size_t)fi->np * 4);
+  for (int l = 0; l < WARP_SIZE; l++)
+    if (lanes >> l & 1)
+      memcpy(sv->frame + (size_t)l * fi->frame_size, lane_local(w, l) + fi->frame, fi->frame_size);
+}
+
+static void free_save(Save *sv) { free(sv->r32); free(sv->r64); free(sv->pred); free(sv->frame); }
+
+/* Restores lane l's registers and frame of the activation it leaves. */
+static void pop_save(Warp *w, WState *s, const FuncInfo *fi, int l, uint32_t depth) {
+  for (int i = s->nsaves - 1; i >= 0; i--) {
+    Save *sv = &s->saves[i];
+    if (!(sv->lanes >> l & 1) || sv->depth != depth) continue;
+    for (uint32_t k = 0; k < fi->n32; k++) R32(w, fi->r32 + k)[l] = sv->r32[k * WARP_SIZE + (uint32_t)l];
+    for (uint32_t k = 0; k < fi->n64; k++) R64(w, fi->r64 + k)[l] = sv->r64[k * WARP_SIZE + (uint32_t)l];
+    for (uint32_t k = 0; k < fi->np; k++)
+      w->pred[fi->p0 + k] = (w->pred[fi->p0 + k] & ~(1u << l)) | (sv->pred[k] & (1u << l));
+    memcpy(lane_local(w, l) + fi->frame, sv->frame + (size_t)l * fi->frame_size, fi->frame_size);
+    sv->lanes &= ~(1u << l);
+    break;
+  }
+  while (s->nsaves && !s->saves[s->nsaves - 1].lanes) free_save(&s->saves[--s->nsaves]);
+}
+
+static bool push_frame(WState *s, int l, Frame f) {
+  if (s->depth[l] == s->cap[l]) {
+    uint32_t nc = s->cap[l] ? 2 * s->cap[l] : 8;
+    Frame *ns = realloc(s->stack[l], nc * sizeof *ns);
+    if (!ns) return false;
+    s->stack[l] = ns;
+    s->cap[l] = nc;
+  }
+  s->stack[l][s->depth[l]++] = f;
+  return true;
+}
+
+enum { MAX_DEPTH = 1u << 16, ARGBUF = 4096 };
+
+/* The callee of lane l: direct, or through a function-address register. */
+static int callee_of(Warp *w, const XInsn *x, const CallInfo *ci, int l) {
+  if (ci->func >= 0) return ci->func;
+  uint64_t a = ci->fslot32 ? R32(w, ci->fslot)[l] : R64(w, ci->fslot)[l];
+  const Program *p = w->launch->prog;
+  if (a < FUNC_ADDR_BASE || a - FUNC_ADDR_BASE >= (uint64_t)p->nfuncs ||
+      !p->funcs[a - FUNC_ADDR_BASE].f->has_body) {
+    exec_fault(w, x, l, "call: 0x%llx is not the address of a function with a body",
+               (unsigned long long)a);
+    return -1;
+  }
+  return (int)(a - FUNC_ADDR_BASE);
+}
+
+/* Copies the call's arguments of lane l into a byte buffer. */
+static bool gather(Warp *w, const CallOpd *o, int n, int l, uint8_t *buf, uint32_t *offs) {
+  uint32_t at = 0;
+  for (int k = 0; k < n; k++) {
+    if (at + o[k].size > ARGBUF) return false;
+    offs[k] = at;
+    opd_read(w, &o[k], l, buf + at);
+    at += o[k].size;
+  }
+  return true;
+}
+
+static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
+  const Program *p = w->launch->prog;
+  const CallInfo *ci = x->aux;
+  int f = callee_of(w, x, ci, l);
+  if (f < 0) return false;
+  const FuncInfo *fi = &p->funcs[f];
+  uint8_t buf[ARGBUF];
+  uint32_t offs[256];
+  if (ci->nargs > 256 || !gather(w, ci->args, ci->nargs, l, buf, offs)) {
+    exec_fault(w, x, l, "call: arguments too large");
+    return false;
+  }
+  /* entering a function the lane is already in: save that activation */
+  if (on_stack(s, l, (uint32_t)f)) push_save(w, s, fi, (uint32_t)f, 1u << l, s->depth[l] + 1);
+  if (s->depth[l] >= MAX_DEPTH || !push_frame(s, l, (Frame){pc + 1, s->func[l]})) {
+    exec_fault(w, x, l, "call: call stack overflow (%u frames)", s->depth[l]);
+    return false;
+  }
+  uint8_t *frame = lane_local(w, l);
+  memset(frame + fi->frame, 0, fi->frame_size);
+  for (int k = 0; k < ci->nargs && k < fi->f->nparams; k++) {
+    uint32_t sz = (uint32_t)fi->f->params[k]->size;
+    memcpy(frame + fi->param_off[k], buf + offs[k], ci->args[k].size < sz ? ci->args[k].size : sz);
+  }
+  s->func[l] = (uint32_t)f;
+  s->pc[l] = fi->pc;
+  return true;
+}
+
+static bool ret_lane(Warp *w, WState *s, int l) {
+  const Program *p = w->launch->prog;
+  if (s->depth[l] == 0) { w->exited |= 1u << l; return true; }   /* ret from the kernel */
+  const FuncInfo *fi = &p->funcs[s->func[l]];
+  uint8_t buf[ARGBUF];
+  uint32_t at = 0, offs[256];
+  for (int k = 0; k < fi->f->nrets && k < 256; k++) {
+    uint32_t sz = (uint32_t)fi->f->rets[k]->size;
+    if (at + sz > ARGBUF) break;
+    offs[k] = at;
+    memcpy(buf + at, lane_local(w, l) + fi->ret_off[k], sz);
+    at += sz;
+  }
+  uint32_t depth = s->depth[l];
+  Frame fr = s->stack[l][--s->depth[l]];
+  if (s->nsaves) pop_save(w, s, fi, l, depth);
+  const CallInfo *ci = p->code[fr.ret_pc - 1].aux;
+  for (int k = 0; ci && k < ci->nrets && k < fi->f->nrets; k++) {
+    uint8_t tmp[ARGBUF];
+    uint32_t sz = (uint32_t)fi->f->rets[k]->size;
+    memset(tmp, 0, ci->rets[k].size);
+    memcpy(tmp, buf + offs[k], sz < ci->rets[k].size ? sz : ci->rets[k].size);
+    opd_write(w, &ci->rets[k], l, tmp);
+  }
+  s->func[l] = fr.func;
+  s->pc[l] = fr.ret_pc;
+  return true;
+}
+
+/* ---- one step ---- */
+
+/* Advances the group after a handler; returns false to stop the warp. */
+static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec) {
+  uint32_t pc = s->gpc, g = s->gmask;
+  switch (st) {
+  case XS_NEXT:
+    if (s->jumped) {
+      flush(s);
+      for (int l = 0; l < WARP_SIZE; l++)
+        if ((g & ~s->jumped) >> l & 1) s->pc[l] = pc + 1;
+      s->jumped = 0;
+      s->regroup = true;
+      return true;
+    }
+    s->gpc = pc + 1;
+    if (s->gpc >= s->limit) s->regroup = true;
+    return true;
+  case XS_BRANCH: {
+    uint32_t taken = w->taken & exec;
+    if (taken == g) {                       /* uniform */
+      s->gpc = x->target;
+      if (x->target <= pc && others_runnable(w, s) && ++s->backedges > SPIN_LIMIT) {
+        s->deprio |= g;
+        s->backedges = 0;
+        s->regroup = true;
+      }
+      if (s->gpc >= s->limit) s->regroup = true;
+      return true;
+    }
+    flush(s);
+    for (int l = 0; l < WARP_SIZE; l++)
+      if (g >> l & 1) s->pc[l] = (taken >> l & 1) ? x->target : pc + 1;
+    s->regroup = true;
+    return true;
+  }
+  case XS_WAIT:
+    flush(s);
+    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
+    s->waiting |= exec;
+    s->regroup = true;
+    return true;
+  case XS_EXIT:
+    flush(s);
+    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
+    w->exited |= exec;
+    s->regroup = true;
+    return true;
+  case XS_CALL:
+  case XS_RET:
+    flush(s);
+    for (int l = 0; l < WARP_SIZE; l++) {
+      if (!(g >> l & 1)) continue;
+      if (!(exec >> l & 1)) { s->pc[l] = pc + 1; continue; }
+      if (st == XS_CALL ? !call_lane(w, s, x, pc, l) : !ret_lane(w, s, l)) return false;
+    }
+    s->regroup = true;
+    return true;
+  case XS_TRAP:
+  default:
+    return false;
+  }
+}
+
+/* Runs up to `quantum` instructions of w. Returns how many ran; *stop is set
+ * on a fault. */
+static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
+  WState *s = w->interp;
+  const XInsn *code = w->launch->prog->code;
+  uint64_t n = 0;
+  for (; n < quantum; n++) {
+    if ((!s->have || s->regroup) && !pick_group(w, s)) break;
+    const XInsn *x = &code[s->gpc];
+    uint32_t exec = s->gmask;
+    if (x->guard >= 0) {
+      uint32_t g = w->pred[x->guard];
+      exec &= x->guard_neg ? ~g : g;
+    }
+    s->cur_mask = exec;
+    w->steps++;
+    XStatus st = exec ? x->fn(w, x, exec) : XS_NEXT;
+    if (!after(w, s, x, st, exec)) { *stop = true; return n + 1; }
+  }
+  return n;
+}
+
+/* ---- warps and CTAs ---- */
+
+static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
+  Launch *L = c->launch;
+  const Program *p = L->prog;
+  memset(w, 0, sizeof *w);
+  w->id = id;
+  w->cta = c;
+  w->launch = L;
+  WState *s = calloc(1, sizeof *s);
+  w->r32 = malloc((size_t)p->n32 * WARP_SIZE * 4 + 4);
+  w->r64 = malloc((size_t)p->n64 * WARP_SIZE * 8 + 8);
+  w->pred = malloc((size_t)p->npred * 4 + 4);
+  w->local_size = p->local_size;
+  w->local = calloc((size_t)p->local_size * WARP_SIZE + 1, 1);
+  w->interp = s;
+  if (!s || !w->r32 || !w->r64 || !w->pred || !w->local) return false;
+  memcpy(w->r32, p->init32, (size_t)p->n32 * WARP_SIZE * 4);
+  memcpy(w->r64, p->init64, (size_t)p->n64 * WARP_SIZE * 8);
+  memcpy(w->pred, p->initpred, (size_t)p->npred * 4);
+  int k = program_func_index(p, L->kernel);
+  const uint32_t *b = L->block;
+  for (int l = 0; l < WARP_SIZE; l++) {
+    uint32_t t = (uint32_t)id * WARP_SIZE + (uint32_t)l;
+    if (t < nthreads) w->valid |= 1u << l;
+    w->tid[0][l] = t % b[0];
+    w->tid[1][l] = (t / b[0]) % b[1];
+    w->tid[2][l] = t / (b[0] * b[1]);
+    s->pc[l] = p->funcs[k].pc;
+    s->func[l] = (uint32_t)k;
+  }
+  return true;
+}
+
+static void warp_free(Warp *w) {
+  WState *s = w->interp;
+  if (s) {
+    for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
+    for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
+    free(s->saves);
+    free(s);
+  }
+  free(w->r32); free(w->r64); free(w->pred); free(w->local);
+}
+
+static bool warp_done(const Warp *w) { return (w->valid & ~w->exited) == 0; }
+
+static void lanes_text(uint32_t m, char *buf, size_t n) {
+  size_t k = 0;
+  buf[0] = 0;
+  for (int l = 0; l < WARP_SIZE && k + 12 < n; l++) {
+    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
+    int e = l;
+    while (e + 1 < WARP_SIZE && (m >> (e + 1) & 1)) e++;
+    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
+    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
+  }
+}
+
+static uint32_t live_threads(const Cta *c) {
+  uint32_t n = 0;
+  for (int i = 0; i < c->nwarps; i++)
+    n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
+  return n;
+}
+
+static void report_deadlock(Cta *c) {
+  Launch *L = c->launch;
+  const Program *p = L->prog;
+  size_t cap = 4096, len = 0;
+  char *msg = malloc(cap);
+  if (!msg) return;
+  uint32_t live = live_threads(c), waiting = 0;
+  for (int i = 0; i < c->nwarps; i++) waiting += (uint32_t)__builtin_popcount(interp_waiting(&c->warps[i]));
+  len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%ctaid (%u,%u,%u): no warp can progress "
+                          "(%u of %u live threads blocked)", L->kernel->name, c->ctaid[0],
+                          c->ctaid[1], c->ctaid[2], waiting, live);
+  for (int i = 0; i < c->nwarps && len + 600 < cap; i++) {
+    Warp *w = &c->warps[i];
+    WState *s = w->interp;
+    uint32_t left = s->waiting;
+    while (left && len + 600 < cap) {
+      int l0 = lowest_lane(left);
+      uint32_t m = 0;
+      for (int l = 0; l < WARP_SIZE; l++)
+        if ((left >> l & 1) && s->pc[l] == s->pc[l0]) m |= 1u << l;
+      left &= ~m;
+      const XInsn *x = &p->code[s->pc[l0]];
+      char loc[512], lanes[160];
+      where(p, x, loc, sizeof loc);
+      lanes_text(m, lanes, sizeof lanes);
+      len += (size_t)snprintf(msg + len, cap - len,
+                              "\n  warp %d lanes %s waits at %s (%s): the barrier expects all %u "
+                              "live threads of the CTA, %u arrived", w->id, lanes, loc,
+                              x->src ? insn_mnemonic(x->src) : "?", live, waiting);
+    }
+  }
+  set_error(L, msg, true);
+}
+
+static void report_runaway(Cta *c, uint64_t steps) {
+  Launch *L = c->launch;
+  char loc[512] = "";
+  for (int i = 0; i < c->nwarps; i++) {
+    Warp *w = &c->warps[i];
+    if (warp_done(w)) continue;
+    WState *s = w->interp;
+    uint32_t live = w->valid & ~w->exited;
+    where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
+    (void)s;
+    break;
+  }
+  char *msg = malloc(1024);
+  if (!msg) return;
+  snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
+           "without finishing (watchdog); a warp is at %s", L->kernel->name, c->ctaid[0],
+           c->ctaid[1], c->ctaid[2], (unsigned long long)steps, loc);
+  set_error(L, msg, false);
+}
+
+static bool cta_alloc(Cta *c, Launch *L, const uint32_t ctaid[3]) {
+  memset(c, 0, sizeof *c);
+  c->launch = L;
+  memcpy(c->ctaid, ctaid, sizeof c->ctaid);
+  uint32_t nthreads = L->block[0] * L->block[1] * L->block[2];
+  c->shared_size = program_static_shared(L->prog, L->kernel) + L->dyn_shared;
+  c->shared = calloc((size_t)c->shared_size + 1, 1);
+  c->nwarps = (int)((nthreads + WARP_SIZE - 1) / WARP_SIZE);
+  c->warps = calloc((size_t)c->nwarps + 1, sizeof *c->warps);
+  if (!c->shared || !c->warps) return false;
+  for (int i = 0; i < c->nwarps; i++)
+    if (!warp_init(&c->warps[i], c, i, nthreads)) return false;
+  return true;
+}
+
+static void cta_free(Cta *c) {
+  for (int i = 0; c->warps && i < c->nwarps; i++) warp_free(&c->warps[i]);
+  sync_cta_free(c);
+  free(c->warps);
+  free(c->shared);
+}
+
+/* Runs the CTA's warps round-robin; false on fault or deadlock. */
+static bool cta_loop(Cta *c) {
+  Launch *L = c->launch;
+  uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, total = 0;
+  for (;;) {
+    uint64_t ran = 0;
+    bool all_done = true, stop = false;
+    for (int i = 0; i < c->nwarps && !stop; i++) {
+      if (warp_done(&c->warps[i])) continue;
+      ran += warp_run(&c->warps[i], QUANTUM, &stop);
+      all_done &= warp_done(&c->warps[i]);
+    }
+    if (stop || launch_failed(L)) return false;
+    if (all_done) return true;
+    total += ran;
+    if (total > max) { report_runaway(c, total); return false; }
+    if (!ran && !sync_cta_poll(c)) { report_deadlock(c); return false; }
+  }
+}
+
+bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
+  Cta c;
+  bool ok = cta_alloc(&c, launch, ctaid);
+  if (!ok) set_error(launch, strdup("out of memory creating a CTA"), false);
+  else ok = cta_loop(&c);
+  cta_free(&c);
+  return ok;
+}

@@ -1,0 +1,20 @@
+/* unsupported.c: selectors of the families that later issues implement —
+ * WARP (shfl, vote, match, redux, elect, activemask), MBAR (mbarrier.*),
+ * ASYNC (cp.async*, bulk and tensor copies), TEX (textures and surfaces),
+ * MMA (wmma, mma, wgmma, ldmatrix) and VIDEO. Each refuses every form, so
+ * lowering reports "FILE:LINE:COL: <instruction> is not supported". When a
+ * family gets its own file, delete its selector here. */
+#include "exec.h"
+
+#define REFUSE(name)                                               \
+  bool name(Lower *L, const Insn *in, XInsn *x) {                  \
+    (void)L; (void)in; (void)x;                                    \
+    return false;                                                  \
+  }
+
+REFUSE(exec_select_WARP)
+REFUSE(exec_select_MBAR)
+REFUSE(exec_select_ASYNC)
+REFUSE(exec_select_TEX)
+REFUSE(exec_select_MMA)
+REFUSE(exec_select_VIDEO)

@@ -1,0 +1,779 @@
+/* lower.c: module IR -> executable program (STYLE.md §4, exec.h).
+ *
+ * program_build walks the module once:
+ *
+ *   1. Variables. Module-scope .global/.const variables get device memory
+ *      (dev_alloc) and their initializers; .shared variables of the module
+ *      and of every function are laid out once, module-wide, so any kernel's
+ *      static shared size is simply the total (simplest correct choice);
+ *      `extern .shared` arrays all start at the dynamic region after it.
+ *      Each function gets a fixed frame in every thread's local memory
+ *      holding its .local variables, its formal parameters and return values
+ *      (.func) and the .param variables it declares for calls. Kernel
+ *      parameters are offsets in the launch's parameter buffer, laid out as
+ *      the CUDA driver does (and as ptxvm_function_get_param reports).
+ *   2. Registers. Each function owns a region of each register file: 8-,
+ *      16-, 32-bit (and f16x2/bf16x2) registers in the 32-bit file, 64-bit
+ *      ones in the 64-bit file, .b128 as two 64-bit slots, predicates in the
+ *      predicate file; a vector register takes one slot per element. Slot 0
+ *      of every file is the scratch target of a sink `_`. Immediates become
+ *      constant slots, deduplicated, recorded in the init image that warp
+ *      creation copies.
+ *   3. Instructions. Each Insn becomes one XInsn, chosen by its family's
+ *      selector, preceded by a pseudo-instruction for every special register
+ *      it reads. Labels become global pcs once the function is done. Every
+ *      function ends with an implicit exit (entry) or ret (.func), for code
+ *      that falls off its end.
+ *
+ * .param state space. ld.param/st.param name kernel parameters (offsets in
+ * the launch buffer) or .param variables of a .func frame, which live in
+ * local memory and whose .param address is LOCAL_WINDOW + frame offset
+ * (exec.h), so the memory family needs no knowledge of frames. Because frames are fixed, a recursive call
+ * saves the callee's registers and frame per lane (interp.c); a pointer to
+ * an outer activation's local variable seen from an inner activation of the
+ * same function is the one thing this cannot express. */
+#include "lower.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct Fixup { uint32_t code; uint32_t *dst; const Symbol *label; } Fixup;
+typedef struct Const { uint64_t key; uint32_t slot; uint8_t file; bool used; } Const;
+
+struct Lower {
+  Program *p;
+  const Module *m;
+  int fi;                         /* function being lowered */
+  FuncInfo *fn;
+  const Insn *in;                 /* instruction being lowered */
+  uint32_t *insn_pc;              /* IR index -> pc, for the current function */
+  XInsn *code; uint32_t ncode, capcode;
+  XInsn pre[XINSN_MAX_OPDS]; int npre;   /* pseudo-instructions before in */
+  Fixup *fix; uint32_t nfix, capfix;
+  Const *consts; uint32_t capconsts, nconsts;
+  uint32_t *i32; uint64_t *i64; uint32_t *ipred;   /* init value per slot */
+  uint32_t cap32, cap64, cappred;
+  jmp_buf jb;
+  char *err;
+};
+
+/* ---- errors ---- */
+
+static _Noreturn void lower_fail(Lower *L, const Insn *in, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  size_t n = strlen(msg) + strlen(L->m->path) + 64;
+  L->err = malloc(n);
+  if (L->err) {
+    if (in) snprintf(L->err, n, "%s:%u:%u: %s", L->m->path, in->line, in->col, msg);
+    else snprintf(L->err, n, "%s: %s", L->m->path, msg);
+  }
+  longjmp(L->jb, 1);
+}
+
+static void *grow(Lower *L, void *v, uint32_t *cap, uint32_t need, size_t elem) {
+  if (need <= *cap) return v;
+  uint32_t nc = *cap ? *cap : 64;
+  while (nc < need) nc *= 2;
+  void *nv = realloc(v, nc * elem);
+  if (!nv) lower_fail(L, NULL, "out of memory");
+  memset((char *)nv + *cap * elem, 0, (nc - *cap) * elem);
+  *cap = nc;
+  return nv;
+}
+
+/* ---- slots ---- */
+
+enum { FILE32, FILE64, FILEP };
+
+static uint32_t new_slot(Lower *L, int file, uint32_t n) {
+  Program *p = L->p;
+  uint32_t s;
+  if (file == FILE32) {
+    s = p->n32; p->n32 += n;
+    L->i32 = grow(L, L->i32, &L->cap32, p->n32, sizeof *L->i32);
+  } else if (file == FILE64) {
+    s = p->n64; p->n64 += n;
+    L->i64 = grow(L, L->i64, &L->cap64, p->n64, sizeof *L->i64);
+  } else {
+    s = p->npred; p->npred += n;
+    L->ipred = grow(L, L->ipred, &L->cappred, p->npred, sizeof *L->ipred);
+  }
+  return s;
+}
+
+static uint64_t hash64(uint64_t k) {
+  k ^= k >> 33; k *= 0xff51afd7ed558ccdull; k ^= k >> 33;
+  return k;
+}
+
+/* A constant slot holding `v` in `file`, shared by all equal constants. */
+static uint32_t const_slot(Lower *L, int file, uint64_t v) {
+  if (2 * (L->nconsts + 1) > L->capconsts) {
+    Const *old = L->consts;
+    uint32_t oldcap = L->capconsts;
+    L->capconsts = oldcap ? 2 * oldcap : 256;
+    L->consts = calloc(L->capconsts, sizeof *L->consts);
+    if (!L->consts) lower_fail(L, NULL, "out of memory");
+    L->nconsts = 0;
+    for (uint32_t i = 0; i < oldcap; i++)
+      if (old[i].used) {
+        uint32_t h = (uint32_t)hash64(old[i].key * 3 + old[i].file) & (L->capconsts - 1);
+        while (L->consts[h].used) h = (h + 1) & (L->capconsts - 1);
+        L->consts[h] = old[i];
+        L->nconsts++;
+      }
+    free(old);
+  }
+  uint32_t h = (uint32_t)hash64(v * 3 + (uint64_t)file) & (L->capconsts - 1);
+  for (; L->consts[h].used; h = (h + 1) & (L->capconsts - 1))
+    if (L->consts[h].key == v && L->consts[h].file == file) return L->consts[h].slot;
+  uint32_t s = new_slot(L, file, 1);
+  if (file == FILE32) L->i32[s] = (uint32_t)v;
+  else if (file == FILE64) L->i64[s] = v;
+  else L->ipred[s] = v ? 0xffffffffu : 0;
+  L->consts[h] = (Const){v, s, (uint8_t)file, true};
+  L->nconsts++;
+  return s;
+}
+
+static int reg_file(const Symbol *s) {
+  if (s->type == TY_PRED) return FILEP;
+  return type_size(s->type) >= 8 ? FILE64 : FILE32;
+}
+
+int lower_reg_file(const Symbol *s) { return reg_file(s); }
+
+static uint32_t reg_nslots(const Symbol *s) {
+  uint32_t v = s->vec ? s->vec : 1;
+  return s->type == TY_B128 ? 2 * v : v;
+}
+
+/* Slot of a register operand (with its .x/.y/.z/.w component). */
+static uint32_t reg_slot(Lower *L, const Operand *o) {
+  const Symbol *s = o->sym;
+  uint32_t slot = L->fn->regmap[s->slot];
+  if (o->comp > 0) slot += (uint32_t)o->comp * (s->type == TY_B128 ? 2 : 1);
+  return slot;
+}
+
+/* ---- variables ---- */
+
+static void add_var(Lower *L, const Symbol *s, uint64_t addr) {
+  Program *p = L->p;
+  if (p->nvars == p->capvars) {
+    p->capvars = p->capvars ? 2 * p->capvars : 64;
+    VarAddr *nv = realloc(p->vars, (size_t)p->capvars * sizeof *nv);
+    if (!nv) lower_fail(L, NULL, "out of memory");
+    p->vars = nv;
+  }
+  p->vars[p->nvars++] = (VarAddr){s, addr};
+}
+
+bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr) {
+  for (int i = 0; i < p->nvars; i++)
+    if (p->vars[i].sym == s) { *addr = p->vars[i].addr; return true; }
+  return false;
+}
+
+int program_func_index(const Program *p, const Function *f) {
+  for (int i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i].f == f) return i;
+  return -1;
+}
+
+static uint32_t var_align(const Symbol *s) {
+  uint32_t a = s->align ? s->align : (uint32_t)type_size(s->type) * (s->vec ? s->vec : 1);
+  return a ? a : 1;
+}
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+static bool is_kernel_param(const Program *p, const Symbol *s) {
+  for (int i = 0; i < p->nfuncs; i++) {
+    const Function *f = p->funcs[i].f;
+    if (!f->is_entry) continue;
+    for (int k = 0; k < f->nparams; k++)
+      if (f->params[k] == s) return true;
+  }
+  return false;
+}
+
+/* Kernel parameters: in order, each at its alignment (module.c agrees). */
+static void layout_kernel_params(Lower *L, const Function *f) {
+  uint64_t off = 0;
+  for (int k = 0; k < f->nparams; k++) {
+    off = align_up(off, var_align(f->params[k]));
+    add_var(L, f->params[k], off);
+    off += f->params[k]->size;
+  }
+}
+
+static uint64_t frame_var(Lower *L, const Symbol *s, uint64_t *off) {
+  *off = align_up(*off, var_align(s));
+  uint64_t at = *off;
+  add_var(L, s, at);
+  *off += s->size ? s->size : 1;
+  return at;
+}
+
+/* The frame of function i: its .local and .param variables, after the
+ * frames laid out before it. */
+static void layout_frame(Lower *L, int i) {
+  FuncInfo *fi = &L->p->funcs[i];
+  const Function *f = fi->f;
+  uint64_t off = align_up(L->p->local_size, 16), start = off;
+  if (!f->is_entry) {
+    fi->param_off = arena_alloc(&L->p->arena, (size_t)(f->nparams + 1) * sizeof(uint32_t));
+    fi->ret_off = arena_alloc(&L->p->arena, (size_t)(f->nrets + 1) * sizeof(uint32_t));
+    for (int k = 0; k < f->nparams; k++) fi->param_off[k] = (uint32_t)frame_var(L, f->params[k], &off);
+    for (int k = 0; k < f->nrets; k++) fi->ret_off[k] = (uint32_t)frame_var(L, f->rets[k], &off);
+  } else {
+    layout_kernel_params(L, f);
+  }
+  for (int k = 0; k < f->nvars; k++) {
+    const Symbol *s = f->vars[k];
+    if (s->space == SP_LOCAL || s->space == SP_PARAM) frame_var(L, s, &off);
+  }
+  fi->frame = (uint32_t)start;
+  fi->frame_size = (uint32_t)(off - start);
+  L->p->local_size = (uint32_t)off;
+}
+
+static void layout_shared(Lower *L, const Symbol *s, uint64_t *off, bool *has_extern,
+                          uint32_t *ext_align) {
+  if (s->is_extern || s->is_unsized || s->size == 0) {
+    *has_extern = true;
+    if (var_align(s) > *ext_align) *ext_align = var_align(s);
+    return;
+  }
+  *off = align_up(*off, var_align(s));
+  add_var(L, s, *off);
+  *off += s->size;
+}
+
+static void layout_dyn_shared(Lower *L, const Symbol *s) {
+  if (s->is_extern || s->is_unsized || s->size == 0) add_var(L, s, L->p->shared_static);
+}
+
+static void alloc_global(Lower *L, const Symbol *s) {
+  if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
+  uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, var_align(s) < 16 ? 16 : var_align(s));
+  if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
+                     (unsigned long long)s->size, s->name);
+  add_var(L, s, a);
+}
+
+/* Address of a variable or function as seen in state space sp (SP_NONE or
+ * SP_GENERIC: its generic address). */
+static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
+  if (s->kind == SYM_FUNC) {
+    for (int i = 0; i < L->p->nfuncs; i++)
+      if (L->p->funcs[i].f->name == s->name || !strcmp(L->p->funcs[i].f->name, s->name))
+        return FUNC_ADDR_BASE + (uint64_t)i;
+    lower_fail(L, L->in, "function '%s' has no address", s->name);
+  }
+  uint64_t a;
+  if (!program_lookup_var(L->p, s, &a)) lower_fail(L, L->in, "'%s' has no address", s->name);
+  /* .param of a .func frame: a LOCAL-window address even as .param (exec.h) */
+  if (s->space == SP_PARAM && !is_kernel_param(L->p, s)) return LOCAL_WINDOW + a;
+  if (sp != SP_NONE && sp != SP_GENERIC) return a;
+  switch (s->space) {
+  case SP_SHARED: return SHARED_WINDOW + a;
+  case SP_LOCAL: return LOCAL_WINDOW + a;
+  case SP_PARAM: return PARAM_WINDOW + a;
+  default: return a;
+  }
+}
+
+/* ---- initializers (§5.4.4) ---- */
+
+static uint16_t f32_to_f16(float f) {
+  uint32_t x; memcpy(&x, &f, 4);
+  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
+  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
+  int e = (int)exp - 127 + 15;
+  if (e >= 31) return (uint16_t)(sign | 0x7c00);
+  if (e <= 0) {
+    if (e < -10) return (uint16_t)sign;
+    man |= 0x800000;
+    uint32_t shift = (uint32_t)(14 - e), h = man >> shift, rem = man & ((1u << shift) - 1);
+    uint32_t half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (h & 1))) h++;
+    return (uint16_t)(sign | h);
+  }
+  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
+  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
+  return (uint16_t)(sign | h);
+}
+
+static uint16_t f32_to_bf16(float f) {
+  uint32_t x; memcpy(&x, &f, 4);
+  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
+  x += 0x7fff + ((x >> 16) & 1);
+  return (uint16_t)(x >> 16);
+}
+
+/* Bits of a number converted to type t (size bytes, little-endian). */
+static uint64_t float_bits(Type t, double v) {
+  int size = type_size(t);
+  if (t == TY_BF16 || t == TY_BF16X2) return f32_to_bf16((float)v);
+  if (size == 2) return f32_to_f16((float)v);
+  if (size == 4) { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); return b; }
+  uint64_t b; memcpy(&b, &v, 8); return b;
+}
+
+static uint64_t init_value(Lower *L, const Symbol *var, const InitElem *e) {
+  switch (e->kind) {
+  case INIT_INT:
+    return type_kind(var->type) == K_F ? float_bits(var->type, (double)e->ival) : (uint64_t)e->ival;
+  case INIT_FLOAT:
+    return type_kind(var->type) == K_F ? float_bits(var->type, e->fval)
+                                       : (uint64_t)(int64_t)e->fval;
+  default: {
+    /* var: its address in its own space; generic(var): its generic one */
+    uint64_t a = sym_addr(L, e->sym, e->generic ? SP_GENERIC : SP_GLOBAL) + (uint64_t)e->ival;
+    if (e->mask_shift >= 0) a = (a >> (8 * e->mask_shift)) & 0xff;
+    return a;
+  }
+  }
+}
+
+static void write_init(Lower *L, const Symbol *s) {
+  if (!s->has_init || !s->ninit || (s->space != SP_GLOBAL && s->space != SP_CONST)) return;
+  uint64_t base;
+  if (!program_lookup_var(L->p, s, &base)) return;
+  int es = type_size(s->type);
+  if (es <= 0) es = 1;
+  uint8_t *host = dev_host(L->p->dev, base, s->size);
+  if (!host) lower_fail(L, NULL, "cannot initialise '%s'", s->name);
+  for (int i = 0; i < s->ninit && (uint64_t)(i + 1) * (uint64_t)es <= s->size; i++) {
+    uint64_t v = init_value(L, s, &s->init[i]);
+    memcpy(host + (size_t)i * (size_t)es, &v, (size_t)es);   /* little-endian host */
+  }
+}
+
+static void layout_vars(Lower *L) {
+  const Module *m = L->m;
+  Program *p = L->p;
+  uint64_t sh = 0;
+  bool has_ext = false;
+  uint32_t ext_align = 16;
+  for (int i = 0; i < m->nglobals; i++) {
+    const Symbol *s = m->globals[i];
+    if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
+    else if (s->space == SP_LOCAL) { uint64_t off = p->local_size; frame_var(L, s, &off); p->local_size = (uint32_t)off; }
+    else alloc_global(L, s);
+  }
+  for (int i = 0; i < p->nfuncs; i++) {
+    const Function *f = p->funcs[i].f;
+    for (int k = 0; k < f->nvars; k++) {
+      const Symbol *s = f->vars[k];
+      if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
+      else if (s->space == SP_GLOBAL || s->space == SP_CONST) alloc_global(L, s);
+    }
+    layout_frame(L, i);
+  }
+  p->shared_static = (uint32_t)align_up(sh, ext_align);
+  for (int i = 0; i < m->nglobals; i++)
+    if (m->globals[i]->space == SP_SHARED) layout_dyn_shared(L, m->globals[i]);
+  for (int i = 0; i < p->nfuncs; i++)
+    for (int k = 0; k < p->funcs[i].f->nvars; k++)
+      if (p->funcs[i].f->vars[k]->space == SP_SHARED) layout_dyn_shared(L, p->funcs[i].f->vars[k]);
+  p->local_size = (uint32_t)align_up(p->local_size, 16);
+  for (int i = 0; i < m->nglobals; i++) write_init(L, m->globals[i]);
+  for (int i = 0; i < p->nfuncs; i++)
+    for (int k = 0; k < p->funcs[i].f->nvars; k++) write_init(L, p->funcs[i].f->vars[k]);
+}
+
+/* ---- registers of a function ---- */
+
+static void layout_regs(Lower *L, FuncInfo *fi) {
+  const Function *f = fi->f;
+  fi->regmap = arena_alloc(&L->p->arena, (size_t)(f->nregs + 1) * sizeof(uint32_t));
+  uint32_t n[3] = {0, 0, 0};
+  for (int i = 0; i < f->nregs; i++) n[reg_file(f->regs[i])] += reg_nslots(f->regs[i]);
+  fi->r32 = new_slot(L, FILE32, n[FILE32]); fi->n32 = n[FILE32];
+  fi->r64 = new_slot(L, FILE64, n[FILE64]); fi->n64 = n[FILE64];
+  fi->p0 = new_slot(L, FILEP, n[FILEP]); fi->np = n[FILEP];
+  uint32_t next[3] = {fi->r32, fi->r64, fi->p0};
+  for (int i = 0; i < f->nregs; i++) {
+    const Symbol *s = f->regs[i];
+    int file = reg_file(s);
+    fi->regmap[s->slot] = next[file];
+    next[file] += reg_nslots(s);
+  }
+}
+
+/* ---- the Lower API (exec.h) ---- */
+
+void *lower_aux(Lower *L, size_t n) { return arena_alloc(&L->p->arena, n ? n : 1); }
+
+static int type_file(Type t) {
+  if (t == TY_PRED) return FILEP;
+  return type_size(t) >= 8 ? FILE64 : FILE32;
+}
+
+static uint64_t truncate_to(Type t, uint64_t v) {
+  int size = type_size(t);
+  if (size >= 8 || size == 0) return v;
+  return v & ((1ull << (8 * size)) - 1);
+}
+
+static uint64_t imm_bits(const Operand *o, Type t) {
+  if (o->kind == OPD_FIMM) {
+    if (type_kind(t) == K_F) return float_bits(t, o->fval);
+    if (o->flags & OPF_F32) return float_bits(TY_F32, o->fval);
+    return float_bits(TY_F64, o->fval);
+  }
+  if (type_kind(t) == K_F) return float_bits(t, (double)o->ival);
+  return truncate_to(t, (uint64_t)o->ival);
+}
+
+/* A pseudo-instruction that copies special register o into a hidden slot. */
+static uint32_t sreg_slot(Lower *L, const Operand *o) {
+  if (L->npre == XINSN_MAX_OPDS) lower_fail(L, L->in, "too many special registers");
+  const Symbol *s = o->sym;
+  uint32_t slot = new_slot(L, type_file(s->type), 1);
+  XInsn *x = &L->pre[L->npre++];
+  memset(x, 0, sizeof *x);
+  x->fn = exec_sreg_load;
+  x->src = L->in;
+  x->func = L->fn->f;
+  x->op = L->in->op;
+  x->type = (uint8_t)s->type;
+  x->guard = -1;
+  x->slot[0] = slot;
+  x->nslots = 1;
+  x->imm = o->comp < 0 ? 0 : o->comp;
+  x->aux = (void *)(uintptr_t)s;
+  int id = sreg_id(s->name);
+  if (id < 0) lower_fail(L, L->in, "special register %s is not supported", s->name);
+  x->sub = (uint8_t)id;
+  return slot;
+}
+
+uint32_t lower_src(Lower *L, const Operand *o, Type t) {
+  switch (o->kind) {
+  case OPD_REG:
+    if (o->sym->kind == SYM_SREG) return sreg_slot(L, o);
+    return reg_slot(L, o);
+  case OPD_IMM: case OPD_FIMM:
+    if (t == TY_NONE) t = o->ival == (int64_t)(uint32_t)o->ival ? TY_B32 : TY_B64;
+    return const_slot(L, type_file(t), t == TY_PRED ? (uint64_t)(o->ival != 0) : imm_bits(o, t));
+  case OPD_SYM: {
+    if (t == TY_NONE || t == TY_PRED) t = TY_B64;
+    uint64_t a = sym_addr(L, o->sym, (o->flags & OPF_GENERIC) ? SP_GENERIC : o->sym->space);
+    if (o->sym->kind == SYM_FUNC) a = sym_addr(L, o->sym, SP_NONE);
+    return const_slot(L, type_file(t), truncate_to(t, a + (uint64_t)o->ival));
+  }
+  case OPD_SINK:
+    return 0;
+  default:
+    lower_fail(L, L->in, "operand kind %d cannot be a source here", o->kind);
+  }
+}
+
+uint32_t lower_dst(Lower *L, const Operand *o) {
+  if (o->kind == OPD_SINK) return 0;
+  if (o->kind != OPD_REG || o->sym->kind != SYM_REG)
+    lower_fail(L, L->in, "destination must be a register");
+  return reg_slot(L, o);
+}
+
+int64_t lower_addr(Lower *L, const Operand *o, Space sp, uint32_t *slot) {
+  *slot = UINT32_MAX;
+  const Symbol *s = o->sym;
+  if (o->kind == OPD_REG) { *slot = lower_src(L, o, TY_B64); return 0; }
+  if (!s) return o->ival;
+  if (s->kind == SYM_REG) { *slot = reg_slot(L, o); return o->ival; }
+  if (s->kind == SYM_SREG) { *slot = sreg_slot(L, o); return o->ival; }
+  return (int64_t)sym_addr(L, s, sp) + o->ival;
+}
+
+static const struct { const char *name; uint32_t bit; } mod_bits[] = {
+  {".rn", XM_RN}, {".rz", XM_RZ}, {".rm", XM_RM}, {".rp", XM_RP},
+  {".rni", XM_RNI}, {".rzi", XM_RZI}, {".rmi", XM_RMI}, {".rpi", XM_RPI},
+  {".ftz", XM_FTZ}, {".sat", XM_SAT}, {".approx", XM_APPROX}, {".full", XM_FULL},
+  {".NaN", XM_NAN}, {".hi", XM_HI}, {".lo", XM_LO}, {".wide", XM_WIDE},
+  {".cc", XM_CC}, {".uni", XM_UNI}, {".aligned", XM_ALIGNED}, {".xorsign", XM_XORSIGN},
+  {".relu", XM_RELU}, {".shiftamt", XM_SHIFTAMT}, {".volatile", XM_VOLATILE},
+};
+
+uint32_t lower_mods(const Insn *in) {
+  uint32_t m = 0;
+  for (int i = 0; i < in->nmods; i++)
+    for (size_t k = 0; k < sizeof mod_bits / sizeof mod_bits[0]; k++)
+      if (!strcmp(in->mods[i], mod_bits[k].name)) m |= mod_bits[k].bit;
+  return m;
+}
+
+static Space mod_space(const char *s) {
+  static const struct { const char *name; Space sp; } tab[] = {
+    {".global", SP_GLOBAL}, {".shared", SP_SHARED}, {".shared::cta", SP_SHARED},
+    {".shared::cluster", SP_SHARED}, {".local", SP_LOCAL}, {".const", SP_CONST},
+    {".param", SP_PARAM}, {".param::entry", SP_PARAM}, {".param::func", SP_PARAM},
+    {".tex", SP_TEX},
+  };
+  for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
+    if (!strcmp(s, tab[k].name)) return tab[k].sp;
+  return SP_NONE;
+}
+
+Space lower_space(const Insn *in) {
+  for (int i = 0; i < in->nmods; i++) {
+    Space sp = mod_space(in->mods[i]);
+    if (sp != SP_NONE) return sp;
+  }
+  return SP_NONE;
+}
+
+/* ---- labels ---- */
+
+static void add_fixup(Lower *L, uint32_t code, uint32_t *dst, const Symbol *label) {
+  L->fix = grow(L, L->fix, &L->capfix, L->nfix + 1, sizeof *L->fix);
+  L->fix[L->nfix++] = (Fixup){code, dst, label};
+}
+
+/* The branch target of the XInsn being selected (x) is `label`. */
+void lower_branch_target(Lower *L, const Symbol *label) {
+  add_fixup(L, L->ncode + (uint32_t)L->npre, NULL, label);
+}
+
+/* *dst (program-lifetime memory) receives the pc of `label`. */
+void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label) {
+  add_fixup(L, 0, dst, label);
+}
+
+static void resolve_fixups(Lower *L) {
+  const Function *f = L->fn->f;
+  for (uint32_t i = 0; i < L->nfix; i++) {
+    Fixup *fx = &L->fix[i];
+    int t = fx->label->target;
+    if (t < 0 || t > f->ninsns) lower_fail(L, NULL, "label '%s' is not defined", fx->label->name);
+    uint32_t pc = L->insn_pc[t];
+    if (fx->dst) *fx->dst = pc;
+    else L->code[fx->code].target = pc;
+  }
+  L->nfix = 0;
+}
+
+/* Index of function f for CTRL (call targets). */
+int lower_func_index(Lower *L, const Function *f) {
+  int i = program_func_index(L->p, f);
+  if (i >= 0 && f->has_body) return i;
+  for (int k = 0; k < L->p->nfuncs; k++)   /* a declaration: find the definition */
+    if (L->p->funcs[k].f->has_body && !strcmp(L->p->funcs[k].f->name, f->name)) return k;
+  return i;
+}
+const FuncInfo *lower_func_info(Lower *L, int i) { return &L->p->funcs[i]; }
+/* Local-memory offset of a .param (or .local) variable of a frame. */
+bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off) { return program_lookup_var(L->p, s, off); }
+
+/* ---- instructions ---- */
+
+static void emit(Lower *L, const XInsn *x) {
+  L->code = grow(L, L->code, &L->capcode, L->ncode + 1, sizeof *L->code);
+  L->code[L->ncode++] = *x;
+}
+
+static char *insn_text(const Insn *in, char *buf, size_t n) {
+  const char *mn = insn_mnemonic(in);
+  size_t k = 0;
+  while (mn[k] && mn[k] != '.') k++;
+  snprintf(buf, n, "%.*s", (int)k, mn);
+  /* the mnemonic's fixed parts are matched as modifiers; print each once */
+  for (int i = 0; i < in->nmods; i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", in->mods[i]);
+  }
+  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
+  return buf;
+}
+
+static void lower_insn(Lower *L, const Insn *in) {
+  L->in = in;
+  L->npre = 0;
+  XInsn x;
+  memset(&x, 0, sizeof x);
+  x.src = in;
+  x.func = L->fn->f;
+  x.op = in->op;
+  x.type = in->ntypes > 0 ? in->types[0] : TY_NONE;
+  x.type2 = in->ntypes > 1 ? in->types[1] : TY_NONE;
+  x.vec = in->vec ? in->vec : 1;
+  x.guard = in->guard ? (int32_t)L->fn->regmap[in->guard->slot] : -1;
+  x.guard_neg = in->guard_neg;
+  x.space = (uint8_t)lower_space(in);
+  x.mods = lower_mods(in);
+  Family fam = op_info[in->op].family;
+  bool ok = false;
+  switch (fam) {
+#define X(f) case FAM_##f: ok = exec_select_##f(L, in, &x); break;
+    FAMILIES(X)
+#undef X
+  default: break;
+  }
+  if (!ok) {
+    char buf[256];
+    lower_fail(L, in, "%s is not supported", insn_text(in, buf, sizeof buf));
+  }
+  for (int i = 0; i < L->npre; i++) emit(L, &L->pre[i]);
+  emit(L, &x);
+}
+
+static void lower_function(Lower *L, int i) {
+  FuncInfo *fi = &L->p->funcs[i];
+  const Function *f = fi->f;
+  L->fi = i;
+  L->fn = fi;
+  fi->pc = L->ncode;
+  if (!f->has_body) return;
+  L->insn_pc = calloc((size_t)f->ninsns + 1, sizeof *L->insn_pc);
+  if (!L->insn_pc) lower_fail(L, NULL, "out of memory");
+  for (int k = 0; k < f->ninsns; k++) {
+    L->insn_pc[k] = L->ncode;
+    lower_insn(L, &f->insns[k]);
+  }
+  L->insn_pc[f->ninsns] = L->ncode;
+  XInsn end;
+  memset(&end, 0, sizeof end);
+  end.fn = f->is_entry ? exec_exit_implicit : exec_ret_implicit;
+  end.src = f->ninsns ? &f->insns[f->ninsns - 1] : NULL;
+  end.func = f;
+  end.op = f->is_entry ? OP_EXIT : OP_RET;
+  end.guard = -1;
+  emit(L, &end);
+  L->in = NULL;
+  resolve_fixups(L);
+  free(L->insn_pc);
+  L->insn_pc = NULL;
+  fi->npc = L->ncode - fi->pc;
+}
+
+/* ---- program ---- */
+
+static void finish_image(Lower *L) {
+  Program *p = L->p;
+  p->init32 = calloc((size_t)p->n32 * WARP_SIZE + 1, sizeof *p->init32);
+  p->init64 = calloc((size_t)p->n64 * WARP_SIZE + 1, sizeof *p->init64);
+  p->initpred = calloc((size_t)p->npred + 1, sizeof *p->initpred);
+  if (!p->init32 || !p->init64 || !p->initpred) lower_fail(L, NULL, "out of memory");
+  for (uint32_t s = 0; s < p->n32; s++)
+    for (int l = 0; l < WARP_SIZE; l++) p->init32[(size_t)s * WARP_SIZE + (size_t)l] = L->i32[s];
+  for (uint32_t s = 0; s < p->n64; s++)
+    for (int l = 0; l < WARP_SIZE; l++) p->init64[(size_t)s * WARP_SIZE + (size_t)l] = L->i64[s];
+  memcpy(p->initpred, L->ipred, p->npred * sizeof *p->initpred);
+}
+
+static void build(Lower *L) {
+  Program *p = L->p;
+  p->nfuncs = L->m->nfuncs;
+  p->funcs = arena_alloc(&p->arena, (size_t)(p->nfuncs + 1) * sizeof *p->funcs);
+  for (int i = 0; i < p->nfuncs; i++) p->funcs[i].f = L->m->funcs[i];
+  new_slot(L, FILE32, 1);   /* slot 0 of every file: the sink `_` */
+  new_slot(L, FILE64, 1);
+  new_slot(L, FILEP, 1);
+  layout_vars(L);
+  for (int i = 0; i < p->nfuncs; i++) layout_regs(L, &p->funcs[i]);
+  for (int i = 0; i < p->nfuncs; i++) lower_function(L, i);
+  p->code = L->code;
+  p->ncode = L->ncode;
+  L->code = NULL;
+  finish_image(L);
+}
+
+static void lower_cleanup(Lower *L) {
+  free(L->code); free(L->fix); free(L->consts);
+  free(L->i32); free(L->i64); free(L->ipred); free(L->insn_pc);
+}
+
+Program *program_build(const Module *m, Device *dev, char **err) {
+  Program *p = calloc(1, sizeof *p);
+  Lower *L = calloc(1, sizeof *L);
+  if (!p || !L) { free(p); free(L); *err = strdup("out of memory"); return NULL; }
+  p->m = m;
+  p->dev = dev;
+  arena_init(&p->arena, &L->jb);
+  L->p = p;
+  L->m = m;
+  if (setjmp(L->jb)) {
+    *err = L->err ? L->err : strdup("out of memory");
+    Program *failed = L->p;
+    lower_cleanup(L);
+    free(L);
+    program_free(failed);
+    return NULL;
+  }
+  build(L);
+  Program *done = L->p;
+  done->arena.oom = NULL;
+  lower_cleanup(L);
+  free(L);
+  return done;
+}
+
+void program_free(Program *p) {
+  if (!p) return;
+  for (int i = 0; i < p->nvars; i++) {
+    const Symbol *s = p->vars[i].sym;
+    if ((s->space == SP_GLOBAL || s->space == SP_CONST) && p->dev)
+      dev_free(p->dev, p->vars[i].addr);
+  }
+  free(p->vars);
+  free(p->code);
+  free(p->init32); free(p->init64); free(p->initpred);
+  arena_free(&p->arena);
+  free(p);
+}
+
+uint32_t program_static_shared(const Program *p, const Function *kernel) {
+  (void)kernel;
+  return p->shared_static;
+}
+
+uint64_t program_var_addr(const Program *p, const Symbol *var) {
+  uint64_t a = 0;
+  if (!program_lookup_var(p, var, &a)) return 0;
+  return (var->space == SP_GLOBAL || var->space == SP_CONST) ? a : 0;
+}
+
+/* ---- dump ---- */
+
+static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
+  const XInsn *x = &p->code[pc];
+  char buf[256];
+  fprintf(out, "  %5u: ", pc);
+  if (x->guard >= 0) fprintf(out, "@%sp%d ", x->guard_neg ? "!" : "", x->guard);
+  if (x->fn == exec_sreg_load)
+    fprintf(out, "<sreg %s.%d -> %u>", ((const Symbol *)x->aux)->name, (int)x->imm, x->slot[0]);
+  else if (x->src && x->op == x->src->op)
+    fprintf(out, "%s", insn_text(x->src, buf, sizeof buf));
+  else
+    fprintf(out, "<%s>", op_info[x->op].mnemonic);
+  for (int i = 0; i < x->nslots; i++) fprintf(out, "%s%u", i ? "," : " s", x->slot[i]);
+  if (x->target) fprintf(out, " ->%u", x->target);
+  if (x->imm) fprintf(out, " imm=%lld", (long long)x->imm);
+  if (x->src) fprintf(out, "   ; %u:%u", x->src->line, x->src->col);
+  fputc('\n', out);
+}
+
+void program_dump(const Program *p, FILE *out) {
+  fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, shared %u, local %u\n",
+          p->ncode, p->n32, p->n64, p->npred, p->shared_static, p->local_size);
+  for (int i = 0; i < p->nvars; i++)
+    fprintf(out, "  var %s (%s) @ 0x%llx\n", p->vars[i].sym->name,
+            space_name(p->vars[i].sym->space), (unsigned long long)p->vars[i].addr);
+  for (int i = 0; i < p->nfuncs; i++) {
+    const FuncInfo *fi = &p->funcs[i];
+    fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u\n",
+            fi->f->is_entry ? ".entry" : ".func", fi->f->name, fi->pc, fi->npc, fi->r32,
+            fi->n32, fi->r64, fi->n64, fi->p0, fi->np, fi->frame, fi->frame_size);
+    for (uint32_t pc = fi->pc; pc < fi->pc + fi->npc; pc++) dump_insn(p, pc, out);
+  }
+}

@@ -1,0 +1,120 @@
+/* lower.h: private declarations shared by lowering (src/lower/lower.c), the
+ * warp interpreter (src/exec/interp.c) and the files that talk to it
+ * (ctrl.c, sreg.c, sync.c, misc.c). Instruction families use exec.h only.
+ *
+ * Layout decisions (see lower.c for the reasons):
+ *   - every function owns a private region of each register file, so a
+ *     recursive call saves and restores just that region, per lane;
+ *   - every function owns a fixed frame in each thread's local memory
+ *     (its .local variables, its formal .param parameters and return values,
+ *     and the .param variables it declares for calls), so every local and
+ *     .param address is a constant at lowering; recursion saves the frame;
+ *   - constant slots and the init image are shared by all functions;
+ *   - a function's "address" (mov.u64 %rd, f; call through a register) is
+ *     FUNC_ADDR_BASE + its index in Module.funcs. */
+#ifndef PTXVM_LOWER_H
+#define PTXVM_LOWER_H
+
+#include <stdio.h>
+
+#include "../exec/interp.h"
+
+#define FUNC_ADDR_BASE 0x00007c0000000000ull
+
+typedef struct FuncInfo {
+  const Function *f;
+  uint32_t pc, npc;                 /* first pc and count (0 without a body) */
+  uint32_t r32, n32, r64, n64;      /* register region: first slot, count */
+  uint32_t p0, np;                  /* predicate region */
+  uint32_t frame, frame_size;       /* local-memory frame: offset, bytes */
+  uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
+  uint32_t *param_off, *ret_off;    /* formal parameters: frame offsets */
+} FuncInfo;
+
+/* Where a call argument or return value lives at the call site. */
+typedef struct CallOpd {
+  enum { CO_MEM, CO_R32, CO_R64, CO_PRED } kind;
+  uint32_t where;                   /* local offset (CO_MEM) or slot */
+  uint32_t size;                    /* bytes */
+} CallOpd;
+
+typedef struct CallInfo {
+  int func;                         /* callee index, or -1: through fslot */
+  uint32_t fslot;                   /* 64-bit slot of the function address */
+  bool fslot32;                     /* the address register is 32-bit */
+  const Function *proto;            /* .callprototype signature, or NULL */
+  const Symbol *targets;            /* .branchtargets-like list, or NULL */
+  int nargs, nrets;
+  CallOpd *args, *rets;
+} CallInfo;
+
+/* brx.idx: the label pcs of its .branchtargets list. */
+typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
+
+typedef struct VarAddr { const Symbol *sym; uint64_t addr; } VarAddr;
+
+struct Program {
+  const Module *m;
+  Device *dev;
+  Arena arena;
+  XInsn *code;  uint32_t ncode;
+  FuncInfo *funcs; int nfuncs;      /* parallel to m->funcs */
+  uint32_t n32, n64, npred;         /* slots in each file */
+  uint32_t *init32; uint64_t *init64; uint32_t *initpred;  /* init image */
+  uint32_t shared_static;           /* static shared bytes (module-wide) */
+  uint32_t local_size;              /* local bytes per thread */
+  VarAddr *vars; int nvars, capvars; /* every addressable variable */
+};
+
+/* Address of a variable in its own state space: global/const device
+ * address, shared or local offset, kernel-parameter offset. */
+bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr);
+int program_func_index(const Program *p, const Function *f);
+void program_dump(const Program *p, FILE *out);
+
+/* ---- lowering services for the CTRL and MOV families (lower.c) ---- */
+/* The branch target (XInsn.target) of the instruction being selected. */
+void lower_branch_target(Lower *L, const Symbol *label);
+/* *dst (memory from lower_aux) receives the pc of label. */
+void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label);
+/* Index of f's definition in Program.funcs (-1 if none). */
+int lower_func_index(Lower *L, const Function *f);
+const FuncInfo *lower_func_info(Lower *L, int i);
+/* Address of a variable in its own space (raw frame offset for .param of a
+ * .func); false if it has none. */
+bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
+/* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
+int lower_reg_file(const Symbol *s);
+
+/* The implicit end of a function (ctrl.c). */
+XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask);
+XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask);
+
+/* ---- special registers (sreg.c) ---- */
+/* x->aux = the Symbol, x->sub = sreg_id of its name, x->imm = component,
+ * x->type = its type, x->slot[0] = destination slot in the file of the
+ * register's width (64-bit types: r64; .pred: predicate file; else r32). */
+XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask);
+int sreg_id(const char *name);     /* -1 for an unknown name */
+uint64_t sreg_value(Warp *w, int id, int comp, int lane);
+
+/* ---- interpreter services (interp.c) ---- */
+/* Virtual time of the warp in cycles (= nanoseconds). */
+uint64_t interp_clock(const Warp *w);
+void interp_sleep(Warp *w, uint64_t ns);
+/* Moves `lane` to pc (brx.idx); the interpreter regroups lanes. The handler
+ * then returns XS_NEXT and the lane is not advanced again. */
+void interp_jump(Warp *w, int lane, uint32_t pc);
+/* Releases lanes blocked by XS_WAIT: they continue after the instruction. */
+void interp_release(Warp *w, uint32_t lanes);
+uint32_t interp_waiting(const Warp *w);
+/* The pc a lane is at. */
+uint32_t interp_pc(const Warp *w, int lane);
+
+/* ---- simple CTA barrier (sync.c) ---- */
+/* Called when no warp of the CTA can run: completes a barrier that every
+ * live thread has reached. Returns true if it released any lane. */
+bool sync_cta_poll(Cta *c);
+void sync_cta_free(Cta *c);
+
+#endif
