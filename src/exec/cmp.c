@@ -345,11 +345,13 @@ bool exec_select_CMP(Lower *L, const Insn *in, XInsn *x) {
   if (in->ntypes < 1) return false;
   x->mods = lower_mods(in);
   switch (in->op) {
-  case OP_SETP: case OP_SETP_BOOL: case OP_SETP_H: case OP_SETP_H_BOOL:
-  case OP_SETP_BF: case OP_SETP_BF_BOOL:
+  case OP_SETP: case OP_SETP_BOOL: case OP_SETP_F: case OP_SETP_F_BOOL:
+  case OP_SETP_H: case OP_SETP_H_BOOL: case OP_SETP_BF: case OP_SETP_BF_BOOL:
     return lower_compare(L, in, x, false);
-  case OP_SET: case OP_SET_BOOL: case OP_SET_H: case OP_SET_H_BOOL:
-  case OP_SET_BF: case OP_SET_BF_BOOL:
+  case OP_SET: case OP_SET_BOOL: case OP_SET_F: case OP_SET_F_BOOL:
+  case OP_SET_H: case OP_SET_H_BOOL: case OP_SET_FROM_H: case OP_SET_FROM_H_BOOL:
+  case OP_SET_H2: case OP_SET_H2_BOOL: case OP_SET_BF: case OP_SET_BF_BOOL:
+  case OP_SET_FROM_BF: case OP_SET_FROM_BF_BOOL: case OP_SET_BF2: case OP_SET_BF2_BOOL:
     return lower_compare(L, in, x, true);
   case OP_SELP: case OP_SLCT: case OP_SLCT_F:
     return lower_select(L, in, x);
