@@ -1,0 +1,156 @@
+#!/bin/sh
+# test_cli.sh: the `ptxvm run` command line (shared CLI.md): argument errors
+# exit 2 with a message on stderr, dumps print in the documented formats,
+# rand=SEED matches the README's definition (computed here independently in
+# Python), @PATH and -o N=PATH move raw bytes.
+#   sh tests/cli/test_cli.sh [BUILD_DIR]     (default build)
+# Prints "N passed, M failed"; exits 1 on a failure.
+B=${1:-build}
+PTXVM="$B/ptxvm"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+cat > "$T/k.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+  ret;
+}
+PTX
+cat > "$T/two.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry a(.param .u32 x)
+{
+  ret;
+}
+.visible .entry b(.param .u32 x)
+{
+  ret;
+}
+PTX
+
+# expect_exit CODE STDERR-SUBSTRING ARGS...: exit status and a stderr substring
+expect_exit() {
+  code=$1; msg=$2; shift 2
+  "$PTXVM" "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ "$rc" = "$code" ] && grep -qF -- "$msg" "$T/err"; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: ptxvm $*: exit $rc (want $code), stderr: $(head -c 300 "$T/err") (want '$msg')"
+  fi
+}
+
+# expect_out LINE ARGS...: exit 0 and exactly this stdout
+expect_out() {
+  want=$1; shift
+  got=$("$PTXVM" "$@" 2>"$T/err")
+  rc=$?
+  if [ "$rc" = 0 ] && [ "$got" = "$want" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: ptxvm $*: exit $rc, got '$got', want '$want'; stderr: $(head -c 300 "$T/err")"
+  fi
+}
+
+K="$T/k.ptx"
+# ---- argument errors: exit 2 ----
+expect_exit 2 "missing FILE" run
+expect_exit 2 "unknown option" run --bogus "$K"
+expect_exit 2 "needs a value" run "$K" -a
+expect_exit 2 "bad grid" run -g 0 "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad block" run -b 4,x "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad grid" run -g 1,2,3,4 "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad shared" run -s -1 "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad job count" run -j 0 "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad dump" run -o x "$K" -a 'u32[1]:zero'
+expect_exit 2 "unknown type" run "$K" -a 'i32:1'
+expect_exit 2 "is not a u8 value" run "$K" -a 'u8:256'
+expect_exit 2 "is not a u32 value" run "$K" -a 'u32:-1'
+expect_exit 2 "is not a s8 value" run "$K" -a 's8:128'
+expect_exit 2 "is not a f32 value" run "$K" -a 'f32:1.5x'
+expect_exit 2 "is not a f32 value" run "$K" -a 'f32:0f123'
+expect_exit 2 "3 values given for 2 elements" run "$K" -a 'u32[2]:1,2,3'
+expect_exit 2 "bad element count" run "$K" -a 'u32[x]:zero'
+expect_exit 2 "only with @PATH" run "$K" -a 'u32[]:zero'
+expect_exit 2 "cannot read" run "$K" -a "u32[]:@$T/missing.bin"
+expect_exit 2 "takes 1 parameter, 0 given" run "$K"
+expect_exit 2 "takes 1 parameter, 2 given" run "$K" -a 'u32[1]:zero' -a 'u32[1]:zero'
+expect_exit 2 "parameter p is .u64 of 8 bytes" run "$K" -a 'u32:1'
+expect_exit 2 "not a buffer" run "$K" -a 'u64:1' -o 0
+expect_exit 2 "not a buffer" run "$K" -a 'u32[1]:zero' -o 1
+expect_exit 2 "no kernel 'nope'" run "$K" nope -a 'u32[1]:zero'
+expect_exit 2 "has 2 kernels" run "$T/two.ptx" -a 'u32:1'
+expect_exit 2 "No such file" run "$T/none.ptx"
+expect_exit 2 "unexpected argument" run "$K" k extra
+expect_exit 2 "2048 threads" run -b 512,4 "$K" -a 'u32[1]:zero'
+expect_exit 2 "not a multiple" run -g 3 -c 2 "$K" -a 'u32[1]:zero'
+
+# ---- dump formats ----
+expect_out "1.5 -0 inf -inf nan 0.100000001 3.40282347e+38" run "$K" -a 'f32[7]:1.5,-0,inf,-inf,nan,0.1,0f7f7fffff' -o 0
+expect_out "0.10000000000000001 -2 1.7976931348623157e+308 4.9406564584124654e-324" run "$K" -a 'f64[4]:0.1,-2,0d7fefffffffffffff,0d0000000000000001' -o 0
+expect_out "-128 127 -1" run "$K" -a 's8[3]:-128,127,-1' -o 0
+expect_out "18446744073709551615 0 255" run "$K" -a 'u64[3]:0xffffffffffffffff,0,0xff' -o 0
+expect_out "-9223372036854775808" run "$K" -a 's64[1]:-9223372036854775808' -o 0
+expect_out "65535 32768" run "$K" -a 'b16[2]:-1,0x8000' -o 0
+expect_out "0 1 2 3 4" run "$K" -a 'u16[5]:iota' -o 0
+expect_out "0 1 2 3" run "$K" -a 'f64[4]:iota' -o 0
+expect_out "7 7 7" run "$K" -a 'u32[3]:fill=7' -o 0
+expect_out "-2.5 -2.5" run "$K" -a 'f32[2]:fill=-2.5' -o 0
+expect_out "0 0" run "$K" -a 'u8[2]:zero' -o 0
+expect_out "" run "$K" -a 'u32[0]:zero' -o 0
+expect_out "1 2" run - -a 'u32[2]:1,2' -o 0 <"$K"
+expect_out "1 2" run "$K" k -q -a 'u32[2]:1,2' -o 0
+expect_out "3 4" run --check -q --grid 2 --block 32 --jobs 2 --arg 'u32[2]:3,4' --dump 0 "$K"
+
+# ---- rand=SEED: splitmix64, computed independently ----
+for spec in u32:8:4 s8:1:12 u64:12345:3 f32:42:5 f64:0x2a:3 s16:0:4; do
+  ty=${spec%%:*}; rest=${spec#*:}; seed=${rest%%:*}; n=${rest#*:}
+  want=$(python3 - "$ty" "$seed" "$n" <<'PY'
+import struct, sys
+ty, seed, n = sys.argv[1], int(sys.argv[2], 0), int(sys.argv[3])
+M = (1 << 64) - 1
+s = seed
+out = []
+for _ in range(n):
+    s = (s + 0x9E3779B97F4A7C15) & M
+    z = s
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M
+    x = z ^ (z >> 31)
+    if ty == "f32":
+        v = struct.unpack("<f", struct.pack("<f", ((x >> 40) * 2.0**-24) * 2 - 1))[0]
+        out.append("%.9g" % v)
+    elif ty == "f64":
+        out.append("%.17g" % (((x >> 11) * 2.0**-53) * 2 - 1))
+    else:
+        bits = int(ty[1:])
+        v = x & ((1 << bits) - 1)
+        if ty[0] == "s" and v >> (bits - 1):
+            v -= 1 << bits
+        out.append(str(v))
+print(" ".join(out))
+PY
+)
+  expect_out "$want" run "$K" -a "$ty[$n]:rand=$seed" -o 0
+done
+
+# ---- @PATH in, N=PATH out ----
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<3i', -1, 2, 300))" >"$T/in.bin"
+expect_out "-1 2 300" run "$K" -a "s32[]:@$T/in.bin" -o 0
+expect_out "-1 2 300" run "$K" -a "s32[3]:@$T/in.bin" -o 0
+expect_exit 2 "holds 12 bytes" run "$K" -a "s32[4]:@$T/in.bin" -o 0
+expect_exit 2 "holds 12 bytes" run "$K" -a "f64[]:@$T/in.bin" -o 0
+expect_out "" run "$K" -a "s32[]:@$T/in.bin" -o "0=$T/out.bin"
+if cmp -s "$T/in.bin" "$T/out.bin"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -o 0=PATH bytes differ"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
