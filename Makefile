@@ -59,8 +59,8 @@ bench-parse: all
 	sh bench/parse/run.sh $(B)/ptxvm
 
 demo: all
-	$(B)/ptxvm info examples/reduce.ptx
-	$(B)/ptxvm check examples/reduce.ptx && echo "examples/reduce.ptx: valid"
+	$(B)/ptxvm run examples/reduce.ptx _Z6reducePKiPii -g 4 -b 256 \
+	    -a 's32[1024]:iota' -a 's32[4]:zero' -a s32:1024 -o 1
 
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined
 fuzz:
