@@ -362,8 +362,8 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
   uint32_t pc = s->gpc, g = s->gmask;
   switch (st) {
   case XS_NEXT:
-    if (s->jumped) {
-      flush(s);
+    if (s->jumped) {   /* brx.idx: the jumped lanes' pcs are set already */
+      s->have = false;
       for (int l = 0; l < WARP_SIZE; l++)
         if ((g & ~s->jumped) >> l & 1) s->pc[l] = pc + 1;
       s->jumped = 0;
