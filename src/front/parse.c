@@ -762,15 +762,15 @@ static void parse_instruction(Parser *P) {
     next(P);
   }
   validate_modifiers(P, &in, &mn, mods, nmods);
-  VEC(Operand) opds = {0};
+  Operand opds[256];   /* copied to the arena at their exact count */
+  int nopds = 0;
   if (is_punct(P, '}') || P->tok.kind == TK_EOF)   /* "ret\n}" */
     diag_error(P, mn.line, mn.col, mn.len, "missing ';' after '%.*s' instruction",
                (int)mn.len, mn.s);
   if (!is_punct(P, ';')) {
     do {
-      Operand o;
-      parse_operand(P, &o);
-      vec_push(&P->m->arena, opds, o);
+      if (nopds == 255) diag_error(P, mn.line, mn.col, mn.len, "too many operands");
+      parse_operand(P, &opds[nopds++]);
     } while (accept_punct(P, ','));
   }
   if (!is_punct(P, ';')) {
@@ -780,9 +780,8 @@ static void parse_instruction(Parser *P) {
     unexpected(P, "',' or ';'");
   }
   next(P);
-  if (opds.n > 255) diag_error(P, mn.line, mn.col, mn.len, "too many operands");
-  in.opds = opds.v;
-  in.nopds = (uint8_t)opds.n;
+  in.opds = arena_dup(&P->m->arena, opds, (size_t)nopds * sizeof *opds);
+  in.nopds = (uint8_t)nopds;
   validate_operands(P, &in);
   validate_target(P, &in);
   vec_push(&P->m->arena, P->fb->insns, in);

@@ -70,9 +70,10 @@ static bool row_has(const OpPattern *pat, const char *m) {
 }
 
 /* Does some item of the row admit every type modifier the instruction has? */
-static bool row_takes_types(const OpPattern *pat, const char *const *mods, int n) {
+static bool row_takes_types(const OpPattern *pat, const char *const *mods,
+                            const Type *types, int n) {
   for (int j = 0; j < n; j++) {
-    if (type_lookup(mods[j] + 1, (int)strlen(mods[j]) - 1) == TY_NONE) continue;
+    if (types[j] == TY_NONE) continue;
     bool found = false;
     for (int i = 0; i < pat->nitems && !found; i++)
       for (int a = 0; a < pat->items[i].nalts; a++)
@@ -88,11 +89,13 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
     diag_error_tok(P, mn, "unknown instruction '%.*s'", (int)mn->len, mn->s);
   const OpPattern *pats = op_patterns();
   const char *sp[64];
+  Type mt[64];        /* the type each modifier names, or TY_NONE (looked up once) */
   for (int j = 0; j < nmods; j++) {
     sp[j] = op_spelling(mods[j].s, mods[j].len);
     if (!sp[j])
       diag_error_tok(P, &mods[j], "unknown modifier '%.*s' on '%.*s'", (int)mods[j].len,
                      mods[j].s, (int)mn->len, mn->s);
+    mt[j] = type_lookup(mods[j].s + 1, (int)mods[j].len - 1);
   }
   /* Report against the form the instruction's types select (add.rz.s32 is
    * an integer add with a bad .rz, not a float add with a bad .s32). */
@@ -106,14 +109,13 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
       in->mods = arena_dup(&P->m->arena, sp, (size_t)nmods * sizeof *sp);
       in->vec = 1;
       for (int j = 0; j < nmods; j++) {
-        Type t = type_lookup(sp[j] + 1, (int)strlen(sp[j]) - 1);
-        if (t != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)t;
+        if (mt[j] != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)mt[j];
         if (!strcmp(sp[j], ".v2") || !strcmp(sp[j], ".v4") || !strcmp(sp[j], ".v8"))
           in->vec = (uint8_t)(sp[j][2] - '0');
       }
       return;
     }
-    bool types = row_takes_types(&pats[r], sp, nmods);
+    bool types = row_takes_types(&pats[r], sp, mt, nmods);
     if ((types && !best_types) || (types == best_types && far > best_far)) {
       best_far = far;
       best_row = r;
@@ -123,7 +125,7 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
   char shown[128];   /* the mnemonic with the instruction's type modifiers */
   snprintf(shown, sizeof shown, "%s", op_info[best_row].mnemonic);
   for (int j = 0; j < nmods; j++)
-    if (type_lookup(sp[j] + 1, (int)strlen(sp[j]) - 1) != TY_NONE &&
+    if (mt[j] != TY_NONE &&
         strlen(shown) + strlen(sp[j]) < sizeof shown)
       strcat(shown, sp[j]);
   const char *mname = shown;
