@@ -1,0 +1,154 @@
+/* test_interp.c: lowering (src/lower/lower.c) and the warp interpreter
+ * (src/exec/interp.c) on small PTX texts: a kernel through cta_run, the
+ * "is not supported" diagnostic, the lowered-program dump, the per-lane
+ * recursion save/restore and the step watchdog.
+ * Prints "N passed, M failed"; exits nonzero on a failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/front/front.h"
+#include "../../src/lower/lower.h"
+
+static int passed, failed;
+
+#define CHECK(cond)                                                          \
+  do {                                                                       \
+    if (cond) passed++;                                                      \
+    else { failed++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } \
+  } while (0)
+
+#define HEAD ".version 7.8\n.target sm_90\n.address_size 64\n"
+
+/* Parses, lowers and runs kernel `k` of src on one CTA of `threads`
+ * threads with one u64 parameter pointing at a zeroed buffer of n u32.
+ * Copies the buffer to out; returns the launch error (malloc'd) or NULL. */
+static char *run(const char *src, uint32_t threads, uint32_t *out, int n, uint64_t max_steps,
+                 bool *ok) {
+  char *err = NULL;
+  *ok = false;
+  Module *m = front_parse(src, strlen(src), "t.ptx", &err);
+  if (!m) return err;
+  Device *d = dev_create((size_t)1 << 26);
+  Program *p = program_build(m, d, &err);
+  if (!p) { dev_destroy(d); module_free(m); return err; }
+  uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256);
+  Launch L;
+  memset(&L, 0, sizeof L);
+  L.prog = p;
+  L.kernel = module_find_func(m, "k");
+  L.dev = d;
+  L.grid[0] = L.grid[1] = L.grid[2] = 1;
+  L.block[0] = threads; L.block[1] = L.block[2] = 1;
+  L.cluster[0] = L.cluster[1] = L.cluster[2] = 1;
+  L.params = (const uint8_t *)&buf;
+  L.param_size = 8;
+  L.max_steps = max_steps;
+  uint32_t ctaid[3] = {0, 0, 0};
+  *ok = cta_run(&L, ctaid);
+  memcpy(out, dev_host(d, buf, (uint64_t)n * 4), (size_t)n * 4);
+  program_free(p);
+  dev_destroy(d);
+  module_free(m);
+  return L.error;
+}
+
+static const char *k_tid =
+  HEAD ".visible .entry k(.param .u64 o) {\n"
+  " .reg .b32 %r<3>; .reg .b64 %rd<4>;\n"
+  " ld.param.u64 %rd1, [o]; mov.u32 %r1, %tid.x; mul.lo.u32 %r2, %r1, 3;\n"
+  " mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2; }\n";
+
+static void test_simple(void) {
+  uint32_t out[40];
+  bool ok;
+  char *e = run(k_tid, 40, out, 40, 0, &ok);
+  CHECK(ok && !e);
+  int good = 1;
+  for (int i = 0; i < 40; i++) good &= out[i] == (uint32_t)(3 * i);
+  CHECK(good);
+  free(e);
+}
+
+static void test_unsupported(void) {
+  const char *src = HEAD ".visible .entry k() {\n .reg .b32 %r<3>;\n"
+                    "  shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n}\n";
+  char *err = NULL;
+  Module *m = front_parse(src, strlen(src), "t.ptx", &err);
+  CHECK(m != NULL);
+  if (!m) { free(err); return; }
+  Device *d = dev_create((size_t)1 << 20);
+  Program *p = program_build(m, d, &err);
+  CHECK(p == NULL);
+  CHECK(err && strstr(err, "t.ptx:6:3: shfl.sync.bfly.b32 is not supported"));
+  free(err);
+  program_free(p);
+  dev_destroy(d);
+  module_free(m);
+}
+
+static void test_dump(void) {
+  char *err = NULL;
+  Module *m = front_parse(k_tid, strlen(k_tid), "t.ptx", &err);
+  Device *d = dev_create((size_t)1 << 20);
+  Program *p = m ? program_build(m, d, &err) : NULL;
+  CHECK(p != NULL);
+  if (p) {
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    program_dump(p, f);
+    fclose(f);
+    CHECK(strstr(text, ".entry k:") && strstr(text, "<sreg %tid.0"));
+    CHECK(strstr(text, "<exit>") != NULL);   /* the implicit end */
+    free(text);
+  }
+  free(err);
+  program_free(p);
+  dev_destroy(d);
+  if (m) module_free(m);
+}
+
+/* f(n) = n + f(n-1) with a register live across the recursive call. */
+static void test_recursion(void) {
+  const char *src =
+    HEAD ".func (.param .b32 r) f(.param .b32 n) {\n"
+    " .reg .pred %p; .reg .b32 %r<5>;\n"
+    " ld.param.u32 %r1, [n]; mov.u32 %r4, 0; setp.eq.u32 %p, %r1, 0; @%p bra D;\n"
+    " sub.u32 %r2, %r1, 1;\n"
+    " { .param .b32 a; st.param.b32 [a], %r2; .param .b32 b; call (b), f, (a); ld.param.b32 %r3, [b]; }\n"
+    " add.u32 %r4, %r3, %r1;\n"
+    "D: st.param.b32 [r], %r4; ret; }\n"
+    ".visible .entry k(.param .u64 o) {\n"
+    " .reg .b32 %r<3>; .reg .b64 %rd<4>;\n"
+    " ld.param.u64 %rd1, [o]; mov.u32 %r1, %tid.x;\n"
+    " { .param .b32 a; st.param.b32 [a], %r1; .param .b32 b; call (b), f, (a); ld.param.b32 %r2, [b]; }\n"
+    " mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2; }\n";
+  uint32_t out[32];
+  bool ok;
+  char *e = run(src, 32, out, 32, 0, &ok);
+  CHECK(ok && !e);
+  int good = 1;
+  for (uint32_t i = 0; i < 32; i++) good &= out[i] == i * (i + 1) / 2;
+  CHECK(good);
+  free(e);
+}
+
+static void test_watchdog(void) {
+  const char *src = HEAD ".visible .entry k(.param .u64 o) {\nL: bra L;\n}\n";
+  uint32_t out[1];
+  bool ok;
+  char *e = run(src, 1, out, 1, 100000, &ok);
+  CHECK(!ok && e && strstr(e, "runaway"));
+  free(e);
+}
+
+int main(void) {
+  test_simple();
+  test_unsupported();
+  test_dump();
+  test_recursion();
+  test_watchdog();
+  printf("%d passed, %d failed\n", passed, failed);
+  return failed != 0;
+}
