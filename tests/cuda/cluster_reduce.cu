@@ -1,4 +1,4 @@
-// cluster_reduce: cluster-wide sum over 4 CTAs (__cluster_dims__(4,1,1)): per-CTA shared tree, cluster.sync(), rank 0 reads peers' partial sums through distributed shared memory and finishes with __reduce_add_sync; split barrier_arrive()/barrier_wait() before exit; also reads %clusterid/%cluster_ctarank/%cluster_nctarank. Launch: cluster_reduce -g 8 -b 128 -a s32[1024]:iota -a s32[2]:zero -a s32[32]:zero -o 1 -o 2.
+// cluster_reduce: cluster-wide sum over 4 CTAs (__cluster_dims__(4,1,1)): per-CTA shared tree, cluster.sync(), rank 0 reads peers' partial sums through distributed shared memory and finishes with __reduce_add_sync; split barrier_arrive()/barrier_wait() before exit; also reads %clusterid/%cluster_ctarank/%cluster_nctarank. Launch: cluster_reduce -g 8 -b 128 -a s32[1024]:iota -a s32[2]:zero -a s32[8]:zero -o 1 -o 2.
 #include <cooperative_groups.h>
 namespace cg = cooperative_groups;
 

@@ -1,4 +1,4 @@
-// scan_block: per-block prefix sums in shared memory: Hillis-Steele inclusive scan (static double buffer) and Blelloch exclusive scan (extern __shared__, 2 items/thread, up-sweep/down-sweep). Launch: scan_inclusive -g 3 -b 128 -a s32[300]:iota -a s32[300]:zero -a s32:300 -o 1 ; scan_exclusive -g 2 -b 128 -s 1024 -a s32[512]:fill=1... see MANIFEST.
+// scan_block: per-block prefix sums in shared memory: Hillis-Steele inclusive scan (static double buffer) and Blelloch exclusive scan (extern __shared__, 2 items/thread, up-sweep/down-sweep). Launch: scan_inclusive -g 3 -b 128 -a s32[300]:iota -a s32[300]:zero -a s32:300 -o 1 ; scan_exclusive -g 2 -b 128 -s 1024 -a s32[500]:... -a s32[500]:zero -a s32:500 -o 1 (inputs in MANIFEST).
 extern "C" __global__ void scan_inclusive(const int* in, int* out, int n)
 {
     __shared__ int buf[2][1024];

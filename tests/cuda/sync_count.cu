@@ -1,4 +1,4 @@
-// sync_count: __syncthreads_count / __syncthreads_and / __syncthreads_or (bar.red.popc/and/or) with data-dependent predicates, plus a divergent early-exit-free loop of __syncthreads. Launch: sync_count -g 4 -b 128 -a s32[512]:iota -a s32[16]:zero -a s32:200 -o 1 (per block: count, and, or, count of even values).
+// sync_count: __syncthreads_count / __syncthreads_and / __syncthreads_or (bar.red.popc/and/or) with data-dependent predicates. Launch: sync_count -g 4 -b 128 -a s32[512]:iota -a s32[16]:zero -a s32:200 -o 1 (per block: count, and, or, count of even values).
 extern "C" __global__ void sync_count(const int* in, int* out, int threshold)
 {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
