@@ -261,7 +261,12 @@ static Space insn_space(const Insn *in, bool *cluster) {
 static void check_address(Parser *P, const Insn *in, const Operand *o) {
   if (o->n) return;   /* bracketed lists (tex, tensor copies) are not addresses */
   const Symbol *s = o->sym;
-  if (!s) return;     /* [imm] */
+  if (!s) {           /* [imm]: ptxas takes immediate addresses only in .local */
+    bool cluster;
+    if (insn_space(in, &cluster) != SP_LOCAL)
+      opd_error(P, in, o, "an immediate address is allowed only in .local");
+    return;
+  }
   if (s->kind == SYM_LABEL && s->target < 0) not_declared(P, in, o);
   if (s->kind == SYM_REG || s->kind == SYM_SREG) {
     TypeKind k = type_kind(s->type);
@@ -284,7 +289,9 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
                       int tmode, Type fixed) {
   Type e = expected_type(in, kind, idx, tmode, fixed);
   bool wide = tmode == OT_WIDE;
-  if ((o->flags & OPF_NEG) && kind != 'q')
+  /* '!' negates a predicate source: q, or any source typed .pred
+   * (and.pred, not.pred, mov.pred: ptxas takes them) */
+  if ((o->flags & OPF_NEG) && kind != 'q' && !(e == TY_PRED && strchr("asr", kind)))
     opd_error(P, in, o, "'!' is allowed only on a predicate source");
   if (o->kind == OPD_SYM && o->sym->kind == SYM_LABEL && o->sym->target < 0 && kind != 'l' &&
       kind != '*')
