@@ -148,6 +148,16 @@ static uint64_t expect_uint(Parser *P, const char *what) {
   return v;
 }
 
+/* Nesting ({ } blocks, braced initializers, operand lists, d|p chains) is
+ * parsed by recursion; this bound keeps hostile input off the end of the
+ * C stack (a fuzzer finding: 200000 '{' crashed the process). */
+enum { MAX_NEST = 1000 };
+
+static void check_nesting(Parser *P, const Token *at, int depth) {
+  if (depth > MAX_NEST)
+    diag_error_tok(P, at, "nested more than %d levels deep", MAX_NEST);
+}
+
 /* ---- scopes: open-addressing hash tables of Symbols by name ---- */
 
 struct Scope {
@@ -427,12 +437,13 @@ static void parse_init_elem(Parser *P, InitVec *out) {
 }
 
 /* init := '{' init (',' init)* '}' | init-elem   (nesting is flattened) */
-static void parse_init(Parser *P, InitVec *out) {
+static void parse_init(Parser *P, InitVec *out, int depth) {
   if (is_punct(P, '{')) {
     Token open = P->tok;
+    check_nesting(P, &open, depth);
     next(P);
     do {
-      parse_init(P, out);
+      parse_init(P, out, depth + 1);
     } while (accept_punct(P, ','));
     expect_close(P, '}', &open);
     return;
@@ -454,6 +465,8 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
     uint64_t n = expect_uint(P, "a register count");
     expect_punct(P, '>', NULL);
     if (n > 1000000) diag_error_tok(P, &ct, "too many registers in one declaration");
+    if (P->fb && (uint64_t)P->fb->regs.n + n > 1000000)   /* bounds memory: ~200 bytes each */
+      diag_error_tok(P, &ct, "too many registers in one function");
     if (kind != SYM_REG) diag_error_tok(P, &nt, "only registers take a <N> count");
     char buf[300];
     for (uint64_t i = 0; i < n; i++) {
@@ -493,7 +506,7 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
     if (kind == SYM_REG || d->space == SP_SHARED || d->space == SP_LOCAL || d->space == SP_PARAM)
       diag_error_tok(P, &nt, "variables in .%s cannot be initialized", space_name(d->space));
     InitVec init = {0};
-    parse_init(P, &init);
+    parse_init(P, &init, 0);
     s->init = init.v;
     s->ninit = init.n;
     s->has_init = true;
@@ -603,17 +616,18 @@ static void parse_name_operand(Parser *P, Operand *o) {
   }
 }
 
-static void parse_operand(Parser *P, Operand *o);
+static void parse_operand(Parser *P, Operand *o, int depth);
 
 /* list := open operand (',' operand)* close; for { } and ( ) */
-static void parse_list(Parser *P, Operand *o, OpdKind kind, char close) {
+static void parse_list(Parser *P, Operand *o, OpdKind kind, char close, int depth) {
   Token open = P->tok;
+  check_nesting(P, &open, depth);
   next(P);
   VEC(Operand) elems = {0};
   if (!is_punct(P, close)) {
     do {
       Operand e;
-      parse_operand(P, &e);
+      parse_operand(P, &e, depth + 1);
       vec_push(&P->m->arena, elems, e);
     } while (accept_punct(P, ','));
   }
@@ -625,8 +639,9 @@ static void parse_list(Parser *P, Operand *o, OpdKind kind, char close) {
 }
 
 /* address := '[' (name | int | name ('+'|'-') int | operand (',' operand)*) ']' */
-static void parse_address(Parser *P, Operand *o) {
+static void parse_address(Parser *P, Operand *o, int depth) {
   Token open = P->tok;
+  check_nesting(P, &open, depth);
   next(P);
   o->kind = OPD_ADDR;
   if (P->tok.kind == TK_INT || is_punct(P, '-')) {
@@ -663,7 +678,7 @@ static void parse_address(Parser *P, Operand *o) {
     vec_push(&P->m->arena, elems, base);
     while (accept_punct(P, ',')) {
       Operand e;
-      parse_operand(P, &e);
+      parse_operand(P, &e, depth + 1);
       vec_push(&P->m->arena, elems, e);
     }
     o->elems = elems.v;
@@ -676,7 +691,7 @@ static void parse_address(Parser *P, Operand *o) {
 /* operand := '!' name | '-'? number | name ('.' comp)? ('+' int)?
  *          | '{' operand, ... '}' | '[' address ']' | '(' operand, ... ')'
  *          | '_'                         followed by ('|' operand)? */
-static void parse_operand(Parser *P, Operand *o) {
+static void parse_operand(Parser *P, Operand *o, int depth) {
   memset(o, 0, sizeof *o);
   o->comp = -1;
   o->col = P->tok.col;
@@ -707,19 +722,20 @@ static void parse_operand(Parser *P, Operand *o) {
   } else if (P->tok.kind == TK_IDENT) {
     parse_name_operand(P, o);
   } else if (is_punct(P, '{')) {
-    parse_list(P, o, OPD_VEC, '}');
+    parse_list(P, o, OPD_VEC, '}', depth);
   } else if (is_punct(P, '[')) {
-    parse_address(P, o);
+    parse_address(P, o, depth);
   } else if (is_punct(P, '(')) {
-    parse_list(P, o, OPD_LIST, ')');
+    parse_list(P, o, OPD_LIST, ')', depth);
   } else {
     unexpected(P, "an operand");
   }
   if (is_punct(P, '|')) {   /* d|p */
+    check_nesting(P, &P->tok, depth);
     next(P);
     Operand *pair = arena_alloc(&P->m->arena, 2 * sizeof *pair);
     pair[0] = *o;
-    parse_operand(P, &pair[1]);
+    parse_operand(P, &pair[1], depth + 1);
     memset(o, 0, sizeof *o);
     o->kind = OPD_PAIR;
     o->comp = -1;
@@ -770,7 +786,7 @@ static void parse_instruction(Parser *P) {
   if (!is_punct(P, ';')) {
     do {
       if (nopds == 255) diag_error(P, mn.line, mn.col, mn.len, "too many operands");
-      parse_operand(P, &opds[nopds++]);
+      parse_operand(P, &opds[nopds++], 0);
     } while (accept_punct(P, ','));
   }
   if (!is_punct(P, ';')) {
@@ -968,7 +984,8 @@ static void define_label(Parser *P, const Token *t) {
 
 /* statement := '{' statement* '}' | decl | label ':' | .loc ... | .pragma ...
  *            | instruction */
-static void parse_block(Parser *P, const Token *open) {
+static void parse_block(Parser *P, const Token *open, int depth) {
+  check_nesting(P, open, depth);
   Scope *saved = P->scope;
   P->scope = scope_new(P, saved);
   for (;;) {
@@ -977,7 +994,7 @@ static void parse_block(Parser *P, const Token *open) {
     if (is_punct(P, '{')) {
       Token o = P->tok;
       next(P);
-      parse_block(P, &o);
+      parse_block(P, &o, depth + 1);
     } else if (is_dot(P, ".loc")) {
       parse_loc(P);
     } else if (is_dot(P, ".pragma")) {
@@ -1103,7 +1120,7 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
     next(P);
     P->cur_file = -1;
     P->cur_line = P->cur_col = 0;
-    parse_block(P, &open);
+    parse_block(P, &open, 0);
     finish_labels(P);
     f->regs = fb.regs.v; f->nregs = fb.regs.n;
     f->vars = fb.vars.v; f->nvars = fb.vars.n;

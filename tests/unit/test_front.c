@@ -307,6 +307,21 @@ static void test_api_edges(void) {
     if (i == 1 && m) ptxvm_module_unload(m);
     free(exact);
   }
+  /* fuzz regression: deep nesting is an error, not a stack overflow */
+  static const char *const opens[] = {"{", "(", "_|", "{"};   /* d|p chains too */
+  for (int kind = 0; kind < 4; kind++) {
+    size_t n = 200000, cap = 3 * n + 400, len = 0;
+    char *deep = malloc(cap);
+    len += (size_t)snprintf(deep, cap, ".version 8.0\n.target sm_90\n%s",
+                            kind == 3 ? ".global .u32 g[1] = "
+                                      : ".visible .entry k()\n{\n.reg .b32 %r1;\nmov.b32 %r1, ");
+    if (kind == 0) len -= strlen("mov.b32 %r1, ");   /* nested blocks */
+    for (size_t i = 0; i < n; i++)
+      for (const char *o = opens[kind]; *o; o++) deep[len++] = *o;
+    CHECK(ptxvm_module_load_data(ctx, deep, len, "x", &m) == PTXVM_ERROR_INVALID_PTX);
+    CHECK(strstr(ptxvm_last_error(ctx), "nested more than") != NULL);
+    free(deep);
+  }
   ptxvm_module_unload(NULL);
   ptxvm_context_destroy(ctx);
   ptxvm_context_destroy(NULL);
