@@ -75,6 +75,9 @@ typedef struct OpdSpec {
   uint8_t type_index;
   enum { OT_INSN, OT_FIXED, OT_2X, OT_WIDE, OT_ANY } tmode;
   Type fixed;
+  bool ranged;           /* a constant must lie in [lo, hi] */
+  int64_t lo, hi;
+  uint32_t multiple;     /* a constant must be a multiple of this (0 = any) */
   bool pair;             /* X|Y: second half in pair_spec */
   bool pair_optional;
   char pair_kind;

@@ -6,7 +6,8 @@
  * (.2d). Integers are decimal, hex 0x, octal 0, binary 0b, with an optional
  * U suffix; floats are 0f + 8 hex digits (f32 bits), 0d + 16 hex digits (f64
  * bits), or decimal with a point or exponent (§4.5). Comments are // and
- * slash-star as in C. Tokens point into the source, so nothing is copied. */
+ * slash-star as in C; preprocessor line markers (# N "file") are skipped.
+ * Tokens point into the source, so nothing is copied. */
 #include <ctype.h>
 #include <errno.h>
 #include <math.h>
@@ -30,6 +31,13 @@ static uint32_t col_of(const Lexer *L, const char *p) {
   return (uint32_t)(p - L->line_start) + 1;
 }
 
+/* Is L->p preceded only by blanks on its line? */
+static bool at_line_start(const Lexer *L) {
+  for (const char *q = L->line_start; q < L->p; q++)
+    if (*q != ' ' && *q != '\t') return false;
+  return true;
+}
+
 /* Skips white space and comments; reports whether anything was skipped. */
 static bool skip_space(Lexer *L) {
   const char *start = L->p;
@@ -39,8 +47,11 @@ static bool skip_space(Lexer *L) {
       L->p++;
       L->line++;
       L->line_start = L->p;
-    } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+    } else if (c == ' ' || c == '\t' || c == '\r') {   /* ptxas rejects \f and \v */
       L->p++;
+    } else if (c == '#' && at_line_start(L)) {
+      /* a C preprocessor line marker (# 1 "kernel.cu"), which ptxas skips */
+      while (L->p < L->end && *L->p != '\n') L->p++;
     } else if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
       while (L->p < L->end && *L->p != '\n') L->p++;
     } else if (c == '/' && L->p + 1 < L->end && L->p[1] == '*') {

@@ -105,6 +105,21 @@ static const char *compile_one(int row, OpdSpec *o, const char *s, bool second) 
       if (o->fixed == TY_NONE) bad_row(row);
     }
   }
+  if (*s == '[') {             /* [lo..hi]: the range a constant must lie in */
+    char *e;
+    o->ranged = true;
+    o->lo = strtoll(s + 1, &e, 10);
+    if (e[0] != '.' || e[1] != '.') { bad_row(row); return e; }
+    o->hi = strtoll(e + 2, &e, 10);
+    if (*e != ']') { bad_row(row); return e; }
+    s = e + 1;
+  }
+  if (*s == '%') {             /* %M: a constant must be a multiple of M */
+    char *e;
+    o->multiple = (uint32_t)strtoul(s + 1, &e, 10);
+    if (e == s + 1 || !o->multiple) bad_row(row);
+    s = e;
+  }
   return s;
 }
 

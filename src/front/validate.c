@@ -175,7 +175,9 @@ static bool reg_type_ok(Type e, Type r, bool wide, bool sreg) {
   TypeKind ek = type_kind(e), rk = type_kind(r);
   int es = type_size(e), rs = type_size(r);
   if (ek == K_P || rk == K_P) return false;
-  if (sreg) return (ek == K_U || ek == K_S || ek == K_B) && es <= rs;
+  /* a 32-bit special register may be read into 16 bits (legacy %tid), a
+   * 64-bit one only whole (ptxas rejects %clock64 into .u32) */
+  if (sreg) return (ek == K_U || ek == K_S || ek == K_B) && (es == rs || (rs == 4 && es == 2));
   bool size_ok = rs == es || (wide && rs > es && ek != K_F);
   switch (ek) {
   case K_B: return size_ok;
@@ -283,6 +285,18 @@ static void check_address(Parser *P, const Insn *in, const Operand *o) {
   if (sp != SP_NONE && sp != s->space)
     opd_error(P, in, o, "'%s' is in .%s, not in the instruction's state space", s->name,
               space_name(s->space));
+}
+
+/* The value constraints of an operand spec ([lo..hi], %M) on a constant;
+ * ptxas: "value '16' out of range [0..15]". */
+static void check_value(Parser *P, const Insn *in, const Operand *o, const OpdSpec *sp) {
+  if (o->kind != OPD_IMM) return;
+  if (sp->ranged && (o->ival < sp->lo || o->ival > sp->hi))
+    opd_error(P, in, o, "value %lld out of range [%lld..%lld]", (long long)o->ival,
+              (long long)sp->lo, (long long)sp->hi);
+  if (sp->multiple && o->ival % sp->multiple)
+    opd_error(P, in, o, "value %lld is not a multiple of %u", (long long)o->ival,
+              sp->multiple);
 }
 
 static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, uint8_t idx,
@@ -405,6 +419,7 @@ void validate_operands(Parser *P, Insn *in) {
       if (sp->pair && !sp->pair_optional)
         opd_error(P, in, o, "expected a pair d|p here");
       check_one(P, in, o, sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_value(P, in, o, sp);
     }
   }
 }
