@@ -71,6 +71,18 @@ void ptxvm_context_destroy(ptxvm_context *ctx);
  * errors "FILE:LINE:COL: error: message", the source line and a caret. */
 const char *ptxvm_last_error(const ptxvm_context *ctx);
 
+/* Receives device printf output (CUDA printf, which nvcc compiles to a call
+ * of the external function vprintf): `len` bytes of text (also
+ * NUL-terminated) per printf call of one thread, whole, in the order the
+ * threads execute them; the text is valid during the call only. */
+typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
+
+/* Sets the receiver of device printf output for the launches of ctx that
+ * follow; `user` is passed back to it. fn NULL (the default) discards the
+ * output (the library never prints).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user);
+
 /* ---- modules (PTX ISA 9.0 chapter 11: directives) ---- */
 
 /* Parses and validates `len` bytes of PTX text; `name` (may be NULL, then

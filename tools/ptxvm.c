@@ -41,6 +41,13 @@ static void usage(FILE *f) {
         "  -q, --quiet              print nothing but dumps and errors\n", f);
 }
 
+/* Device printf output goes to standard output as the kernel produces it. */
+static void print_device(const char *text, size_t len, void *user) {
+  (void)user;
+  fwrite(text, 1, len, stdout);
+  fflush(stdout);
+}
+
 /* Loads FILE into a fresh context; prints the diagnostic and returns NULL on
  * failure. */
 static ptxvm_module *load(ptxvm_context **ctx, const char *path) {
@@ -48,6 +55,7 @@ static ptxvm_module *load(ptxvm_context **ctx, const char *path) {
     fputs("ptxvm: out of memory\n", stderr);
     return NULL;
   }
+  ptxvm_set_printf_callback(*ctx, print_device, NULL);
   ptxvm_module *mod;
   ptxvm_status st = ptxvm_module_load_file(*ctx, path, &mod);
   if (st != PTXVM_SUCCESS) {

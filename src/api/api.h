@@ -22,6 +22,8 @@ struct ptxvm_context {
   char *error;             /* last error message (malloc'd), "" when none */
   ptxvm_module *modules;
   struct Device *dev;      /* device memory, created at the first need (memory.c) */
+  ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
+  void *printf_user;
 };
 
 /* The context's device, created on first use; NULL when the host refuses

@@ -34,6 +34,13 @@ void ptxvm_context_destroy(ptxvm_context *ctx) {
   free(ctx);
 }
 
+ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->printf_fn = fn;
+  ctx->printf_user = user;
+  return api_ok(ctx);
+}
+
 const char *ptxvm_last_error(const ptxvm_context *ctx) {
   return ctx && ctx->error ? ctx->error : "";
 }

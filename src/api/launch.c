@@ -77,7 +77,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   if (!dev) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot reserve device memory");
   ptxvm_status st = ensure_program(fn->mod, dev);
   if (st != PTXVM_SUCCESS) return st;
-  Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes};
+  Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
+              .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user};
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

@@ -15,7 +15,10 @@
  * interpreter copies arguments into the callee's formal parameters and
  * return values back when the callee returns. f is a function name (direct)
  * or a register holding a function address (indirect, through a
- * .callprototype; the target is checked at run time). */
+ * .callprototype; the target is checked at run time). A call to a function
+ * without a body is refused ("call to external function 'f' is not
+ * supported"), except vprintf, CUDA's device printf, which runs in
+ * printf.c. */
 #include "../lower/lower.h"
 
 static XStatus exec_bra(Warp *w, const XInsn *x, uint32_t mask) {
@@ -113,6 +116,21 @@ static bool call_list(Lower *L, const Operand *list, Symbol *const *formals, int
   return true;
 }
 
+/* call (ret), vprintf, (fmt, args): the handler formats in printf.c. */
+static bool select_vprintf(Lower *L, const Function *f, const Operand *rets, const Operand *args,
+                           CallInfo *ci, XInsn *x) {
+  if (!args || args->n != 2 || (rets && rets->n != 1)) return false;
+  ci->func = -1;
+  ci->proto = f;
+  if (rets && !call_list(L, rets, f->rets, f->nrets, true, &ci->rets)) return false;
+  if (!call_list(L, args, f->params, f->nparams, false, &ci->args)) return false;
+  ci->nrets = rets ? rets->n : 0;
+  ci->nargs = 2;
+  x->aux = ci;
+  x->fn = exec_vprintf;
+  return true;
+}
+
 static bool select_call(Lower *L, const Insn *in, XInsn *x) {
   int i = 0, n = in->nopds;
   const Operand *rets = NULL, *args = NULL, *fo;
@@ -123,7 +141,13 @@ static bool select_call(Lower *L, const Insn *in, XInsn *x) {
   CallInfo *ci = lower_aux(L, sizeof *ci);
   const Function *sig = NULL;
   if (fo->kind == OPD_SYM && fo->sym->kind == SYM_FUNC && fo->sym->func) {
-    ci->func = lower_func_index(L, fo->sym->func);
+    const Function *callee = fo->sym->func;
+    if (!callee->has_body) {
+      if (strcmp(callee->name, "vprintf") != 0)
+        lower_refuse(L, "call to external function '%s' is not supported", callee->name);
+      return select_vprintf(L, callee, rets, args, ci, x);
+    }
+    ci->func = lower_func_index(L, callee);
     if (ci->func < 0 || !lower_func_info(L, ci->func)->f->has_body) return false;
     sig = lower_func_info(L, ci->func)->f;
   } else if (fo->kind == OPD_REG && fo->sym->kind == SYM_REG) {

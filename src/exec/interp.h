@@ -33,6 +33,10 @@ struct Launch {
   char *error;              /* first fault: malloc'd message; the launch stops */
   bool deadlock;            /* set with error when the failure is a deadlock
                                (the API reports PTXVM_ERROR_DEADLOCK) */
+  /* Device printf output (vprintf, src/exec/printf.c): each formatted call
+     is passed whole, in execution order; NULL discards it. */
+  void (*printf_fn)(const char *text, size_t len, void *user);
+  void *printf_user;
 };
 
 struct Cta {

@@ -76,6 +76,16 @@ static _Noreturn void lower_fail(Lower *L, const Insn *in, const char *fmt, ...)
   longjmp(L->jb, 1);
 }
 
+/* A selector's refusal with its own message (lower.h). */
+_Noreturn void lower_refuse(Lower *L, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  lower_fail(L, L->in, "%s", msg);
+}
+
 static void *grow(Lower *L, void *v, uint32_t *cap, uint32_t need, size_t elem) {
   if (need <= *cap) return v;
   uint32_t nc = *cap ? *cap : 64;

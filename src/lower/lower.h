@@ -86,6 +86,15 @@ bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
 /* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
 int lower_reg_file(const Symbol *s);
 
+/* Refuses the instruction being selected with a message of the selector's
+ * own (prefixed with its FILE:LINE:COL); does not return. */
+_Noreturn void lower_refuse(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* vprintf (printf.c): a call to the body-less function vprintf, lowered by
+ * ctrl.c with x->aux = its CallInfo (two .b64 arguments: format and
+ * argument buffer, both generic addresses; optional .b32 return value). */
+XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask);
+
 /* The implicit end of a function (ctrl.c). */
 XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask);
 XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask);
