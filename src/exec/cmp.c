@@ -22,20 +22,13 @@
  * flushes subnormal inputs to sign-preserving zero (f32, f16). */
 #include <math.h>
 
-#include "exec.h"
+#include "alu.h"
 
-#define NOSLOT UINT32_MAX
 
 enum { C_EQ, C_NE, C_LT, C_LE, C_GT, C_GE, C_EQU, C_NEU, C_LTU, C_LEU, C_GTU, C_GEU, C_NUM, C_NAN };
 enum { B_NONE, B_AND, B_OR, B_XOR };
 
-#define ALU_HEAD(NAME) \
-  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
 
-static inline void merge_pred(Warp *w, uint32_t slot, uint32_t v, uint32_t mask) {
-  if (slot == NOSLOT) return;
-  w->pred[slot] = (w->pred[slot] & ~mask) | (v & mask);
-}
 
 /* ---- operand conversions ---- */
 static inline int32_t sx16(uint32_t v) { return (int32_t)((v & 0xffffu) ^ 0x8000u) - 0x8000; }

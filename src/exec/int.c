@@ -23,46 +23,11 @@
  *   rem by zero:   gives the dividend a;
  *   MIN / -1:      div gives MIN (wraps), rem gives 0;
  *   fns base > 31: undefined in the ISA; gives 0xffffffff (not found). */
-#include "exec.h"
+#include "alu.h"
 
 /* ---- lane loops ---- */
 
-#define ALU_HEAD(NAME) \
-  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
-#define ALU_TAIL(WD) \
-  merge##WD(R##WD(w, x->slot[0]), t, mask); \
-  return XS_NEXT;
 
-#define ALU1(NAME, WD, WA, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
-#define ALU2(NAME, WD, WA, WB, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    const uint##WB##_t *b = R##WB(w, x->slot[2]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
-#define ALU3(NAME, WD, WA, WB, WC, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    const uint##WB##_t *b = R##WB(w, x->slot[2]); \
-    const uint##WC##_t *c = R##WC(w, x->slot[3]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
-#define ALU4(NAME, WD, WA, WB, WC, WE, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    const uint##WB##_t *b = R##WB(w, x->slot[2]); \
-    const uint##WC##_t *c = R##WC(w, x->slot[3]); \
-    const uint##WE##_t *e = R##WE(w, x->slot[4]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
 
 /* ---- scalar helpers ---- */
 

@@ -9,42 +9,10 @@
  * Shift amounts at or beyond the width are clamped to the width (§9.7.8.8-9):
  * shl and shr.u give 0, shr.s fills with the sign bit. shf clamps to 32 or
  * wraps modulo 32 as its mode says (§9.7.8.7). */
-#include "exec.h"
+#include "alu.h"
 
-#define NOSLOT UINT32_MAX
 
-#define ALU_HEAD(NAME) \
-  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
-#define ALU_TAIL(WD) \
-  merge##WD(R##WD(w, x->slot[0]), t, mask); \
-  return XS_NEXT;
-#define ALU1(NAME, WD, WA, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
-#define ALU2(NAME, WD, WA, WB, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    const uint##WB##_t *b = R##WB(w, x->slot[2]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
-#define ALU3(NAME, WD, WA, WB, WC, EXPR) \
-  ALU_HEAD(NAME) { \
-    const uint##WA##_t *a = R##WA(w, x->slot[1]); \
-    const uint##WB##_t *b = R##WB(w, x->slot[2]); \
-    const uint##WC##_t *c = R##WC(w, x->slot[3]); \
-    uint##WD##_t t[WARP_SIZE]; \
-    FOR_LANES(l) t[l] = (uint##WD##_t)(EXPR); \
-    ALU_TAIL(WD) }
 
-/* Writes predicate lanes under the mask; a sink (NOSLOT) is skipped. */
-static inline void merge_pred(Warp *w, uint32_t slot, uint32_t v, uint32_t mask) {
-  if (slot == NOSLOT) return;
-  w->pred[slot] = (w->pred[slot] & ~mask) | (v & mask);
-}
 
 /* ==== and, or, xor, not, cnot (§9.7.8.1-5) ==== */
 ALU2(exec_and_b32, 32, 32, 32, a[l] & b[l])
