@@ -23,8 +23,13 @@ void lex_init(Lexer *L, Parser *P, const char *src, size_t len) {
   L->P = P;
 }
 
+/* ASCII classes, independent of the host program's locale (isalnum() in a
+ * Latin-1 locale would take byte 0xE9 into a name) and cheaper per byte. */
+static bool is_digit(int c) { return (unsigned)(c - '0') < 10; }
+static bool is_alpha(int c) { return (unsigned)((c | 32) - 'a') < 26; }
+
 static bool is_ident_char(int c) {
-  return isalnum(c) || c == '_' || c == '$';
+  return is_alpha(c) || is_digit(c) || c == '_' || c == '$';
 }
 
 static uint32_t col_of(const Lexer *L, const char *p) {
@@ -130,16 +135,16 @@ static const char *lex_number(Lexer *L, Token *t, const char *p) {
     if (c == 'd' || c == 'D') return lex_float_bits(L, t, p + 2, 16);
     if (c == 'x' || c == 'X') p = read_digits(L, t, p + 2, 16);
     else if (c == 'b' || c == 'B') p = read_digits(L, t, p + 2, 2);
-    else if (isdigit((unsigned char)c) && c != '.') {
+    else if (is_digit((unsigned char)c) && c != '.') {
       const char *q = p + 1;
-      while (q < L->end && isdigit((unsigned char)*q)) q++;
+      while (q < L->end && is_digit((unsigned char)*q)) q++;
       if (q < L->end && (*q == '.' || *q == 'e' || *q == 'E')) goto decimal_float;
       p = read_digits(L, t, p + 1, 8);
     } else goto decimal;
   } else {
   decimal:;
     const char *q = p;
-    while (q < L->end && isdigit((unsigned char)*q)) q++;
+    while (q < L->end && is_digit((unsigned char)*q)) q++;
     if (q < L->end && (*q == '.' || *q == 'e' || *q == 'E')) goto decimal_float;
     p = read_digits(L, t, p, 10);
   }
@@ -180,7 +185,7 @@ Token lex_next(Lexer *L) {
     return t;
   }
   unsigned char c = (unsigned char)*p;
-  if (isalpha(c) || c == '_' || c == '$' || c == '%') {
+  if (is_alpha(c) || c == '_' || c == '$' || c == '%') {
     p++;
     while (p < L->end && is_ident_char((unsigned char)*p)) p++;
     if (p == t.s + 1 && c == '%')
@@ -198,7 +203,7 @@ Token lex_next(Lexer *L) {
         break;
     }
     t.kind = TK_DOT;
-  } else if (isdigit(c)) {
+  } else if (is_digit(c)) {
     p = lex_number(L, &t, p);
   } else if (c == '"') {
     p++;
