@@ -497,7 +497,9 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
     } else {
       Token dt = P->tok;
       uint64_t n = expect_uint(P, "an array size");
-      if (n == 0 || n > (1ull << 40)) diag_error_tok(P, &dt, "array size out of range");
+      uint64_t prod = 1;   /* earlier dimensions: at most 2^40 elements in all, no wrap */
+      for (int i = 0; i < s->ndims; i++) prod *= s->dims[i] ? s->dims[i] : 1;
+      if (n == 0 || n > (1ull << 40) / prod) diag_error_tok(P, &dt, "array size out of range");
       s->dims[s->ndims++] = n;
     }
     expect_close(P, ']', &open);
@@ -1098,6 +1100,11 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
   next(P);
   if (is_punct(P, '(')) parse_params(P, add_param);
   while (parse_perf_directive(P, f)) {}
+  for (int i = 0; f->is_entry && i < fb.params.n; i++)   /* ptxas: "must have .param" */
+    if (fb.params.v[i]->space != SP_PARAM)
+      diag_error(P, fb.params.v[i]->line, fb.params.v[i]->col,
+                 (uint32_t)strlen(fb.params.v[i]->name),
+                 "a kernel parameter must be in .param, not .%s", space_name(fb.params.v[i]->space));
   f->params = fb.params.v; f->nparams = fb.params.n;
   f->rets = fb.rets.v; f->nrets = fb.rets.n;
 
