@@ -282,6 +282,9 @@ static void check_address(Parser *P, const Insn *in, const Operand *o) {
     opd_error(P, in, o, "'%s' is not a variable", s->name);
   bool cluster;
   Space sp = insn_space(in, &cluster);
+  if (sp == SP_NONE && (s->space == SP_CONST || s->space == SP_PARAM))   /* as ptxas */
+    opd_error(P, in, o, "'%s' is in .%s; a generic access cannot name it (write .%s)", s->name,
+              space_name(s->space), space_name(s->space));
   if (sp != SP_NONE && sp != s->space)
     opd_error(P, in, o, "'%s' is in .%s, not in the instruction's state space", s->name,
               space_name(s->space));
