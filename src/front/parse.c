@@ -885,8 +885,8 @@ static void parse_params(Parser *P, void (*add)(Parser *, Symbol *)) {
       diag_error_tok(P, &d.first, "parameters are declared in .param or .reg");
     check_decl_attrs(P, &d);
     Symbol *s;
-    size_t before = P->fb->params.n + P->fb->rets.n;
-    (void)before;
+    int before = P->fb->params.n + P->fb->rets.n;
+    Token nt = P->tok;
     if (tok_is(&P->tok, TK_IDENT, "_")) {   /* unnamed, in .callprototype */
       s = new_symbol(P, d.space == SP_REG ? SYM_REG : SYM_VAR, "_", &P->tok);
       s->space = d.space;
@@ -904,6 +904,9 @@ static void parse_params(Parser *P, void (*add)(Parser *, Symbol *)) {
     } else {
       parse_declarator(P, &d, d.space == SP_REG ? SYM_REG : SYM_VAR, add);
     }
+    /* fuzzer: ".reg .b32 %r<0>" declared none, and last was read at [-1] */
+    if (P->fb->params.n + P->fb->rets.n != before + 1)
+      diag_error_tok(P, &nt, "a parameter declares one name, not a <N> range");
     Symbol *last = (add == add_ret ? P->fb->rets.v[P->fb->rets.n - 1]
                                    : P->fb->params.v[P->fb->params.n - 1]);
     last->ptr_space = d.ptr_space;
