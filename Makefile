@@ -72,4 +72,8 @@ clean:
 
 .PHONY: all test bench-parse demo fuzz clean
 
+# Keep the unit tests' objects: as intermediates make would delete them, and a
+# second make in the same tree then fails to link.
+.SECONDARY:
+
 -include $(LIB_OBJ:.o=.d)

@@ -13,17 +13,7 @@
 #include "ptxvm.h"
 #include "../../src/front/front.h"
 
-static int npass, nfail;
-
-#define CHECK(cond) check_((cond), #cond, __FILE__, __LINE__)
-static void check_(int ok, const char *what, const char *file, int line) {
-  if (ok) {
-    npass++;
-  } else {
-    nfail++;
-    printf("FAIL %s:%d: %s\n", file, line, what);
-  }
-}
+#include "check.h"
 
 /* ---- lexer ---- */
 
@@ -334,6 +324,5 @@ int main(void) {
   test_load_twice();
   test_messages();
   test_api_edges();
-  printf("%d passed, %d failed\n", npass, nfail);
-  return nfail ? 1 : 0;
+  return unit_report();
 }

@@ -10,13 +10,7 @@
 #include "../../src/front/front.h"
 #include "../../src/lower/lower.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (cond) passed++;                                                      \
-    else { failed++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } \
-  } while (0)
+#include "check.h"
 
 #define HEAD ".version 7.8\n.target sm_90\n.address_size 64\n"
 
@@ -149,6 +143,5 @@ int main(void) {
   test_dump();
   test_recursion();
   test_watchdog();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return unit_report();
 }

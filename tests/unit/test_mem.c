@@ -10,13 +10,7 @@
 #include "../../src/exec/interp.h"
 #include "../../src/mem/mem.h"
 
-static int passed, failed;
-
-#define CHECK(cond)                                                          \
-  do {                                                                       \
-    if (cond) passed++;                                                      \
-    else { failed++; fprintf(stderr, "%s:%d: CHECK(%s) failed\n", __FILE__, __LINE__, #cond); } \
-  } while (0)
+#include "check.h"
 
 static void test_alloc(void) {
   Device *d = dev_create((size_t)1 << 30);
@@ -159,6 +153,5 @@ int main(void) {
   test_windows();
   test_launch_check();
   test_api_memory();
-  printf("%d passed, %d failed\n", passed, failed);
-  return failed != 0;
+  return unit_report();
 }
