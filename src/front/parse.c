@@ -160,10 +160,25 @@ static void check_nesting(Parser *P, const Token *at, int depth) {
 
 /* ---- scopes: open-addressing hash tables of Symbols by name ---- */
 
+/* A parameterized register declaration %r<N>, kept as a range: a name
+ * %rK (K < N, decimal, no leading zero) becomes a Symbol, and gets a register
+ * slot, when it is first used, so declaring many registers costs nothing. */
+typedef struct RegRange {
+  struct RegRange *next;
+  const char *prefix;
+  uint32_t plen;
+  uint64_t count;
+  Space space;
+  Type type;
+  uint8_t vec;
+  uint32_t line, col;
+} RegRange;
+
 struct Scope {
   Scope *parent;
   Symbol **slot;
   uint32_t cap, n;
+  RegRange *ranges;
 };
 
 static uint32_t hash_name(const char *s, size_t n) {
@@ -206,9 +221,49 @@ static void scope_put(Parser *P, Scope *s, Symbol *sym) {
   s->n++;
 }
 
+static void add_reg(Parser *P, Symbol *s);
+
+/* Is name (n bytes) register K of range r? */
+static bool range_has(const RegRange *r, const char *name, size_t n) {
+  if (n <= r->plen || memcmp(name, r->prefix, r->plen)) return false;
+  const char *d = name + r->plen;
+  size_t nd = n - r->plen;
+  if (nd > 19 || (d[0] == '0' && nd > 1)) return false;
+  uint64_t k = 0;
+  for (size_t i = 0; i < nd; i++) {
+    if (d[i] < '0' || d[i] > '9') return false;
+    k = k * 10 + (uint64_t)(d[i] - '0');
+  }
+  return k < r->count;
+}
+
+/* The symbol `name` declares in scope s: declared by name, or a register of
+ * one of its ranges (made into a Symbol now). */
+static Symbol *scope_find(Parser *P, Scope *s, const char *name, size_t n) {
+  Symbol *sym = scope_get(s, name, n);
+  if (sym) return sym;
+  for (const RegRange *r = s->ranges; r; r = r->next) {
+    if (!range_has(r, name, n)) continue;
+    sym = arena_alloc(&P->m->arena, sizeof *sym);
+    sym->kind = SYM_REG;
+    sym->name = arena_strndup(&P->m->arena, name, n);
+    sym->space = r->space;
+    sym->type = r->type;
+    sym->vec = r->vec;
+    sym->target = -1;
+    sym->line = r->line;
+    sym->col = r->col;
+    sym->size = (uint64_t)type_size(r->type) * r->vec;
+    scope_put(P, s, sym);
+    add_reg(P, sym);
+    return sym;
+  }
+  return NULL;
+}
+
 static Symbol *lookup(Parser *P, const char *name, size_t n) {
   for (Scope *s = P->scope; s; s = s->parent) {
-    Symbol *sym = scope_get(s, name, n);
+    Symbol *sym = scope_find(P, s, name, n);
     if (sym) return sym;
   }
   return NULL;
@@ -217,7 +272,7 @@ static Symbol *lookup(Parser *P, const char *name, size_t n) {
 /* Declares `sym` in the innermost scope; a name declared twice in one scope
  * is an error (§5.4: names are unique within their scope). */
 static void declare(Parser *P, Symbol *sym, const Token *at) {
-  Symbol *old = scope_get(P->scope, sym->name, strlen(sym->name));
+  Symbol *old = scope_find(P, P->scope, sym->name, strlen(sym->name));
   if (old) {
     if (old->kind == SYM_FUNC && sym->kind == SYM_FUNC) return;  /* handled by caller */
     diag_error(P, at->line, at->col, at->len, "'%s' is already declared at line %u",
@@ -465,20 +520,22 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
     uint64_t n = expect_uint(P, "a register count");
     expect_punct(P, '>', NULL);
     if (n > 1000000) diag_error_tok(P, &ct, "too many registers in one declaration");
-    if (P->fb && (uint64_t)P->fb->regs.n + n > 1000000)   /* bounds memory: ~200 bytes each */
-      diag_error_tok(P, &ct, "too many registers in one function");
-    if (kind != SYM_REG) diag_error_tok(P, &nt, "only registers take a <N> count");
-    char buf[300];
-    for (uint64_t i = 0; i < n; i++) {
-      int len = snprintf(buf, sizeof buf, "%.*s%llu", (int)nt.len, nt.s, (unsigned long long)i);
-      Symbol *s = new_symbol(P, kind, arena_strndup(&P->m->arena, buf, (size_t)len), &nt);
-      s->space = d->space;
-      s->type = d->type;
-      s->vec = d->vec;
-      finish_size(s);
-      declare(P, s, &nt);
-      add(P, s);
-    }
+    if (kind != SYM_REG || !P->fb) diag_error_tok(P, &nt, "only registers take a <N> count");
+    for (const RegRange *r = P->scope->ranges; r; r = r->next)
+      if (r->plen == nt.len && !memcmp(r->prefix, nt.s, nt.len))
+        diag_error_tok(P, &nt, "'%.*s<N>' is already declared at line %u", (int)nt.len, nt.s,
+                       r->line);
+    RegRange *r = arena_alloc(&P->m->arena, sizeof *r);
+    r->prefix = tok_str(P, &nt);
+    r->plen = nt.len;
+    r->count = n;
+    r->space = d->space;
+    r->type = d->type;
+    r->vec = d->vec;
+    r->line = nt.line;
+    r->col = nt.col;
+    r->next = P->scope->ranges;
+    P->scope->ranges = r;
     return;
   }
   Symbol *s = new_symbol(P, kind, tok_str(P, &nt), &nt);
