@@ -29,7 +29,7 @@ LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(UNIT_BIN)
+all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(B)/opcov $(UNIT_BIN)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -43,6 +43,10 @@ $(B)/libptxvm.so: $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/libptxvm.a
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# opcov: which opcodes.def rows execute (tools/opcov.c)
+$(B)/opcov: $(B)/tools/opcov.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libptxvm.a
