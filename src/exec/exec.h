@@ -167,6 +167,9 @@ Space lower_space(const Insn *in);
  * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates
  * OP_CVTA, OP_CVTA_TO and OP_ISSPACEP here. Same contract as a selector. */
 bool mem_select_addr(Lower *L, const Insn *in, XInsn *x);
+/* bar.warp.sync (family SYNC) is a warp rendezvous: src/exec/warp.c
+ * implements it and exec_select_SYNC delegates OP_BAR_WARP_SYNC here. */
+bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x);
 
 /* One selector per family (families in ir.h): sets x->fn and the fields it
  * needs, returns false when the form is not supported yet. Declared here from

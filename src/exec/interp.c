@@ -32,6 +32,7 @@
  * released the CTA is deadlocked: every blocked warp is reported with the
  * instruction it waits at. A step watchdog reports runaway loops. */
 #include "../lower/lower.h"
+#include "../sync/warpsync.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -65,6 +66,7 @@ typedef struct WState {
   bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
+  void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
   Save *saves; int nsaves, capsaves;
 } WState;
 
@@ -144,6 +146,8 @@ void interp_release(Warp *w, uint32_t lanes) {
   s->waiting &= ~lanes;
   s->regroup = true;
 }
+
+void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
 
 uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
 
@@ -396,12 +400,14 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     s->waiting |= exec;
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
     flush(s);
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     w->exited |= exec;
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
     return true;
   case XS_CALL:
   case XS_RET:
@@ -412,6 +418,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
       if (st == XS_CALL ? !call_lane(w, s, x, pc, l) : !ret_lane(w, s, l)) return false;
     }
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* ret from the kernel exits lanes */
     return true;
   case XS_TRAP:
   default:
@@ -480,6 +487,7 @@ static void warp_free(Warp *w) {
   if (s) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
+    warpsync_free(s->wsync);
     free(s->saves);
     free(s);
   }
@@ -532,10 +540,12 @@ static void report_deadlock(Cta *c) {
       char loc[512], lanes[160];
       where(p, x, loc, sizeof loc);
       lanes_text(m, lanes, sizeof lanes);
-      len += (size_t)snprintf(msg + len, cap - len,
-                              "\n  warp %d lanes %s waits at %s (%s): the barrier expects all %u "
-                              "live threads of the CTA, %u arrived", w->id, lanes, loc,
-                              x->src ? insn_mnemonic(x->src) : "?", live, waiting);
+      char what[400];
+      if (!warpsync_describe(w, l0, what, sizeof what))
+        snprintf(what, sizeof what, "the barrier expects all %u live threads of the CTA, %u arrived",
+                 live, waiting);
+      len += (size_t)snprintf(msg + len, cap - len, "\n  warp %d lanes %s waits at %s (%s): %s",
+                              w->id, lanes, loc, x->src ? insn_mnemonic(x->src) : "?", what);
     }
   }
   set_error(L, msg, true);

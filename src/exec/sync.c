@@ -80,6 +80,7 @@ static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
 
 bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
+  case OP_BAR_WARP_SYNC: return warp_select_bar_warp_sync(L, in, x);
   case OP_BAR_SYNC: case OP_BARRIER_SYNC:
     if (in->nopds > 1) return false;   /* thread count: a later issue */
     x->fn = exec_bar_sync;

@@ -1,5 +1,5 @@
 /* unsupported.c: selectors of the families that later issues implement —
- * WARP (shfl, vote, match, redux, elect, activemask), MBAR (mbarrier.*),
+ * MBAR (mbarrier.*),
  * ASYNC (cp.async*, bulk and tensor copies), TEX (textures and surfaces),
  * MMA (wmma, mma, wgmma, ldmatrix) and VIDEO. Each refuses every form, so
  * lowering reports "FILE:LINE:COL: <instruction> is not supported". When a
@@ -12,7 +12,6 @@
     return false;                                                  \
   }
 
-REFUSE(exec_select_WARP)
 REFUSE(exec_select_MBAR)
 REFUSE(exec_select_ASYNC)
 REFUSE(exec_select_TEX)

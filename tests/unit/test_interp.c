@@ -66,7 +66,7 @@ static void test_simple(void) {
 
 static void test_unsupported(void) {
   const char *src = HEAD ".visible .entry k() {\n .reg .b32 %r<3>;\n"
-                    "  shfl.sync.bfly.b32 %r1, %r2, 1, 31, -1;\n}\n";
+                    "  vadd.u32.u32.u32 %r1, %r2, %r2;\n}\n";
   char *err = NULL;
   Module *m = front_parse(src, strlen(src), "t.ptx", &err);
   CHECK(m != NULL);
@@ -74,7 +74,7 @@ static void test_unsupported(void) {
   Device *d = dev_create((size_t)1 << 20);
   Program *p = program_build(m, d, &err);
   CHECK(p == NULL);
-  CHECK(err && strstr(err, "t.ptx:6:3: shfl.sync.bfly.b32 is not supported"));
+  CHECK(err && strstr(err, "t.ptx:6:3: vadd.u32.u32.u32 is not supported"));
   free(err);
   program_free(p);
   dev_destroy(d);
