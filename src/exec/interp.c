@@ -32,7 +32,7 @@
  * released the CTA is deadlocked: every blocked warp is reported with the
  * instruction it waits at. A step watchdog reports runaway loops. */
 #include "../lower/lower.h"
-#include "../sync/warpsync.h"
+#include "../sync/bar.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -66,7 +66,6 @@ typedef struct WState {
   bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
-  void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
   Save *saves; int nsaves, capsaves;
 } WState;
 
@@ -146,8 +145,6 @@ void interp_release(Warp *w, uint32_t lanes) {
   s->waiting &= ~lanes;
   s->regroup = true;
 }
-
-void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
 
 uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
 
@@ -400,14 +397,12 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     s->waiting |= exec;
     s->regroup = true;
-    if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
     flush(s);
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     w->exited |= exec;
     s->regroup = true;
-    if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
     return true;
   case XS_CALL:
   case XS_RET:
@@ -418,7 +413,6 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
       if (st == XS_CALL ? !call_lane(w, s, x, pc, l) : !ret_lane(w, s, l)) return false;
     }
     s->regroup = true;
-    if (s->wsync) warpsync_poll(w);   /* ret from the kernel exits lanes */
     return true;
   case XS_TRAP:
   default:
@@ -487,7 +481,6 @@ static void warp_free(Warp *w) {
   if (s) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
-    warpsync_free(s->wsync);
     free(s->saves);
     free(s);
   }
@@ -513,6 +506,20 @@ static uint32_t live_threads(const Cta *c) {
   for (int i = 0; i < c->nwarps; i++)
     n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
   return n;
+}
+
+/* The instruction's full name, e.g. "bar.red.or.pred" (lower.c's insn_text), for the deadlock report. */
+static const char *full_name(const Insn *in, char *buf, size_t n) {
+  const char *mn = in ? insn_mnemonic(in) : "?";
+  size_t k = 0;
+  while (mn[k] && mn[k] != '.') k++;
+  snprintf(buf, n, "%.*s", (int)k, mn);
+  for (int i = 0; in && i < in->nmods; i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", in->mods[i]);
+  }
+  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
+  return buf;
 }
 
 static void report_deadlock(Cta *c) {
@@ -541,11 +548,11 @@ static void report_deadlock(Cta *c) {
       where(p, x, loc, sizeof loc);
       lanes_text(m, lanes, sizeof lanes);
       char what[400];
-      if (!warpsync_describe(w, l0, what, sizeof what))
-        snprintf(what, sizeof what, "the barrier expects all %u live threads of the CTA, %u arrived",
-                 live, waiting);
+      if (!(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)))
+        snprintf(what, sizeof what, "blocked");
+      char nm[96];
       len += (size_t)snprintf(msg + len, cap - len, "\n  warp %d lanes %s waits at %s (%s): %s",
-                              w->id, lanes, loc, x->src ? insn_mnemonic(x->src) : "?", what);
+                              w->id, lanes, loc, full_name(x->src, nm, sizeof nm), what);
     }
   }
   set_error(L, msg, true);
@@ -609,7 +616,8 @@ static bool cta_loop(Cta *c) {
     if (all_done) return true;
     total += ran;
     if (total > max) { report_runaway(c, total); return false; }
-    if (!ran && !sync_cta_poll(c)) { report_deadlock(c); return false; }
+    bool released = sync_cta_poll(c);   /* exits may complete CTA barriers */
+    if (!ran && !released) { report_deadlock(c); return false; }
   }
 }
 

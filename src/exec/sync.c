@@ -1,67 +1,143 @@
-/* sync.c: family SYNC, first cut (PTX ISA 9.0 §9.7.13; sync digest §5, §8,
- * §17).
+/* sync.c: family SYNC (PTX ISA 9.0 §9.7.13; sync digest §4, §5, §8, §17).
  *
- * bar.sync / barrier.sync / bar.cta.sync without a thread count: a simple
- * CTA-wide barrier over all threads that have not exited. Arriving lanes
- * block (XS_WAIT); the lane that completes the count releases everyone.
- * Threads that exit reduce the count, so the interpreter polls
- * (sync_cta_poll) when no warp can run. Barrier ids are not told apart yet:
- * without a count every barrier waits for all live threads, so the ids
- * cannot disagree about who takes part. Counts, bar.arrive, bar.red,
- * bar.warp.sync and the cluster barrier are a later issue (the selector
- * refuses them).
+ * bar{.cta} / barrier{.cta} .sync / .arrive / .red (§9.7.13.1): the
+ * handlers read the barrier id, the thread count and the .red input of the
+ * executing lanes and hand them to the CTA barrier state machine
+ * (src/sync/bar.c, one per CTA in Cta.sync). Lanes it parks return XS_WAIT;
+ * the lanes it releases get their .red result written here and continue
+ * (interp_release, or XS_NEXT for the executing lanes). `bar.X` is
+ * `barrier.X.aligned`: the aligned forms require the warp's non-exited
+ * lanes converged on the instruction. Misuse (digest §5.3) is a located
+ * fault. After every round of the CTA loop, sync_cta_poll re-checks the
+ * barriers, so exits release the barriers that waited only on exited
+ * threads; when no warp can run and nothing is released, the deadlock
+ * report asks bar_describe what each blocked lane waits for.
+ * bar.warp.sync and the cluster barrier are not handled here.
  *
  * membar and fence (§9.7.13.4): the interpreter executes one instruction at
  * a time per CTA, and a CTA's warps run on one host thread, so every access
  * of a CTA is already ordered and visible in program order; global
  * accesses of other CTAs are host memory operations whose atomics are
  * sequentially consistent. Fences therefore have nothing left to order
- * and complete at once.
+ * and complete at once. A barrier's memory ordering (§4) follows likewise:
+ * a released lane runs after every participant's earlier accesses.
  *
  * nanosleep (§9.7.13.9) advances the warp's virtual time by the requested
  * nanoseconds, so back-off loops that read %globaltimer terminate. */
 #include "../lower/lower.h"
+#include "../sync/bar.h"
+#include "alu.h"
 
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
-typedef struct SimpleBar { uint32_t arrived; } SimpleBar;
+/* x->sub = BarKind; x->imm: bit 0 a count operand, bit 1 the .red input is
+ * negated, bit 2 aligned. Slots: sync/arrive: id, count; red: d, id,
+ * count (or 0), c. */
+enum { BF_COUNT = 1, BF_NEG = 2, BF_ALIGNED = 4 };
 
-static SimpleBar *bar_state(Cta *c) {
-  if (!c->sync) c->sync = calloc(1, sizeof(SimpleBar));
+static BarCta *bar_state(Cta *c) {
+  if (!c->sync) c->sync = bar_new(c->nwarps);
   return c->sync;
 }
 
-static uint32_t live_threads(const Cta *c) {
-  uint32_t n = 0;
+static void refresh(Cta *c, BarCta *b) {
   for (int i = 0; i < c->nwarps; i++)
-    n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
-  return n;
+    bar_set_live(b, i, c->warps[i].valid & ~c->warps[i].exited);
 }
 
-static void release_all(Cta *c) {
-  for (int i = 0; i < c->nwarps; i++) interp_release(&c->warps[i], interp_waiting(&c->warps[i]));
-  bar_state(c)->arrived = 0;
+/* Writes the .red results of the released lanes and releases them; the
+ * lanes of `self` in `mask` are left to the caller. Returns true if a
+ * waiting lane was released. */
+static bool apply(Cta *c, BarCta *b, const Warp *self, uint32_t mask) {
+  bool any = false;
+  for (int i = 0; i < c->nwarps; i++) {
+    BarWarp *bw = &b->w[i];
+    uint32_t rel = bw->release;
+    if (!rel) continue;
+    Warp *w = &c->warps[i];
+    bw->release = 0;
+    for (int l = 0; l < WARP_SIZE; l++) {
+      if (!(rel >> l & 1)) continue;
+      switch ((BarKind)bw->kind[l]) {
+      case BK_RED_POPC: R32(w, bw->dst[l])[l] = bw->result[l]; break;
+      case BK_RED_AND: case BK_RED_OR:
+        w->pred[bw->dst[l]] = (w->pred[bw->dst[l]] & ~(1u << l)) | ((bw->result[l] & 1u) << l);
+        break;
+      default: break;
+      }
+    }
+    if (w == self) rel &= ~mask;
+    if (rel & interp_waiting(w)) any = true;
+    interp_release(w, rel);
+  }
+  return any;
 }
 
-static XStatus exec_bar_sync(Warp *w, const XInsn *x, uint32_t mask) {
-  (void)x;
-  SimpleBar *b = bar_state(w->cta);
-  if (!b) return exec_fault(w, x, -1, "out of memory");
-  b->arrived += (uint32_t)__builtin_popcount(mask);
-  if (b->arrived < live_threads(w->cta)) return XS_WAIT;
-  release_all(w->cta);
-  return XS_NEXT;
+/* The instruction's full name, e.g. "bar.red.or.pred" (lower.c's insn_text). */
+static const char *full_name(const Insn *in, char *buf, size_t n) {
+  const char *mn = in ? insn_mnemonic(in) : "?";
+  size_t k = 0;
+  while (mn[k] && mn[k] != '.') k++;
+  snprintf(buf, n, "%.*s", (int)k, mn);
+  for (int i = 0; in && i < in->nmods; i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", in->mods[i]);
+  }
+  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
+  return buf;
 }
 
-bool sync_cta_poll(Cta *c) {
-  SimpleBar *b = c->sync;
-  if (!b || !b->arrived || b->arrived < live_threads(c)) return false;
-  release_all(c);
+/* The value of a .u32 operand in the lanes of mask; they must agree. */
+static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const char *what,
+                    uint32_t *v) {
+  const uint32_t *a = R32(w, slot);
+  int l0 = __builtin_ctz(mask);
+  FOR_LANES(l)
+    if (ACTIVE(mask, l) && a[l] != a[l0]) {
+      char nm[96];
+      exec_fault(w, x, l, "%s: the %s differs between lanes of warp %d (%u in lane %d, %u in "
+                 "lane %d)", full_name(x->src, nm, sizeof nm), what, w->id, a[l0], l0, a[l], l);
+      return false;
+    }
+  *v = a[l0];
   return true;
 }
 
+static XStatus exec_bar(Warp *w, const XInsn *x, uint32_t mask) {
+  BarCta *b = bar_state(w->cta);
+  if (!b) return exec_fault(w, x, -1, "out of memory");
+  BarReq r = {.kind = (BarKind)x->sub, .has_count = x->imm & BF_COUNT,
+              .aligned = (x->imm & BF_ALIGNED) != 0};
+  bool red = r.kind >= BK_RED_POPC;
+  uint32_t s = red ? 1 : 0;
+  if (!uniform(w, x, x->slot[s], mask, "barrier id", &r.id)) return XS_TRAP;
+  if (r.has_count && !uniform(w, x, x->slot[s + 1], mask, "thread count", &r.count))
+    return XS_TRAP;
+  if (red) {
+    r.dst = x->slot[0];
+    r.pred = w->pred[x->slot[3]] ^ (x->imm & BF_NEG ? UINT32_MAX : 0);
+  }
+  refresh(w->cta, b);
+  char err[768], nm[96];
+  if (!bar_exec(b, w->id, mask, &r, x, err, sizeof err))
+    return exec_fault(w, x, -1, "%s: %s", full_name(x->src, nm, sizeof nm), err);
+  bool go = (b->w[w->id].release & mask) == mask;
+  apply(w->cta, b, w, mask);
+  return go ? XS_NEXT : XS_WAIT;
+}
+
+bool sync_cta_poll(Cta *c) {
+  BarCta *b = c->sync;
+  if (!b) return false;
+  refresh(c, b);
+  bar_poll(b);
+  return apply(c, b, NULL, 0);
+}
+
 void sync_cta_free(Cta *c) {
-  free(c->sync);
+  bar_free(c->sync);
   c->sync = NULL;
 }
 
@@ -80,11 +156,34 @@ static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
 
 bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
-  case OP_BAR_WARP_SYNC: return warp_select_bar_warp_sync(L, in, x);
-  case OP_BAR_SYNC: case OP_BARRIER_SYNC:
-    if (in->nopds > 1) return false;   /* thread count: a later issue */
-    x->fn = exec_bar_sync;
+  case OP_BAR_SYNC: case OP_BARRIER_SYNC: case OP_BAR_ARRIVE: case OP_BARRIER_ARRIVE: {
+    bool arrive = in->op == OP_BAR_ARRIVE || in->op == OP_BARRIER_ARRIVE;
+    x->sub = arrive ? BK_ARRIVE : BK_SYNC;
+    x->slot[0] = lower_src(L, &in->opds[0], TY_U32);
+    x->slot[1] = in->nopds > 1 ? lower_src(L, &in->opds[1], TY_U32) : 0;
+    x->nslots = 2;
+    x->imm = (in->nopds > 1 ? BF_COUNT : 0) |
+             (in->op == OP_BAR_SYNC || in->op == OP_BAR_ARRIVE || (lower_mods(in) & XM_ALIGNED)
+                  ? BF_ALIGNED : 0);
+    x->fn = exec_bar;
     return true;
+  }
+  case OP_BAR_RED_POPC: case OP_BARRIER_RED_POPC: case OP_BAR_RED_PRED: case OP_BARRIER_RED_PRED: {
+    const Operand *o = in->opds;
+    int nc = in->nopds == 4;
+    if (in->op == OP_BAR_RED_POPC || in->op == OP_BARRIER_RED_POPC) x->sub = BK_RED_POPC;
+    else x->sub = insn_has_mod(in, ".and") ? BK_RED_AND : BK_RED_OR;
+    x->slot[0] = lower_dst(L, &o[0]);
+    x->slot[1] = lower_src(L, &o[1], TY_U32);
+    x->slot[2] = nc ? lower_src(L, &o[2], TY_U32) : 0;
+    x->slot[3] = lower_src(L, &o[2 + nc], TY_PRED);
+    x->nslots = 4;
+    x->imm = (nc ? BF_COUNT : 0) | ((o[2 + nc].flags & OPF_NEG) ? BF_NEG : 0) |
+             (in->op == OP_BAR_RED_POPC || in->op == OP_BAR_RED_PRED || (lower_mods(in) & XM_ALIGNED)
+                  ? BF_ALIGNED : 0);
+    x->fn = exec_bar;
+    return true;
+  }
   case OP_MEMBAR: case OP_FENCE: case OP_FENCE_CLUSTER: case OP_FENCE_ONEWAY: case OP_FENCE_PROXY_ALIAS:
   case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY:
     x->fn = exec_fence;
