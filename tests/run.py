@@ -21,6 +21,19 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    where the header `// ERROR: LINE:COL: substring` gives the
                    place and a substring of MESSAGE; ok_*.ptx exit 0; every
                    tests/cuda/ptx/*.ptx (nvcc output) exits 0
+  cuda:NAME.VARIANT:KERNEL
+                   every launch line of tests/cuda/MANIFEST, run as
+                   `ptxvm run -q ptx/NAME.VARIANT.ptx KERNEL OPTIONS` for each
+                   VARIANT in sm_90, sm_90a, sm_90.G, sm_90.lineinfo; stdout
+                   is compared as the MANIFEST header says (exact, or
+                   'approx rtol=R atol=A:' per value, or 'anyorder:' as a
+                   multiset of lines) and the exit status must be 0
+  info:NAME.VARIANT:KERNEL
+                   `ptxvm info` on the same file lists `.entry KERNEL` with
+                   as many parameters as the MANIFEST line has -a options,
+                   each of the size its spec implies (a scalar TYPE: the
+                   type's size; a buffer: 8, a pointer; a by-value array
+                   TYPE[N]: N elements of TYPE)
   ptxas:PATH       where ptxas exists: it rejects every err_*.ptx and accepts
                    every ok_*.ptx (ptxas -arch=sm_90, or the file's own
                    .target when newer, e.g. sm_90a)
@@ -225,6 +238,177 @@ def t_ptxas(tid, path, ptxas, timeout):
     return Result(tid, "pass")
 
 
+# ---- tests/cuda/MANIFEST ----
+
+MANIFEST = "tests/cuda/MANIFEST"
+CUDA_VARIANTS = ("sm_90", "sm_90a", "sm_90.G", "sm_90.lineinfo")
+TYPE_SIZE = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "u32": 4, "s32": 4,
+             "b32": 4, "f32": 4, "u64": 8, "s64": 8, "b64": 8, "f64": 8}
+APPROX_RE = re.compile(r"approx rtol=(\S+) atol=(\S+): ?(.*)$", re.S)
+
+
+def manifest_lines():
+    """(file, kernel, options, expected) for every launch line of the MANIFEST."""
+    out = []
+    path = os.path.join(ROOT, MANIFEST)
+    if not os.path.exists(path):
+        return out
+    for line in read_text(path).splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        parts = line.split(" | ", 2)
+        if len(parts) != 3 or len(parts[0].split()) != 2:
+            continue
+        f, kernel = parts[0].split()
+        out.append((f, kernel, parts[1].split(), parts[2]))
+    return out
+
+
+def variant_file(f, variant):
+    """ptx/NAME.sm_90.ptx -> (NAME, tests/cuda/ptx/NAME.VARIANT.ptx)."""
+    d, base = os.path.split(f)
+    name = base[:-len(".sm_90.ptx")] if base.endswith(".sm_90.ptx") else os.path.splitext(base)[0]
+    return name, os.path.join("tests/cuda", d, "%s.%s.ptx" % (name, variant))
+
+
+def num(tok):
+    try:
+        return float(tok)
+    except ValueError:
+        return None
+
+
+def compare_output(got, expected):
+    """None when stdout `got` matches a MANIFEST expectation, else why not."""
+    got = got[:-1] if got.endswith("\n") else got
+    if expected.startswith("anyorder: "):
+        want = expected[len("anyorder: "):].split("\\n")
+        have = got.split("\n")
+        if sorted(have) != sorted(want):
+            miss = [l for l in want if l not in have][:1]
+            extra = [l for l in have if l not in want][:1]
+            return "lines differ (as a multiset): missing %s, unexpected %s" % (
+                repr(miss[0][:100]) if miss else "none", repr(extra[0][:100]) if extra else "none")
+        return None
+    m = APPROX_RE.match(expected)
+    if m:
+        rtol, atol = float(m.group(1)), float(m.group(2))
+        want, have = m.group(3).split(), got.split()
+        if "\n" in got.strip():
+            return "approx: expected one line, got %d" % len(got.strip().splitlines())
+        if len(want) != len(have):
+            return "approx: %d values, expected %d" % (len(have), len(want))
+        for i, (h, w) in enumerate(zip(have, want)):
+            hv, wv = num(h), num(w)
+            if hv is None or wv is None:
+                return "approx value %d: '%s' is not a number (expected %s)" % (i, h[:40], w)
+            if wv != wv:
+                if hv == hv:
+                    return "approx value %d: got %s, expected nan" % (i, h)
+                continue
+            if wv in (float("inf"), float("-inf")) or hv != hv:
+                if hv != wv:
+                    return "approx value %d: got %s, expected %s" % (i, h, w)
+                continue
+            if abs(hv - wv) > atol + rtol * abs(wv):
+                return "approx value %d: got %s, expected %s (rtol=%g atol=%g)" % (
+                    i, h, w, rtol, atol)
+        return None
+    want = expected.split("\\n")
+    have = got.split("\n")
+    for i in range(max(len(have), len(want))):
+        g = have[i] if i < len(have) else "(nothing)"
+        e = want[i] if i < len(want) else "(nothing)"
+        if g != e:
+            gt, et = g.split(" "), e.split(" ")
+            for j in range(max(len(gt), len(et))):
+                a = gt[j] if j < len(gt) else "(nothing)"
+                b = et[j] if j < len(et) else "(nothing)"
+                if a != b:
+                    return "stdout line %d, value %d: got '%s', expected '%s'" % (
+                        i + 1, j, a[:60], b[:60])
+    return None
+
+
+def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout):
+    rc, out, err = run_cmd([ptxvm, "run", "-q", path, kernel] + opts, timeout)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % timeout)
+    if rc != 0:
+        return Result(tid, "fail", "exit %d: %s" % (rc, first_line(err)))
+    why = compare_output(out, expected)
+    if why:
+        return Result(tid, "fail", why)
+    return Result(tid, "pass")
+
+
+SPEC_RE = re.compile(r"^(\w+)(?:\[(\d*)\])?:")
+
+
+def expected_params(opts):
+    """The parameter sizes the -a specs of a MANIFEST line imply, or None."""
+    sizes = []
+    for i, o in enumerate(opts):
+        if o not in ("-a", "--arg") or i + 1 >= len(opts):
+            continue
+        m = SPEC_RE.match(opts[i + 1])
+        if not m or m.group(1) not in TYPE_SIZE:
+            return None
+        if m.group(2) is None:
+            sizes.append(TYPE_SIZE[m.group(1)])
+        else:
+            sizes.append(8)  # a buffer: the parameter holds its device address
+    return sizes
+
+
+INFO_ENTRY_RE = re.compile(r"^\.entry (\S+): (\d+) params?, (\d+) bytes")
+INFO_PARAM_RE = re.compile(r"^\s+param (\d+): \S+ .*\bsize (\d+)\b")
+
+
+def t_info(tid, path, kernel, sizes, ptxvm, timeout):
+    rc, out, err = run_cmd([ptxvm, "info", path], timeout)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % timeout)
+    if rc != 0:
+        return Result(tid, "fail", "exit %d: %s" % (rc, first_line(err)))
+    lines = out.splitlines()
+    for i, line in enumerate(lines):
+        m = INFO_ENTRY_RE.match(line)
+        if not m or m.group(1) != kernel:
+            continue
+        got = []
+        for l in lines[i + 1:]:
+            p = INFO_PARAM_RE.match(l)
+            if not p:
+                if l.startswith((" ", "\t")):
+                    continue
+                break
+            got.append(int(p.group(2)))
+        if int(m.group(2)) != len(sizes) or got != sizes:
+            return Result(tid, "fail", "params %s (header says %s), expected sizes %s"
+                          % (got, m.group(2), sizes))
+        return Result(tid, "pass")
+    return Result(tid, "fail", "no '.entry %s' line in ptxvm info" % kernel)
+
+
+def cuda_jobs(ptxvm, timeout):
+    jobs = []
+    for f, kernel, opts, expected in manifest_lines():
+        sizes = expected_params(opts)
+        for v in CUDA_VARIANTS:
+            name, path = variant_file(f, v)
+            tid = "%s.%s:%s" % (name, v, kernel)
+            if not os.path.exists(os.path.join(ROOT, path)):
+                jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
+                continue
+            jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+            if sizes is None:
+                jobs.append(("info:" + tid, lambda t: Result(t, "fail", "unparsable -a spec")))
+            else:
+                jobs.append(("info:" + tid, t_info, path, kernel, sizes, ptxvm, timeout))
+    return jobs
+
+
 # ---- discovery ----
 
 def find_ptxas():
@@ -271,6 +455,7 @@ def plan(args, ptxas):
                     p = os.path.join(d, n)
                     if os.path.isfile(p) and os.access(p, os.X_OK):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
+        jobs += cuda_jobs(ptxvm, args.timeout)
     for f in files:
         kind = classify(f)
         if kind == "run":
