@@ -340,6 +340,7 @@ bool exec_select_CMP(Lower *L, const Insn *in, XInsn *x) {
   switch (in->op) {
   case OP_SETP: case OP_SETP_BOOL: case OP_SETP_F: case OP_SETP_F_BOOL:
   case OP_SETP_H: case OP_SETP_H_BOOL: case OP_SETP_BF: case OP_SETP_BF_BOOL:
+  case OP_SETP_B: case OP_SETP_B_BOOL:
     return lower_compare(L, in, x, false);
   case OP_SET: case OP_SET_BOOL: case OP_SET_F: case OP_SET_F_BOOL:
   case OP_SET_H: case OP_SET_H_BOOL: case OP_SET_FROM_H: case OP_SET_FROM_H_BOOL:

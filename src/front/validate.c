@@ -83,6 +83,39 @@ static bool row_takes_types(const OpPattern *pat, const char *const *mods,
   return true;
 }
 
+/* cvt's rounding depends on both types, which one row cannot say (PTX ISA
+ * 9.0 §9.7.9.21): float to int and float to the same float take .rni .rzi
+ * .rmi .rpi (required for the first), int to float and a narrowing float
+ * conversion require .rn .rz .rm .rp, the others take none. ptxas:
+ * "Rounding modifier required" / "Illegal rounding modifier for 'cvt'". */
+static void check_cvt_rounding(Parser *P, const Insn *in, const Token *mn, const Token *mods,
+                               int nmods) {
+  if ((in->op != OP_CVT && in->op != OP_CVT_BF16) || in->ntypes != 2) return;
+  Type d = (Type)in->types[0], a = (Type)in->types[1];
+  bool df = type_kind(d) == K_F, af = type_kind(a) == K_F;
+  const char *want = NULL;            /* the rounding set allowed, if any */
+  bool required = false;
+  if (af && !df) { want = ".rni, .rzi, .rmi or .rpi"; required = true; }
+  else if (af && d == a) want = ".rni, .rzi, .rmi or .rpi";
+  else if (df && (!af || type_size(d) < type_size(a))) { want = ".rn, .rz, .rm or .rp"; required = true; }
+  else if (df && (d == TY_BF16 || a == TY_BF16)) want = ".rn, .rz, .rm or .rp";  /* optional */
+  int at = -1;
+  for (int j = 0; j < in->nmods; j++)
+    if (strstr(".rni.rzi.rmi.rpi.rn.rz.rm.rp", in->mods[j]) && in->mods[j][1] == 'r') at = j;
+  char shown[64];
+  snprintf(shown, sizeof shown, "cvt.%s.%s", type_name(d), type_name(a));
+  if (at < 0) {
+    if (required)
+      diag_error_tok(P, mn, "'%s' needs a rounding modifier: %s", shown, want);
+    return;
+  }
+  bool integral = strlen(in->mods[at]) == 4;   /* .rni .rzi .rmi .rpi */
+  if (!want || integral != (want[3] == 'i'))
+    diag_error_tok(P, &mods[at], "rounding modifier '%s' is not allowed on '%s'%s%s%s",
+                   in->mods[at], shown, want ? " (only " : "", want ? want : "", want ? ")" : "");
+  (void)nmods;
+}
+
 void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods, int nmods) {
   int row = op_first(mn->s, mn->len);
   if (row < 0)
@@ -113,6 +146,7 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
         if (!strcmp(sp[j], ".v2") || !strcmp(sp[j], ".v4") || !strcmp(sp[j], ".v8"))
           in->vec = (uint8_t)(sp[j][2] - '0');
       }
+      check_cvt_rounding(P, in, mn, mods, nmods);
       return;
     }
     bool types = row_takes_types(&pats[r], sp, mt, nmods);
@@ -182,7 +216,8 @@ static bool reg_type_ok(Type e, Type r, bool wide, bool sreg) {
   switch (ek) {
   case K_B: return size_ok;
   case K_U: case K_S: return size_ok && (rk == K_U || rk == K_S || rk == K_B);
-  case K_F: return rs == es && rk == K_B;   /* same float type handled above */
+  /* same float type handled above; ptxas takes ld.f32 into .b64, not .u64 */
+  case K_F: return rk == K_B && (rs == es || (wide && rs > es));
   case K_A: return rs == es || (rk == K_B && rs >= es);
   default: return false;
   }
@@ -208,9 +243,8 @@ static void check_imm(Parser *P, const Insn *in, const Operand *o, Type e) {
   TypeKind k = type_kind(e);
   if (o->kind == OPD_FIMM) {
     if (k == K_F || k == K_A) return;
-    if (k == K_B && (o->flags & OPF_HEXF) &&
-        type_size(e) == ((o->flags & OPF_F32) ? 4 : 8))
-      return;
+    if (k == K_B && type_size(e) == ((o->flags & OPF_F32) ? 4 : 8))
+      return;   /* 0f is 32 bits; 0d and decimal (a double) 64 (ptxas) */
     opd_error(P, in, o, "floating-point constant where .%s is expected", type_name(e));
   }
   if (k == K_F)
@@ -302,6 +336,40 @@ static void check_value(Parser *P, const Insn *in, const Operand *o, const OpdSp
               sp->multiple);
 }
 
+static Type bit_type(int size) {
+  switch (size) {
+  case 1: return TY_B8; case 2: return TY_B16; case 4: return TY_B32;
+  case 8: return TY_B64; case 16: return TY_B128; default: return TY_NONE;
+  }
+}
+
+/* mov.bN pack/unpack: a brace list of 2 or 4 elements of N/2 or N/4 bits
+ * each: registers and _, and in a source list also constants (ptxas: "Incompatible elements of vector expression"). */
+static void check_brace(Parser *P, const Insn *in, const Operand *o, Type e, bool dst) {
+  int size = type_size(e);
+  if (o->n != 2 && o->n != 4)
+    opd_error(P, in, o, "expected a brace list of 2 or 4 elements");
+  Type et = bit_type(size / o->n);
+  if (et == TY_NONE)
+    opd_error(P, in, o, ".%s cannot be split into %d elements", type_name(e), o->n);
+  for (int i = 0; i < o->n; i++) {
+    const Operand *el = &o->elems[i];
+    if (el->kind == OPD_SINK) continue;
+    if ((el->kind == OPD_IMM || el->kind == OPD_FIMM) && !dst) {
+      check_imm(P, in, el, et);
+      continue;
+    }
+    if (el->kind != OPD_REG)
+      opd_error(P, in, el, dst ? "expected a register or _ in the brace list"
+                               : "expected a register, constant or _ in the brace list");
+    if (dst && el->sym->kind == SYM_SREG)
+      opd_error(P, in, el, "special register '%s' cannot be written", el->sym->name);
+    if (type_kind(el->sym->type) == K_P || type_size(el->sym->type) != type_size(et))
+      opd_error(P, in, el, "'%s' is .%s but each element of the list must be %d bits",
+                el->sym->name, type_name(el->sym->type), 8 * type_size(et));
+  }
+}
+
 static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, uint8_t idx,
                       int tmode, Type fixed) {
   Type e = expected_type(in, kind, idx, tmode, fixed);
@@ -386,6 +454,10 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
   case 'c':
     if (o->kind != OPD_LIST) opd_error(P, in, o, "expected a list (...)");
     return;
+  case 'e': case 'k':
+    if (o->kind == OPD_VEC) { check_brace(P, in, o, e, kind == 'e'); return; }
+    check_one(P, in, o, kind == 'e' ? 'd' : 's', idx, tmode, fixed);
+    return;
   case 't':
     if (o->kind != OPD_SYM || (o->sym->kind != SYM_PROTO && o->sym->kind != SYM_TARGETS))
       opd_error(P, in, o, "expected a .callprototype or .branchtargets name");
@@ -393,6 +465,45 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
   default:
     return;
   }
+}
+
+/* call [(rets),] f [, (args)] [, proto]: the lists must match the callee's
+ * (or the prototype's) parameters; ptxas: "Call has wrong number of
+ * parameters". */
+static void check_call(Parser *P, const Insn *in) {
+  int i = 0, nrets = 0, nargs = 0;
+  if (i < in->nopds && in->opds[i].kind == OPD_LIST) nrets = in->opds[i++].n;
+  if (i >= in->nopds) return;
+  const Operand *callee = &in->opds[i++];
+  if (i < in->nopds && in->opds[i].kind == OPD_LIST) nargs = in->opds[i++].n;
+  const Function *f = NULL;
+  if (callee->kind == OPD_SYM && callee->sym->kind == SYM_FUNC) f = callee->sym->func;
+  else if (i < in->nopds && in->opds[i].kind == OPD_SYM && in->opds[i].sym->kind == SYM_PROTO)
+    f = in->opds[i].sym->func;
+  if (!f) return;
+  const char *name = callee->kind == OPD_SYM ? callee->sym->name : f->name;
+  uint32_t w = (uint32_t)strlen(insn_mnemonic(in));
+  if (nargs != f->nparams)
+    diag_error(P, in->line, in->col, w, "call passes %d parameter%s to '%s', which takes %d",
+               nargs, nargs == 1 ? "" : "s", name, f->nparams);
+  if (nrets != f->nrets)
+    diag_error(P, in->line, in->col, w,
+               "call receives %d return parameter%s from '%s', which returns %d", nrets,
+               nrets == 1 ? "" : "s", name, f->nrets);
+}
+
+/* st to an input parameter of the function being parsed (its own .param,
+ * kernel or .func); ptxas: "Illegal to write to function input parameter". */
+static void check_param_write(Parser *P, const Insn *in) {
+  if (strcmp(insn_mnemonic(in), "st") || !in->nopds || !P->fb) return;
+  const Operand *o = &in->opds[0];
+  if (o->kind != OPD_ADDR || o->n || !o->sym || o->sym->kind != SYM_VAR ||
+      o->sym->space != SP_PARAM)
+    return;
+  for (int i = 0; i < P->fb->params.n; i++)
+    if (P->fb->params.v[i] == o->sym)
+      diag_error(P, in->line, in->col, 2, "'st' cannot write to input parameter '%s'",
+                 o->sym->name);
 }
 
 void validate_operands(Parser *P, Insn *in) {
@@ -425,6 +536,8 @@ void validate_operands(Parser *P, Insn *in) {
       check_value(P, in, o, sp);
     }
   }
+  if (in->op == OP_CALL) check_call(P, in);
+  check_param_write(P, in);
 }
 
 void validate_target(Parser *P, const Insn *in) {
