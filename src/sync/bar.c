@@ -109,15 +109,15 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
               char *err, size_t n) {
   const char *kn = kind_name[r->kind];
   if (r->id >= BAR_IDS) {
-    snprintf(err, n, "barrier.%s: barrier id %u is out of range 0..15", kn, r->id);
+    snprintf(err, n, "barrier id %u is out of range 0..15", r->id);
     return false;
   }
   if (r->has_count && (r->count == 0 || r->count % 32)) {
-    snprintf(err, n, "barrier.%s: thread count %u is not a nonzero multiple of 32", kn, r->count);
+    snprintf(err, n, "thread count %u is not a nonzero multiple of 32", r->count);
     return false;
   }
   if (r->kind == BK_ARRIVE && !r->has_count) {
-    snprintf(err, n, "barrier.arrive: a thread count is required");
+    snprintf(err, n, "barrier.arrive requires a thread count");
     return false;
   }
   uint32_t id = r->id, cnt = r->has_count ? r->count : 0;
