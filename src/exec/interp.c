@@ -33,6 +33,7 @@
  * instruction it waits at. A step watchdog reports runaway loops. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
+#include "../sync/warpsync.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -66,6 +67,7 @@ typedef struct WState {
   bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
+  void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
   Save *saves; int nsaves, capsaves;
 } WState;
 
@@ -145,6 +147,8 @@ void interp_release(Warp *w, uint32_t lanes) {
   s->waiting &= ~lanes;
   s->regroup = true;
 }
+
+void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
 
 uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
 
@@ -397,12 +401,14 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     s->waiting |= exec;
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
     flush(s);
     for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
     w->exited |= exec;
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
     return true;
   case XS_CALL:
   case XS_RET:
@@ -413,6 +419,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
       if (st == XS_CALL ? !call_lane(w, s, x, pc, l) : !ret_lane(w, s, l)) return false;
     }
     s->regroup = true;
+    if (s->wsync) warpsync_poll(w);   /* ret from the kernel exits lanes */
     return true;
   case XS_TRAP:
   default:
@@ -481,6 +488,7 @@ static void warp_free(Warp *w) {
   if (s) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
+    warpsync_free(s->wsync);
     free(s->saves);
     free(s);
   }
@@ -548,7 +556,8 @@ static void report_deadlock(Cta *c) {
       where(p, x, loc, sizeof loc);
       lanes_text(m, lanes, sizeof lanes);
       char what[400];
-      if (!(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)))
+      if (!warpsync_describe(w, l0, what, sizeof what) &&
+          !(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)))
         snprintf(what, sizeof what, "blocked");
       char nm[96];
       len += (size_t)snprintf(msg + len, cap - len, "\n  warp %d lanes %s waits at %s (%s): %s",

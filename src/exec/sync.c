@@ -156,6 +156,7 @@ static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
 
 bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
+  case OP_BAR_WARP_SYNC: return warp_select_bar_warp_sync(L, in, x);
   case OP_BAR_SYNC: case OP_BARRIER_SYNC: case OP_BAR_ARRIVE: case OP_BARRIER_ARRIVE: {
     bool arrive = in->op == OP_BAR_ARRIVE || in->op == OP_BARRIER_ARRIVE;
     x->sub = arrive ? BK_ARRIVE : BK_SYNC;
