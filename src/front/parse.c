@@ -438,9 +438,15 @@ static void finish_size(Symbol *s) {
  *            | int '(' name ['+' int] ')'          (byte-mask form, §5.4.4) */
 typedef VEC(InitElem) InitVec;
 
-static void parse_init_elem(Parser *P, InitVec *out) {
+static void parse_init_elem(Parser *P, InitVec *out, Type t) {
   InitElem e = {.line = P->tok.line, .col = P->tok.col, .mask_shift = -1};
   bool neg = accept_punct(P, '-');
+  TypeKind k = type_kind(t);   /* ptxas: "Initial value type mismatch" */
+  if (P->tok.kind == TK_FLOAT && (k == K_U || k == K_S))
+    diag_error_tok(P, &P->tok, "floating-point initializer for a .%s variable", type_name(t));
+  if (P->tok.kind == TK_INT && k == K_F && !tok_is(peek(P), TK_PUNCT, "("))
+    diag_error_tok(P, &P->tok, "integer initializer for a .%s variable (write 1.0 or 0f3F800000)",
+                   type_name(t));
   if (P->tok.kind == TK_INT && tok_is(peek(P), TK_PUNCT, "(")) {
     uint64_t mask = P->tok.ival;
     int shift = 0;
@@ -491,19 +497,45 @@ static void parse_init_elem(Parser *P, InitVec *out) {
   vec_push(&P->m->arena, *out, e);
 }
 
-/* init := '{' init (',' init)* '}' | init-elem   (nesting is flattened) */
-static void parse_init(Parser *P, InitVec *out, int depth) {
-  if (is_punct(P, '{')) {
-    Token open = P->tok;
-    check_nesting(P, &open, depth);
-    next(P);
-    do {
-      parse_init(P, out, depth + 1);
-    } while (accept_punct(P, ','));
-    expect_close(P, '}', &open);
+/* The size of brace level `level` of s's initializer: one level per array
+ * dimension, then one for a vector (0: the unsized first dimension). */
+static uint64_t init_level_size(const Symbol *s, int level) {
+  return level < s->ndims ? s->dims[level] : s->vec;
+}
+
+/* init := '{' init (',' init)* '}' | init-elem
+ * The braces follow the declared shape, as ptxas requires: a list per
+ * level, elements at the last. A short inner list is padded with zeros, so
+ * the flat list keeps the elements at their places. */
+static void parse_init(Parser *P, InitVec *out, const Symbol *s, int level) {
+  int nlevels = s->ndims + (s->vec > 1);
+  if (level == nlevels) {
+    if (is_punct(P, '{'))
+      diag_error_tok(P, &P->tok, "too many levels of braces in the initializer of '%s'",
+                     s->name);
+    parse_init_elem(P, out, s->type);
     return;
   }
-  parse_init_elem(P, out);
+  if (!is_punct(P, '{')) unexpected(P, "'{' (the initializer follows the array's shape)");
+  Token open = P->tok;
+  check_nesting(P, &open, level);
+  next(P);
+  uint64_t size = init_level_size(s, level), n = 0;
+  do {
+    if (level > 0 && n == size)   /* the first level is checked by the caller */
+      diag_error_tok(P, &P->tok, "too many initializers in a list of %llu for '%s'",
+                     (unsigned long long)size, s->name);
+    parse_init(P, out, s, level + 1);
+    n++;
+  } while (accept_punct(P, ','));
+  expect_close(P, '}', &open);
+  if (level == 0) return;
+  uint64_t pad = size - n;
+  for (int l = level + 1; l < nlevels; l++) pad *= init_level_size(s, l);
+  if (out->n + pad > (1u << 24))
+    diag_error_tok(P, &open, "initializer of '%s' too large", s->name);
+  InitElem zero = {.kind = INIT_INT, .line = open.line, .col = open.col, .mask_shift = -1};
+  for (uint64_t i = 0; i < pad; i++) vec_push(&P->m->arena, *out, zero);
 }
 
 /* One declared name with its array dimensions and initializer:
@@ -565,7 +597,7 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
     if (kind == SYM_REG || d->space == SP_SHARED || d->space == SP_LOCAL || d->space == SP_PARAM)
       diag_error_tok(P, &nt, "variables in .%s cannot be initialized", space_name(d->space));
     InitVec init = {0};
-    parse_init(P, &init, 0);
+    parse_init(P, &init, s, 0);
     s->init = init.v;
     s->ninit = init.n;
     s->has_init = true;
