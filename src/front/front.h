@@ -116,8 +116,19 @@ void validate_target(Parser *P, const Insn *in);
 
 /* ---- parse.c ---- */
 typedef VEC(Symbol *) SymVec;
+typedef struct LabelUse {    /* a label operand, checked against its block */
+  Symbol *sym;
+  int block;
+  uint32_t line, col;
+} LabelUse;
+
 typedef struct FnBuild {     /* what a function accumulates while parsed */
   SymVec regs, vars, labels, params, rets;
+  /* { } blocks: block_parent[b] encloses b (-1 for the body); a label's
+   * Symbol.slot holds the block that defines it, while parsing */
+  VEC(int) block_parent;
+  int block;
+  VEC(LabelUse) label_uses;
   VEC(Insn) insns;
   VEC(const char *) pragmas;
 } FnBuild;

@@ -4,9 +4,10 @@
  * module IR directly; there is no syntax tree in between. Declarations are
  * resolved while parsing, with a scope per block ({ } nests, as inline asm
  * produces), so every operand leaves the parser pointing at its Symbol.
- * Labels are function-wide and may be used before they are defined; those
- * still undefined at the closing brace of the function are reported at
- * their first use. Each instruction is validated as soon as it is parsed
+ * Labels may be used before they are defined; those still undefined at the
+ * closing brace of the function are reported at their first use, and so is
+ * a use outside the { } block that defines the label (ptxas scopes labels by
+ * block; one name per function is all we keep). Each instruction is validated as soon as it is parsed
  * (validate.c), so errors come out in source order and the first one ends
  * the parse (STYLE.md §3).
  *
@@ -684,6 +685,10 @@ static void parse_name_operand(Parser *P, Operand *o) {
     }
   }
   if (!s) diag_error_tok(P, &t, "'%.*s' is not declared", (int)t.len, t.s);
+  if (s->kind == SYM_LABEL && P->fb) {
+    LabelUse u = {s, P->fb->block, t.line, t.col};
+    vec_push(&P->m->arena, P->fb->label_uses, u);
+  }
   s->used = true;
   o->sym = s;
   o->kind = (s->kind == SYM_REG || s->kind == SYM_SREG) ? OPD_REG : OPD_SYM;
@@ -1074,6 +1079,7 @@ static void define_label(Parser *P, const Token *t) {
   s->line = t->line;
   s->col = t->col;
   s->target = P->fb->insns.n;
+  s->slot = P->fb->block;
 }
 
 /* statement := '{' statement* '}' | decl | label ':' | .loc ... | .pragma ...
@@ -1082,6 +1088,9 @@ static void parse_block(Parser *P, const Token *open, int depth) {
   check_nesting(P, open, depth);
   Scope *saved = P->scope;
   P->scope = scope_new(P, saved);
+  int outer = P->fb->block;
+  P->fb->block = P->fb->block_parent.n;
+  vec_push(&P->m->arena, P->fb->block_parent, depth ? outer : -1);
   for (;;) {
     if (is_punct(P, '}')) { next(P); break; }
     if (P->tok.kind == TK_EOF) expect_close(P, '}', open);
@@ -1110,6 +1119,7 @@ static void parse_block(Parser *P, const Token *open, int depth) {
     }
   }
   P->scope = saved;
+  P->fb->block = outer;
 }
 
 static bool parse_dims(Parser *P, uint32_t dims[3]) {
@@ -1150,13 +1160,30 @@ static bool parse_perf_directive(Parser *P, Function *f) {
   return true;
 }
 
+/* Is block a the block b or one that encloses it? */
+static bool block_encloses(const FnBuild *fb, int a, int b) {
+  for (; b >= 0; b = fb->block_parent.v[b])
+    if (a == b) return true;
+  return false;
+}
+
 static void finish_labels(Parser *P) {
-  for (int i = 0; i < P->fb->labels.n; i++) {
-    Symbol *s = P->fb->labels.v[i];
+  FnBuild *fb = P->fb;
+  for (int i = 0; i < fb->labels.n; i++) {
+    Symbol *s = fb->labels.v[i];
     if (s->kind == SYM_LABEL && s->target < 0)
       diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
                  "label '%s' is used but never defined", s->name);
   }
+  for (int i = 0; i < fb->label_uses.n; i++) {   /* ptxas: "Unknown symbol 'L'" */
+    const LabelUse *u = &fb->label_uses.v[i];
+    if (u->sym->kind == SYM_LABEL && !block_encloses(fb, u->sym->slot, u->block))
+      diag_error(P, u->line, u->col, (uint32_t)strlen(u->sym->name),
+                 "'%s' is not visible here: the label at line %u is inside a { } block",
+                 u->sym->name, u->sym->line);
+  }
+  for (int i = 0; i < fb->labels.n; i++)
+    if (fb->labels.v[i]->kind == SYM_LABEL) fb->labels.v[i]->slot = 0;
 }
 
 /* Two declarations of one function must agree on kind and parameter count. */
