@@ -83,6 +83,14 @@ typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user);
 
+/* Sets the warp scheduling order of the launches of ctx that follow: 0 (the
+ * default) runs each CTA's warps round-robin in warp order; any other seed
+ * runs them in a pseudo-random order with pseudo-random quanta derived from
+ * seed and %ctaid, the same for the same seed. Correct programs give the
+ * same results under every order; use it to test that.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed);
+
 /* ---- modules (PTX ISA 9.0 chapter 11: directives) ---- */
 
 /* Parses and validates `len` bytes of PTX text; `name` (may be NULL, then

@@ -38,6 +38,8 @@ static void usage(FILE *f) {
         "                           its raw bytes to PATH\n"
         "  -j, --jobs N             host threads (number of CPUs)\n"
         "      --check              detect synchronization and memory hazards\n"
+        "      --schedule SEED      warp order: 0 in order (default), else a\n"
+        "                           pseudo-random order and quanta from SEED\n"
         "  -q, --quiet              print nothing but dumps and errors\n", f);
 }
 
@@ -396,6 +398,7 @@ typedef struct RunOpts {
   unsigned grid[3], block[3], cluster[3];
   bool has_block, has_cluster, quiet, check;
   unsigned shared;
+  uint64_t schedule;      /* --schedule SEED (0: warps in order) */
   const char **specs; int nspecs;
   Dump *dumps; int ndumps;
   const char *file, *kernel;
@@ -553,6 +556,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     {"arg", required_argument, NULL, 'a'},    {"dump", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'},   {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
+    {"schedule", required_argument, NULL, 'S'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -573,6 +577,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     case 'j': if (!parse_u64(optarg, &v) || v == 0 || v > 4096) return bad("bad job count '%s'", optarg); break;
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
+    case 'S': if (!parse_u64(optarg, &o->schedule)) return bad("bad schedule seed '%s'", optarg); break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case ':': return bad("option '%s' needs a value", argv[optind - 1]);
     default: return bad("unknown option '%s'", argv[optind - 1]);
@@ -598,6 +603,7 @@ static int cmd_run(int argc, char **argv) {
   ptxvm_context *ctx = NULL;
   if (rc == EXIT_OK) {
     ptxvm_module *mod = load(&ctx, o.file);
+    if (mod) ptxvm_set_schedule(ctx, o.schedule);
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }
   ptxvm_context_destroy(ctx);

@@ -24,6 +24,7 @@ struct ptxvm_context {
   struct Device *dev;      /* device memory, created at the first need (memory.c) */
   ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
   void *printf_user;
+  uint64_t schedule;        /* warp order seed (ptxvm_set_schedule) */
 };
 
 /* The context's device, created on first use; NULL when the host refuses

@@ -41,6 +41,12 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, v
   return api_ok(ctx);
 }
 
+ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->schedule = seed;
+  return api_ok(ctx);
+}
+
 const char *ptxvm_last_error(const ptxvm_context *ctx) {
   return ctx && ctx->error ? ctx->error : "";
 }

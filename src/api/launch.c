@@ -78,7 +78,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   ptxvm_status st = ensure_program(fn->mod, dev);
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
-              .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user};
+              .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
+              .schedule = ctx->schedule};
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

@@ -609,16 +609,35 @@ static void cta_free(Cta *c) {
   free(c->shared);
 }
 
-/* Runs the CTA's warps round-robin; false on fault or deadlock. */
+/* splitmix64 step: the pseudo-random warp order of Launch.schedule. */
+static uint64_t sched_next(uint64_t *st) {
+  uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+/* Runs the CTA's warps round-robin (Launch.schedule != 0: each round in a
+ * pseudo-random order, each warp for 1..64 instructions); false on fault
+ * or deadlock. */
 static bool cta_loop(Cta *c) {
   Launch *L = c->launch;
   uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, total = 0;
+  uint64_t st = L->schedule ^ ((uint64_t)c->ctaid[0] << 32 ^ (uint64_t)c->ctaid[1] << 16 ^ c->ctaid[2]);
+  int order[BAR_MAX_WARPS];
+  for (int i = 0; i < c->nwarps && i < BAR_MAX_WARPS; i++) order[i] = i;
   for (;;) {
     uint64_t ran = 0;
     bool all_done = true, stop = false;
-    for (int i = 0; i < c->nwarps && !stop; i++) {
+    if (L->schedule)
+      for (int i = c->nwarps - 1; i > 0; i--) {
+        int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = order[i];
+        order[i] = order[k]; order[k] = t;
+      }
+    for (int j = 0; j < c->nwarps && !stop; j++) {
+      int i = j < BAR_MAX_WARPS ? order[j] : j;
       if (warp_done(&c->warps[i])) continue;
-      ran += warp_run(&c->warps[i], QUANTUM, &stop);
+      ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&st) % 64 : QUANTUM, &stop);
       all_done &= warp_done(&c->warps[i]);
     }
     if (stop || launch_failed(L)) return false;

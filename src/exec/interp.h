@@ -30,6 +30,8 @@ struct Launch {
   uint32_t dyn_shared;      /* dynamic shared memory per CTA, bytes */
   uint64_t max_steps;       /* watchdog: warp-instructions per CTA before a
                                runaway report (0 = default) */
+  uint64_t schedule;        /* warp order: 0 round-robin in warp order, else
+                               the seed of a pseudo-random order and quanta */
   char *error;              /* first fault: malloc'd message; the launch stops */
   bool deadlock;            /* set with error when the failure is a deadlock
                                (the API reports PTXVM_ERROR_DEADLOCK) */
