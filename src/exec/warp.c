@@ -31,8 +31,6 @@
 #include "../lower/lower.h"
 #include "alu.h"
 
-#include <stdlib.h>
-
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
 enum { V_ALL, V_ANY, V_UNI, V_BALLOT };
 enum { RX_ADD, RX_MIN, RX_MAX, RX_AND, RX_OR, RX_XOR };
@@ -84,11 +82,9 @@ static XStatus exec_shfl(Warp *w, const XInsn *x, uint32_t mask) {
   const uint32_t *a = R32(w, x->slot[2]), *b = R32(w, x->slot[3]), *c = R32(w, x->slot[4]);
   FOR_LANES(l) { in[l][0] = a[l]; in[l][1] = b[l]; in[l][2] = c[l]; }
   if (x->slot[5] == NOSLOT) {   /* deprecated shfl: the executing lanes */
-    WsGather *g = malloc(sizeof *g);
-    if (!g) return exec_fault(w, x, -1, "out of memory");
-    FOR_LANES(l) { g->at[l] = x; memcpy(g->in[l], in[l], sizeof in[l]); }
-    shfl_done(w, g, mask);
-    free(g);
+    WsGather g;
+    FOR_LANES(l) { g.at[l] = x; memcpy(g.in[l], in[l], sizeof in[l]); }
+    shfl_done(w, &g, mask);
     return XS_NEXT;
   }
   return warpsync_arrive(w, x, mask, "shfl.sync", key_of(x), masks_of(w, x, mask, mb),
@@ -123,13 +119,11 @@ static XStatus exec_vote(Warp *w, const XInsn *x, uint32_t mask) {
 
 /* the deprecated vote: over the executing lanes, at once */
 static XStatus exec_vote_old(Warp *w, const XInsn *x, uint32_t mask) {
-  WsGather *g = malloc(sizeof *g);
-  if (!g) return exec_fault(w, x, -1, "out of memory");
+  WsGather g;
   uint32_t q = w->pred[x->slot[2]];
   if (x->imm) q = ~q;
-  FOR_LANES(l) { g->at[l] = x; g->in[l][0] = q >> l & 1; }
-  vote_done(w, g, mask);
-  free(g);
+  FOR_LANES(l) { g.at[l] = x; g.in[l][0] = q >> l & 1; }
+  vote_done(w, &g, mask);
   return XS_NEXT;
 }
 

@@ -96,14 +96,12 @@ XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name
     sets[nm++] = e;
   }
   if (now) {
-    WsGather *g = malloc(sizeof *g);
-    if (!g) return exec_fault(w, x, -1, "out of memory");
+    WsGather g;
     for (int k = 0; k < nm; k++) {
-      g->mask = masks[k]; g->key = key; g->arrived = sets[k]; g->done = done;
-      fill(g, sets[k], x, in);
-      done(w, g, sets[k]);
+      g.mask = masks[k]; g.key = key; g.arrived = sets[k]; g.done = done;
+      fill(&g, sets[k], x, in);
+      done(w, &g, sets[k]);
     }
-    free(g);
     return XS_NEXT;
   }
   for (int k = 0; k < nm; k++) {
