@@ -32,8 +32,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    `ptxvm info` on the same file lists `.entry KERNEL` with
                    as many parameters as the MANIFEST line has -a options,
                    each of the size its spec implies (a scalar TYPE: the
-                   type's size; a buffer: 8, a pointer; a by-value array
-                   TYPE[N]: N elements of TYPE)
+                   type's size; a buffer: 8, a pointer; TYPE[N] for a struct
+                   passed by value, per the BY_VALUE table: N elements)
+  cli:tests/cli/test_cli.sh
+                   the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
+                   exit 0
   ptxas:PATH       where ptxas exists: it rejects every err_*.ptx and accepts
                    every ok_*.ptx (ptxas -arch=sm_90, or the file's own
                    .target when newer, e.g. sm_90a)
@@ -244,6 +247,10 @@ MANIFEST = "tests/cuda/MANIFEST"
 CUDA_VARIANTS = ("sm_90", "sm_90a", "sm_90.G", "sm_90.lineinfo")
 TYPE_SIZE = {"u8": 1, "s8": 1, "b8": 1, "u16": 2, "s16": 2, "b16": 2, "u32": 4, "s32": 4,
              "b32": 4, "f32": 4, "u64": 8, "s64": 8, "b64": 8, "f64": 8}
+# Kernels of tests/cuda/*.cu that take an aggregate by value, from their signatures: KERNEL ->
+# the indexes of those parameters (an array parameter `.param .align A .b8 p[N]` in the PTX,
+# given its bytes by a TYPE[N]:INIT spec, so N elements of TYPE rather than an 8-byte address).
+BY_VALUE = {"struct_param": {0}}   # struct_param.cu: struct_param(Params p, const float*, float*)
 APPROX_RE = re.compile(r"approx rtol=(\S+) atol=(\S+): ?(.*)$", re.S)
 
 
@@ -330,6 +337,17 @@ def compare_output(got, expected):
     return None
 
 
+def t_script(tid, argv, timeout):
+    rc, out, err = run_cmd(argv, timeout)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % timeout)
+    if rc != 0:
+        lines = [l for l in (out + err).splitlines() if l.strip()]
+        bad = [l for l in lines if l.startswith("FAIL")][:2]
+        return Result(tid, "fail", "exit %d: %s" % (rc, " | ".join(bad or lines[-2:])[:300]))
+    return Result(tid, "pass")
+
+
 def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout):
     rc, out, err = run_cmd([ptxvm, "run", "-q", path, kernel] + opts, timeout)
     if rc is None:
@@ -345,7 +363,7 @@ def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout):
 SPEC_RE = re.compile(r"^(\w+)(?:\[(\d*)\])?:")
 
 
-def expected_params(opts):
+def expected_params(kernel, opts):
     """The parameter sizes the -a specs of a MANIFEST line imply, or None."""
     sizes = []
     for i, o in enumerate(opts):
@@ -356,6 +374,10 @@ def expected_params(opts):
             return None
         if m.group(2) is None:
             sizes.append(TYPE_SIZE[m.group(1)])
+        elif len(sizes) in BY_VALUE.get(kernel, ()):
+            if not m.group(2):
+                return None
+            sizes.append(int(m.group(2)) * TYPE_SIZE[m.group(1)])
         else:
             sizes.append(8)  # a buffer: the parameter holds its device address
     return sizes
@@ -394,7 +416,7 @@ def t_info(tid, path, kernel, sizes, ptxvm, timeout):
 def cuda_jobs(ptxvm, timeout):
     jobs = []
     for f, kernel, opts, expected in manifest_lines():
-        sizes = expected_params(opts)
+        sizes = expected_params(kernel, opts)
         for v in CUDA_VARIANTS:
             name, path = variant_file(f, v)
             tid = "%s.%s:%s" % (name, v, kernel)
@@ -456,6 +478,9 @@ def plan(args, ptxas):
                     if os.path.isfile(p) and os.access(p, os.X_OK):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
         jobs += cuda_jobs(ptxvm, args.timeout)
+        cli = "tests/cli/test_cli.sh"
+        if os.path.exists(os.path.join(ROOT, cli)):
+            jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
     for f in files:
         kind = classify(f)
         if kind == "run":

@@ -6,8 +6,11 @@
  *
  * `run` turns each -a SPEC into a parameter value: a scalar's bits, or a
  * device buffer (allocated, initialised, its address passed), launches, and
- * prints the -o buffers. Exit status: 0 ran, 1 the kernel faulted, 2 the
- * input was unusable (README "Command line" defines rand=SEED). */
+ * prints the -o buffers. A TYPE[N]:INIT spec for an array parameter
+ * (`.param .align A .b8 p[N]`, a by-value struct) supplies the parameter's
+ * bytes instead; N elements of TYPE must fill it exactly. Exit status: 0 ran,
+ * 1 the kernel faulted, 2 the input was unusable (README "Command line"
+ * defines rand=SEED and the array parameters). */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -34,6 +37,7 @@ static void usage(FILE *f) {
         "  -s, --shared BYTES       dynamic shared memory per CTA (0)\n"
         "  -a, --arg SPEC           one kernel parameter, in order: TYPE:VALUE or\n"
         "                           TYPE[N]:{zero|iota|fill=V|rand=SEED|V0,V1,...|@PATH}\n"
+        "                           (for an array parameter, e.g. a struct: its bytes)\n"
         "  -o, --dump N[=PATH]      print buffer argument N after the launch, or write\n"
         "                           its raw bytes to PATH\n"
         "  -j, --jobs N             host threads (number of CPUs)\n"
@@ -141,6 +145,7 @@ typedef struct Arg {
   const char *spec;
   const ArgType *t;
   bool is_buf;
+  bool by_value;          /* TYPE[N]:INIT for an array parameter: its bytes, not a buffer */
   uint64_t bits;          /* scalar value, or the buffer's device address */
   size_t n;               /* buffer elements */
   uint8_t *data;          /* buffer contents (host copy) */
@@ -449,6 +454,17 @@ static int bind_args(ptxvm_context *ctx, ptxvm_function *fn, Arg *args, int narg
   for (int i = 0; i < nargs; i++) {
     ptxvm_param_info pi;
     ptxvm_function_get_param(fn, 0, i, &pi);
+    if (args[i].is_buf && pi.array_len > 0) {
+      /* an array parameter (a by-value aggregate): the elements are its bytes */
+      size_t bytes = args[i].n * args[i].t->size;
+      if (bytes != pi.size)
+        return bad("argument %d '%s' is %zu bytes but parameter %s is .%s[%u] of %u bytes (TYPE[N]:INIT "
+                   "gives an array parameter its bytes by value; they must fill it exactly)", i,
+                   args[i].spec, bytes, pi.name, pi.type, pi.array_len, pi.size);
+      args[i].by_value = true;
+      values[i] = args[i].data;
+      continue;
+    }
     unsigned size = args[i].is_buf ? 8 : args[i].t->size;
     if (pi.size != size)
       return bad("argument %d '%s' is %u bytes but parameter %s is .%s of %u bytes%s", i,
@@ -520,6 +536,10 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return bad("out of memory");
   int rc = bind_args(ctx, fn, args, o->nspecs, values);
+  for (int i = 0; rc == EXIT_OK && i < o->ndumps; i++)
+    if (args[o->dumps[i].arg].by_value)
+      rc = bad("-o %d: argument %d is passed by value (an array parameter), not a buffer", o->dumps[i].arg,
+               o->dumps[i].arg);
   if (rc == EXIT_OK) {
     ptxvm_status st = ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
     rc = exit_for(st);

@@ -143,6 +143,39 @@ PY
   expect_out "$want" run "$K" -a "$ty[$n]:rand=$seed" -o 0
 done
 
+# ---- TYPE[N]:INIT for an array parameter (a struct by value): its bytes ----
+cat > "$T/byval.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry byval(.param .align 8 .b8 s[12], .param .u64 out)
+{
+  .reg .b32 %r<4>;
+  .reg .b16 %h<2>;
+  .reg .b64 %rd<2>;
+  ld.param.u64 %rd0, [out];
+  cvta.to.global.u64 %rd1, %rd0;
+  ld.param.u32 %r0, [s];
+  ld.param.u32 %r1, [s+4];
+  ld.param.v2.u16 {%h0, %h1}, [s+8];
+  cvt.u32.u16 %r2, %h0;
+  cvt.u32.u16 %r3, %h1;
+  st.global.v4.u32 [%rd1], {%r0, %r1, %r2, %r3};
+  ret;
+}
+PTX
+BV="$T/byval.ptx"
+expect_out "1 4294967295 3 65535" run "$BV" -a 'u32[3]:1,0xffffffff,0xffff0003' -a 'u32[4]:zero' -o 1
+expect_out "67305985 134678021 2571 3085" run "$BV" -a 'b8[12]:1,2,3,4,5,6,7,8,11,10,13,12' -a 'u32[4]:zero' -o 1
+expect_out "1069547520 0 0 0" run "$BV" -a 'f32[3]:1.5,0,0' -a 'u32[4]:zero' -o 1
+expect_out "65536 196610 4 5" run "$BV" -a 'u16[6]:iota' -a 'u32[4]:zero' -o 1
+python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<3I', 7, 8, 0x00050009))" >"$T/s.bin"
+expect_out "7 8 9 5" run "$BV" -a "u32[]:@$T/s.bin" -a 'u32[4]:zero' -o 1
+expect_exit 2 "is 8 bytes but parameter s is .b8[12] of 12 bytes" run "$BV" -a 'u32[2]:1,2' -a 'u32[4]:zero'
+expect_exit 2 "is 16 bytes but parameter s is .b8[12] of 12 bytes" run "$BV" -a 'u32[4]:zero' -a 'u32[4]:zero'
+expect_exit 2 "passed by value" run "$BV" -a 'u32[3]:zero' -a 'u32[4]:zero' -o 0
+expect_exit 2 "parameter out is .u64 of 8 bytes" run "$BV" -a 'u32[3]:zero' -a 'u32:1'
+
 # ---- @PATH in, N=PATH out ----
 python3 -c "import struct,sys; sys.stdout.buffer.write(struct.pack('<3i', -1, 2, 300))" >"$T/in.bin"
 expect_out "-1 2 300" run "$K" -a "s32[]:@$T/in.bin" -o 0

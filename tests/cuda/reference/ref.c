@@ -669,15 +669,16 @@ static void k_struct_param(void)
         v = v + ((float)(tag + s[i % 3]) + (float)(big >> 32));
         out[i] = v;
     }
-    str hex = {0};
-    for (int i = 0; i < 40; ++i) sadd(&hex, "%02x", bytes[i]);
+    /* the struct's bytes by value: a TYPE[N]:INIT spec for an array parameter (README, command line) */
+    sreset(&A);
+    sadd(&A, "-g 1 -b 8 -a b8[40]:");
+    for (int i = 0; i < 40; ++i) sadd(&A, "%s0x%02x", i ? "," : "", bytes[i]);
+    sadd(&A, " -a f32[8]:iota -a f32[8]:zero -o 2");
     sreset(&E);
     d_f32(&E, out, 8);
-    comment("struct_param takes a 40-byte struct by value (.param .align 8 .b8 struct_param_param_0[40]); CLI.md has no");
-    comment("spec for a by-value aggregate yet, so this line is not runnable as is. Parameter bytes (little-endian hex):");
-    comment("  %s  = {n=8, scale=1.5f, offset=0.25, tag=3, s={10,-20,30}, big=5<<32, flags=0x2a}", sget(&hex));
-    comment("ptx/struct_param.sm_90.ptx struct_param | -g 1 -b 8 -a <struct bytes above> -a f32[8]:iota -a f32[8]:zero -o 2 | %s", sget(&E));
-    free(hex.s);
+    comment("struct_param takes a 40-byte struct by value (.param .align 8 .b8 struct_param_param_0[40]):");
+    comment("  {n=8, scale=1.5f, offset=0.25, tag=3, s={10,-20,30}, big=5<<32, flags=0x2a}; b8[40]:... gives its bytes");
+    emit("struct_param", "struct_param", sget(&A), sget(&E));
 }
 
 static void k_local_array(void)
