@@ -90,6 +90,22 @@ int main(void) {
   CHECK(bar_poll(b) && take(b, 1) == 0x0000000fu);
   bar_free(b);
 
+  /* a counted barrier is not released by exits: it waits for its count */
+  b = cta(3);
+  CHECK(ex(b, 0, ALL, 2, 96, BK_SYNC, true, 0));
+  CHECK(ex(b, 1, ALL, 2, 96, BK_SYNC, true, 0));
+  bar_set_live(b, 2, 0);
+  CHECK(!bar_poll(b) && take(b, 0) == 0 && b->bar[2].arrived_threads == 64);
+  bar_free(b);
+
+  /* a partial warp adds the warp size: 32 + 32 lanes-worth completes 64 */
+  b = cta(2);
+  bar_set_live(b, 1, 0x0000ffffu);
+  CHECK(ex(b, 0, ALL, 0, 64, BK_SYNC, true, 0));
+  CHECK(ex(b, 1, 0x0000ffffu, 0, 64, BK_SYNC, true, 0));
+  CHECK(take(b, 0) == ALL && take(b, 1) == 0x0000ffffu);
+  bar_free(b);
+
   /* .red: popc, and, or over two warps; results to every waiter */
   b = cta(2);
   CHECK(ex(b, 0, ALL, 5, 0, BK_RED_POPC, true, 0x000000ffu));
