@@ -216,6 +216,7 @@ bool bar_describe(const BarCta *b, int wid, int lane, char *buf, size_t n) {
   uint32_t lw = live_warps(b), missing = lw & ~br->arrived_warps;
   char wl[160];
   bar_lanes_text(missing, wl, sizeof wl);
+  if (!missing) snprintf(wl, sizeof wl, "none (every warp with a live thread is here)");
   if (br->expected) {
     snprintf(buf, n, "barrier %d (%s): %u of %u threads arrived; warps not arrived: %s", id, kn,
              br->arrived_threads, br->expected, wl);
