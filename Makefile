@@ -80,4 +80,4 @@ clean:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d)
+-include $(LIB_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/opcov.d
