@@ -22,7 +22,8 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    place and a substring of MESSAGE; ok_*.ptx exit 0; every
                    tests/cuda/ptx/*.ptx (nvcc output) exits 0
   cuda:NAME.VARIANT:KERNEL
-                   every launch line of tests/cuda/MANIFEST, run as
+                   every launch line of tests/cuda/MANIFEST (a line for
+                   ptx/NAME.VARIANT.ptx replaces the sm_90 one there), run as
                    `ptxvm run -q ptx/NAME.VARIANT.ptx KERNEL OPTIONS` for each
                    VARIANT in sm_90, sm_90a, sm_90.G, sm_90.lineinfo; stdout
                    is compared as the MANIFEST header says (exact, or
@@ -271,6 +272,14 @@ def manifest_lines():
     return out
 
 
+def split_variant(f):
+    """ptx/NAME.VARIANT.ptx -> (ptx/NAME.sm_90.ptx, VARIANT), VARIANT None for sm_90 itself."""
+    for v in sorted(CUDA_VARIANTS, key=len, reverse=True):
+        if v != "sm_90" and f.endswith("." + v + ".ptx"):
+            return f[:-len(v + ".ptx")] + "sm_90.ptx", v
+    return f, None
+
+
 def variant_file(f, variant):
     """ptx/NAME.sm_90.ptx -> (NAME, tests/cuda/ptx/NAME.VARIANT.ptx)."""
     d, base = os.path.split(f)
@@ -414,10 +423,21 @@ def t_info(tid, path, kernel, sizes, ptxvm, timeout):
 
 
 def cuda_jobs(ptxvm, timeout):
+    """A line for ptx/NAME.sm_90.ptx holds for every variant, except where a line for
+    ptx/NAME.VARIANT.ptx and the same kernel replaces it for that variant."""
     jobs = []
-    for f, kernel, opts, expected in manifest_lines():
-        sizes = expected_params(kernel, opts)
+    lines = manifest_lines()
+    own = {}
+    for f, kernel, opts, expected in lines:
+        base, v = split_variant(f)
+        if v:
+            own[(base, kernel, v)] = (opts, expected)
+    for f, kernel, opts0, expected0 in lines:
+        if split_variant(f)[1]:
+            continue
         for v in CUDA_VARIANTS:
+            opts, expected = own.get((f, kernel, v), (opts0, expected0))
+            sizes = expected_params(kernel, opts)
             name, path = variant_file(f, v)
             tid = "%s.%s:%s" % (name, v, kernel)
             if not os.path.exists(os.path.join(ROOT, path)):

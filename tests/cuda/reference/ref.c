@@ -137,6 +137,12 @@ static void emit(const char *file, const char *kernel, const char *args, const c
 {
     printf("ptx/%s.sm_90.ptx %s | %s | %s\n", file, kernel, args, expected);
 }
+/* a line for one variant only (ptx/NAME.VARIANT.ptx), where its PTX computes something else */
+static void emit_variant(const char *file, const char *variant, const char *kernel, const char *args,
+                         const char *expected)
+{
+    printf("ptx/%s.%s.ptx %s | %s | %s\n", file, variant, kernel, args, expected);
+}
 static void comment(const char *fmt, ...)
 {
     va_list ap;
@@ -414,6 +420,21 @@ static void k_axpy(void)
     sreset(&E);
     d_f64(&E, yd, n);
     emit("axpy", "daxpy", "-g 2 -b 32 -a s32:100 -a f64:0.1 -a f64[100]:iota -a f64[100]:fill=1 -o 3", sget(&E));
+    /* -G PTX is not contracted: mul.f32 then add.f32 (mul.f64, add.f64), each rounded to nearest */
+    for (int i = 0; i < n; ++i) {
+        volatile float p = 0.1f * (float)i;
+        volatile double pd = 0.1 * (double)i;
+        y[i] = p + 1.0f;
+        yd[i] = pd + 1.0;
+    }
+    sreset(&E);
+    d_f32(&E, y, n);
+    emit_variant("axpy", "sm_90.G", "saxpy", "-g 2 -b 32 -a s32:100 -a f32:0.1 -a f32[100]:iota -a f32[100]:fill=1 -o 3",
+                 sget(&E));
+    sreset(&E);
+    d_f64(&E, yd, n);
+    emit_variant("axpy", "sm_90.G", "daxpy", "-g 2 -b 32 -a s32:100 -a f64:0.1 -a f64[100]:iota -a f64[100]:fill=1 -o 3",
+                 sget(&E));
 }
 
 static void k_stencil(void)
@@ -1637,6 +1658,9 @@ int main(void)
     printf("# One line per kernel launch:  FILE KERNEL | OPTIONS | EXPECTED\n");
     printf("#   FILE      a PTX file relative to tests/cuda/. The same line holds for every variant of that source:\n");
     printf("#             ptx/NAME.sm_90.ptx, ptx/NAME.sm_90a.ptx, ptx/NAME.sm_90.G.ptx, ptx/NAME.sm_90.lineinfo.ptx.\n");
+    printf("#             Exception: a line whose FILE names another variant (ptx/NAME.sm_90.G.ptx) holds for that\n");
+    printf("#             variant only and replaces the sm_90 line's expectation there (its PTX computes otherwise,\n");
+    printf("#             e.g. -G does not contract a*x+y into fma).\n");
     printf("#   KERNEL    the .entry name.\n");
     printf("#   OPTIONS   `ptxvm run` options (shared/CLI.md), separated by single spaces; no option contains a\n");
     printf("#             space, so split on whitespace and pass the words straight to ptxvm (no shell: '[' would glob).\n");
