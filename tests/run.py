@@ -41,10 +41,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   ptxas:PATH       where ptxas exists: it rejects every err_*.ptx and accepts
                    every ok_*.ptx (ptxas -arch=sm_90, or the file's own
                    .target when newer, e.g. sm_90a)
-  san-unit:NAME, san-check:PATH
+  san-unit:NAME, san-check:PATH, san-cuda:NAME.VARIANT:KERNEL
                    with --san-build DIR (ASan+UBSan, `make SAN=1`): the unit
-                   tests and the front-end corpora (diag, cuda) again with
-                   that build; any sanitizer report fails the test
+                   tests, the front-end corpora (diag, cuda) and the MANIFEST
+                   launches again with that build; any sanitizer report fails
+                   the test
 
 tests/known_failures.txt lists ids (fnmatch patterns allowed), each with a
 reason: a listed test that fails is "known", a listed test that passes is an
@@ -357,10 +358,13 @@ def t_script(tid, argv, timeout):
     return Result(tid, "pass")
 
 
-def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout):
-    rc, out, err = run_cmd([ptxvm, "run", "-q", path, kernel] + opts, timeout)
+def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None):
+    rc, out, err = run_cmd([ptxvm, "run", "-q", path, kernel] + opts, timeout, env)
     if rc is None:
         return Result(tid, "fail", "timed out after %ds" % timeout)
+    rep = san_report(err)
+    if rep:
+        return Result(tid, "fail", rep)
     if rc != 0:
         return Result(tid, "fail", "exit %d: %s" % (rc, first_line(err)))
     why = compare_output(out, expected)
@@ -422,7 +426,7 @@ def t_info(tid, path, kernel, sizes, ptxvm, timeout):
     return Result(tid, "fail", "no '.entry %s' line in ptxvm info" % kernel)
 
 
-def cuda_jobs(ptxvm, timeout):
+def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
     """A line for ptx/NAME.sm_90.ptx holds for every variant, except where a line for
     ptx/NAME.VARIANT.ptx and the same kernel replaces it for that variant."""
     jobs = []
@@ -444,6 +448,9 @@ def cuda_jobs(ptxvm, timeout):
                 jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
                 continue
             jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+            if san_ptxvm:
+                jobs.append(("san-cuda:" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,
+                             timeout * 2, SAN_ENV))
             if sizes is None:
                 jobs.append(("info:" + tid, lambda t: Result(t, "fail", "unparsable -a spec")))
             else:
@@ -497,7 +504,7 @@ def plan(args, ptxas):
                     p = os.path.join(d, n)
                     if os.path.isfile(p) and os.access(p, os.X_OK):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
-        jobs += cuda_jobs(ptxvm, args.timeout)
+        jobs += cuda_jobs(ptxvm, args.timeout, san_ptxvm)
         cli = "tests/cli/test_cli.sh"
         if os.path.exists(os.path.join(ROOT, cli)):
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
