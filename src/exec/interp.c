@@ -68,6 +68,8 @@ typedef struct WState {
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
   void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
+  uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
+  bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
   Save *saves; int nsaves, capsaves;
 } WState;
 
@@ -159,6 +161,10 @@ uint32_t interp_pc(const Warp *w, int lane) {
 
 /* ---- lane groups ---- */
 
+static uint64_t sched_next(uint64_t *st);
+static void perturb(Warp *w, WState *s, uint32_t cand);
+static bool sched_free(const Warp *w, uint32_t pc);
+
 /* Picks the group to run: innermost frame, lowest pc, among runnable lanes
  * not deprioritised (unless only those are left). */
 static bool pick_group(Warp *w, WState *s) {
@@ -186,7 +192,52 @@ static bool pick_group(Warp *w, WState *s) {
   s->have = true;
   s->regroup = false;
   if (m != live) s->limit = lim;   /* other groups exist: watch for merging */
+  s->perturbed = false;
+  if (w->launch->schedule && !s->calm) perturb(w, s, cand);
   return true;
+}
+
+/* Launch.schedule != 0: other legal interleavings of the lane groups
+ * (independent thread scheduling), so that code relying on implicit warp
+ * synchronicity shows it. The group to run is a pseudo-random runnable
+ * lane's, sometimes only a random part of it, and the choice is made again
+ * every few instructions. Instructions that need or observe converged lanes
+ * (family SYNC: bar, barrier, bar.warp.sync...; .aligned forms; MMA;
+ * activemask and the deprecated shfl and vote) are left to the
+ * lowest-pc-first rule: a perturbed group that reaches one gives way
+ * (warp_run), so the lanes reconverge before it. So do calls and backward
+ * branches, which would put the group ahead of the others for that rule
+ * (a deeper frame, or a lower pc in the next iteration of a loop). */
+static bool sched_free(const Warp *w, uint32_t pc) {
+  const XInsn *x = &w->launch->prog->code[pc];
+  Family f = op_info[x->op].family;
+  if (x->op == OP_CALL || x->op == OP_BRX_IDX || (x->op == OP_BRA && x->target <= pc)) return false;
+  return f != FAM_SYNC && f != FAM_MMA && !(x->mods & XM_ALIGNED) && x->op != OP_ACTIVEMASK &&
+         x->op != OP_SHFL && x->op != OP_VOTE && x->op != OP_VOTE_BALLOT;
+}
+
+static void perturb(Warp *w, WState *s, uint32_t cand) {
+  if (!s->rng)
+    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * 0x9E3779B97F4A7C15ull ^
+             ((uint64_t)w->cta->ctaid[0] << 40 ^ (uint64_t)w->cta->ctaid[1] << 20 ^ w->cta->ctaid[2]);
+  uint64_t r = sched_next(&s->rng);
+  if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */
+  if (!sched_free(w, s->gpc)) return;
+  int k = (int)(r % (uint64_t)__builtin_popcount(cand)), l = 0;
+  for (uint32_t c = cand;; c &= c - 1)
+    if (k-- == 0) { l = __builtin_ctz(c); break; }
+  if (!sched_free(w, s->pc[l])) return;
+  uint32_t m = 0, lim = UINT32_MAX;
+  for (int i = 0; i < WARP_SIZE; i++)
+    if ((cand >> i & 1) && s->depth[i] == s->depth[l] && s->pc[i] == s->pc[l]) m |= 1u << i;
+  if (r >> 32 & 1) m &= (uint32_t)(r >> 33) | 1u << l;   /* a part of the group */
+  for (int i = 0; i < WARP_SIZE; i++)
+    if ((cand & ~m) >> i & 1 && s->depth[i] == s->depth[l] && s->pc[i] < lim) lim = s->pc[i];
+  uint32_t soon = s->pc[l] + 1 + (uint32_t)(r >> 60);   /* choose again within 1..16 */
+  s->gmask = m;
+  s->gpc = s->pc[l];
+  s->limit = lim < soon ? lim : soon;
+  s->perturbed = true;
 }
 
 /* Lanes of the group that are the only runnable ones? */
@@ -435,6 +486,14 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   uint64_t n = 0;
   for (; n < quantum; n++) {
     if ((!s->have || s->regroup) && !pick_group(w, s)) break;
+    if (s->perturbed && !sched_free(w, s->gpc)) {   /* Launch.schedule: give way */
+      s->calm = true;
+      s->deprio = 0;   /* the lowest group must run, even one that was spinning */
+      bool ok = pick_group(w, s);
+      s->calm = false;
+      if (!ok) break;
+      if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */
+    }
     const XInsn *x = &code[s->gpc];
     uint32_t exec = s->gmask;
     if (x->guard >= 0) {
