@@ -153,8 +153,42 @@ static XStatus exec_match(Warp *w, const XInsn *x, uint32_t mask) {
 
 /* ---- redux (§14) ---- */
 
+/* .f32 (sync digest §14): +0.0 is greater than -0.0; .abs reduces |a|;
+ * NaN inputs are ignored unless .NaN, where any NaN gives the canonical
+ * NaN 0x7fffffff (also the result when every input is NaN). */
+static bool f32_nan(uint32_t v) { return (v & 0x7fffffffu) > 0x7f800000u; }
+
+/* a < b in the total order of the non-NaN floats with -0.0 < +0.0 */
+static bool f32_less(uint32_t a, uint32_t b) {
+  int64_t ka = a >> 31 ? -(int64_t)(a & 0x7fffffffu) - 1 : (int64_t)a;
+  int64_t kb = b >> 31 ? -(int64_t)(b & 0x7fffffffu) - 1 : (int64_t)b;
+  return ka < kb;
+}
+
+static uint32_t redux_f32(const WsGather *g, uint32_t lanes, int sub) {
+  bool max = (sub & 15) == RX_MAX, abs = sub >> 4 & 1, nan = sub >> 5 & 1, any = false;
+  uint32_t r = 0;
+  FOR_LANES(l) {
+    if (!ACTIVE(lanes, l)) continue;
+    uint32_t v = (uint32_t)g->in[l][0];
+    if (abs) v &= 0x7fffffffu;
+    if (f32_nan(v)) {
+      if (nan) return 0x7fffffffu;
+      continue;
+    }
+    if (!any || (max ? f32_less(r, v) : f32_less(v, r))) r = v;
+    any = true;
+  }
+  return any ? r : 0x7fffffffu;
+}
+
 static void redux_done(Warp *w, const WsGather *g, uint32_t lanes) {
   const XInsn *x0 = g->at[__builtin_ctz(lanes)];
+  if (x0->type == TY_F32) {
+    uint32_t f = redux_f32(g, lanes, x0->sub);
+    FOR_LANES(l) if (ACTIVE(lanes, l)) put32(w, g->at[l]->slot[0], l, f);
+    return;
+  }
   bool sgn = x0->type == TY_S32;
   uint32_t r = 0;
   bool first = true;
@@ -290,9 +324,9 @@ bool exec_select_WARP(Lower *L, const Insn *in, XInsn *x) {
     x->slot[5] = lower_src(L, &o[2], TY_B32);
     x->fn = exec_match;
     return true;
-  case OP_REDUX_SYNC: case OP_REDUX_SYNC_BIT:
+  case OP_REDUX_SYNC: case OP_REDUX_SYNC_BIT: case OP_REDUX_SYNC_F:
     if ((m = mode_of(in, redux_ops, 6)) < 0) return false;
-    x->sub = (uint8_t)m;
+    x->sub = (uint8_t)(m | insn_has_mod(in, ".abs") << 4 | insn_has_mod(in, ".NaN") << 5);
     x->slot[0] = lower_dst(L, &o[0]);
     x->slot[2] = lower_src(L, &o[1], TY_B32);
     x->slot[5] = lower_src(L, &o[2], TY_B32);
@@ -308,6 +342,6 @@ bool exec_select_WARP(Lower *L, const Insn *in, XInsn *x) {
     x->fn = exec_activemask;
     return true;
   default:
-    return false;   /* redux.sync .f32 (sm_100a): not yet */
+    return false;
   }
 }
