@@ -1,7 +1,8 @@
 /* warp.c: family WARP (PTX ISA 9.0 §9.7.13.x; sync digest §11-§16):
- * shfl.sync, vote.sync, match.sync, redux.sync, elect.sync, activemask, the
- * deprecated shfl and vote, and bar.warp.sync (family SYNC, delegated here
- * by exec_select_SYNC).
+ * shfl.sync, vote.sync, match.sync, redux.sync (integer, and .f32 with
+ * .abs/.NaN for sm_100a), elect.sync, activemask, the deprecated shfl and
+ * vote, and bar.warp.sync (family SYNC, delegated here by
+ * exec_select_SYNC).
  *
  * The .sync forms are thin handlers over the warp rendezvous of
  * src/sync/warpsync.c: each executing lane supplies its inputs and
