@@ -218,6 +218,50 @@ EXEC(cvt_tf32) {
   return XS_NEXT;
 }
 
+/* fp8 (.e4m3x2 / .e5m2x2), PTX ISA §9.7.9.21; rounding is .rn only
+ * (f8_round_rn, fpconv.h). Packing: from two f32, a goes to d[15:8] and b
+ * to d[7:0]; from an f16x2/bf16x2 a, a[31:16] -> d[15:8], a[15:0] -> d[7:0];
+ * to f16x2, a[15:8] -> d[31:16], a[7:0] -> d[15:0]. .relu turns negative
+ * values into +0 (NaN stays NaN) before the rounding; .satfinite (mandatory
+ * in the narrowing forms) makes overflow and infinity the largest finite
+ * value of that sign, NaN staying NaN. Widening to f16 is exact; a NaN gives
+ * the canonical f16 NaN. x->sub: 1 for e4m3, x->imm: satfinite. */
+static double f8_relu(double d, uint32_t mods) {
+  return (mods & XM_RELU) && !isnan(d) && d < 0 ? 0.0 : d;
+}
+static uint32_t f8_one(double d, const XInsn *x) {
+  return f8_round_rn(f8_relu(d, x->mods), x->sub != 0, x->imm != 0);
+}
+EXEC(cvt_f8x2_f32) {
+  uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]);
+  FOR_LANES(l) t[l] = f8_one(bits_f32(a[l]), x) << 8 | f8_one(bits_f32(b[l]), x);
+  merge32(R32(w, x->slot[0]), t, mask);
+  return XS_NEXT;
+}
+EXEC(cvt_f8x2_h) {
+  uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
+  bool bf = x->type2 == TY_BF16X2;
+  FOR_LANES(l) {
+    uint16_t hi = (uint16_t)(a[l] >> 16), lo = (uint16_t)a[l];
+    double dh = bf ? fp_decode(hi, 8, 7) : fp_decode(hi, 5, 10);
+    double dl = bf ? fp_decode(lo, 8, 7) : fp_decode(lo, 5, 10);
+    t[l] = f8_one(dh, x) << 8 | f8_one(dl, x);
+  }
+  merge32(R32(w, x->slot[0]), t, mask);
+  return XS_NEXT;
+}
+EXEC(cvt_from_f8x2) {
+  uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
+  bool e4 = x->sub != 0;
+  FOR_LANES(l) {
+    double dh = f8_relu(f8_decode((uint8_t)(a[l] >> 8), e4), x->mods);
+    double dl = f8_relu(f8_decode((uint8_t)a[l], e4), x->mods);
+    t[l] = (uint32_t)fp_round(dh, 5, 10, FR_RN, false) << 16 | (uint32_t)fp_round(dl, 5, 10, FR_RN, false);
+  }
+  merge32(R32(w, x->slot[0]), t, mask);
+  return XS_NEXT;
+}
+
 /* cvt.pack.sat (§9.7.9.22): b in the low field, a above it, then c's low bits. */
 static uint32_t pack_sat(int32_t v, int n, bool sgn) {
   int32_t lo = sgn ? -(1 << (n - 1)) : 0, hi = sgn ? (1 << (n - 1)) - 1 : (1 << n) - 1;
@@ -292,6 +336,19 @@ bool exec_select_CVT(Lower *L, const Insn *in, XInsn *x) {
     x->slot[1] = lower_src(L, &in->opds[1], TY_F32);
     x->fn = exec_cvt_tf32;
     return true;
+  case OP_CVT_F8X2: case OP_CVT_F8X2_H: case OP_CVT_FROM_F8X2: {
+    Type f8 = in->op == OP_CVT_FROM_F8X2 ? (Type)x->type2 : (Type)x->type;
+    x->sub = f8 == TY_E4M3X2;
+    x->imm = satfinite;
+    x->slot[0] = lower_dst(L, &in->opds[0]);
+    x->slot[1] = lower_src(L, &in->opds[1], in->op == OP_CVT_F8X2 ? TY_F32 : in->op == OP_CVT_F8X2_H ? TY_B32 : TY_B16);
+    if (in->op == OP_CVT_F8X2) {
+      if (in->nopds != 3) return false;
+      x->slot[2] = lower_src(L, &in->opds[2], TY_F32);
+      x->fn = exec_cvt_f8x2_f32;
+    } else x->fn = in->op == OP_CVT_F8X2_H ? exec_cvt_f8x2_h : exec_cvt_from_f8x2;
+    return true;
+  }
   case OP_CVT_PACK: case OP_CVT_PACK_B32: {
     static const struct { const char *mod; int bits; bool sgn; } packs[] = {
       {".u16", 16, false}, {".s16", 16, true}, {".u8", 8, false}, {".s8", 8, true},
@@ -309,7 +366,7 @@ bool exec_select_CVT(Lower *L, const Insn *in, XInsn *x) {
     return true;
   }
   default:
-    return false;   /* fp8/fp6/fp4 and .rs forms: not yet */
+    return false;   /* fp6/fp4, x4 and .rs forms: not yet */
   }
 }
 #endif

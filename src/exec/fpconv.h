@@ -118,6 +118,40 @@ static inline uint16_t f64_to_f16(double d, int rnd) { return (uint16_t)fp_round
 static inline uint16_t f64_to_bf16(double d, int rnd) { return (uint16_t)fp_round(d, 8, 7, rnd, false); }
 static inline uint32_t f64_to_f32_bits(double d, int rnd) { return (uint32_t)fp_round(d, 8, 23, rnd, false); }
 
+/* fp8 (§5.2.5.1 alternate floating-point formats), round to nearest even:
+ *   .e5m2  1-5-2, bias 15, IEEE-like: infinities 0x7c/0xfc, NaNs above them;
+ *          exactly fp_round's (5, 2) format.
+ *   .e4m3  1-4-3, bias 7, no infinities: the top exponent field 15 holds
+ *          normal values up to 1.110b * 2^8 = 448 (0x7e); only S.1111.111
+ *          is NaN. Values from 2^-6 up are rounded as in the (5, 3) format
+ *          (same fraction width, wider exponent) and re-biased; smaller ones
+ *          are (4, 3) subnormals or the smallest normal, where the two
+ *          formats agree. Overflow (|x| >= 464, the midpoint rounding away
+ *          from 448) and infinity give 448 with satfinite, else NaN.
+ * A NaN result is 0x7f for both (all payload bits set, sign clear, as in
+ * fp_round). */
+#define F8_CNAN 0x7fu
+static inline uint8_t f8_round_rn(double x, bool e4m3, bool satfinite) {
+  if (!e4m3) return (uint8_t)fp_round(x, 5, 2, FR_RN, satfinite);
+  if (x != x) return F8_CNAN;
+  uint8_t sign = (f64_bits(x) >> 63) ? 0x80 : 0;
+  double ax = x < 0 ? -x : x;
+  if (ax < 0x1p-6) return (uint8_t)fp_round(x, 4, 3, FR_RN, false);
+  uint64_t v = fp_round(x, 5, 3, FR_RN, false);   /* 2^-6 <= |x|: a normal */
+  unsigned e5 = (unsigned)(v >> 3 & 31), m = (unsigned)(v & 7);
+  if (e5 == 31 || e5 > 15 + 8 || (e5 == 15 + 8 && m == 7))
+    return satfinite ? (uint8_t)(sign | 0x7e) : F8_CNAN;
+  return (uint8_t)(sign | (e5 - 8) << 3 | m);
+}
+/* fp8 -> double, exactly (NaN: the f64 canonical NaN). */
+static inline double f8_decode(uint8_t v, bool e4m3) {
+  if (!e4m3) return fp_decode(v, 5, 2);
+  if ((v & 0x7f) == 0x7f) return bits_f64(F64_CNAN);
+  unsigned e = v >> 3 & 15, m = v & 7;
+  double r = e ? __builtin_ldexp(8.0 + m, (int)e - 10) : __builtin_ldexp((double)m, -9);
+  return (v & 0x80) ? -r : r;
+}
+
 static inline bool f16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
 static inline bool bf16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }
 static inline bool f16_is_sub(uint16_t h) { return (h & 0x7c00) == 0 && (h & 0x3ff) != 0; }
