@@ -163,8 +163,24 @@ static bool select_mov_b(Lower *L, const Insn *in, XInsn *x) {
   return select_pieces(L, in, x, 8 * type_size(t));
 }
 
-/* prmt.b32 d, a, b, c, default mode (§9.7.9.7): byte i of d is byte
- * c[4i+2:4i] of the 8-byte value {b, a}; bit 4i+3 set replicates its sign. */
+/* prmt.b32{.mode} d, a, b, c (§9.7.9.7). The bytes of the 8-byte value
+ * {b, a} are numbered 0..7 (a's low byte is 0).
+ * Default mode: byte i of d is byte c[4i+2:4i]; bit 4i+3 set replicates that
+ * byte's sign over all 8 bits (only the default mode does sign extension).
+ * .f4e .b4e .rc8 .ecl .ecr .rc16: c[1:0] selects a row of the ISA's table,
+ * which names the source byte of d.b0..d.b3 (prmt_modes below, d.b0 first);
+ * the other bits of c are ignored. x->sub is 0 for the default mode, else
+ * 1 + the mode's index in prmt_modes. */
+static const char *const prmt_names[] = { ".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16" };
+static const uint8_t prmt_modes[6][4][4] = {
+  /* f4e  */ { {0, 1, 2, 3}, {1, 2, 3, 4}, {2, 3, 4, 5}, {3, 4, 5, 6} },
+  /* b4e  */ { {0, 7, 6, 5}, {1, 0, 7, 6}, {2, 1, 0, 7}, {3, 2, 1, 0} },
+  /* rc8  */ { {0, 0, 0, 0}, {1, 1, 1, 1}, {2, 2, 2, 2}, {3, 3, 3, 3} },
+  /* ecl  */ { {0, 1, 2, 3}, {1, 1, 2, 3}, {2, 2, 2, 3}, {3, 3, 3, 3} },
+  /* ecr  */ { {0, 0, 0, 0}, {0, 1, 1, 1}, {0, 1, 2, 2}, {0, 1, 2, 3} },
+  /* rc16 */ { {0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3} },
+};
+
 static XStatus exec_prmt(Warp *w, const XInsn *x, uint32_t mask) {
   const uint32_t *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]), *c = R32(w, x->slot[3]);
   uint32_t t[WARP_SIZE];
@@ -183,14 +199,35 @@ static XStatus exec_prmt(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
+static XStatus exec_prmt_mode(Warp *w, const XInsn *x, uint32_t mask) {
+  const uint32_t *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]), *c = R32(w, x->slot[3]);
+  const uint8_t (*tab)[4] = prmt_modes[x->sub - 1];
+  uint32_t t[WARP_SIZE];
+  FOR_LANES(l) {
+    uint64_t v = (uint64_t)b[l] << 32 | a[l];
+    const uint8_t *row = tab[c[l] & 3];
+    uint32_t r = 0;
+    for (int i = 0; i < 4; i++) r |= (uint32_t)(v >> (8 * row[i]) & 0xff) << (8 * i);
+    t[l] = r;
+  }
+  merge32(R32(w, x->slot[0]), t, mask);
+  return XS_NEXT;
+}
+
 static bool select_prmt(Lower *L, const Insn *in, XInsn *x) {
-  if (in->nmods > 1 && in->mods[in->nmods - 1][1] != 'b') return false;   /* modes: later */
-  for (int i = 0; i < in->nmods; i++)
-    if (strcmp(in->mods[i], ".b32")) return false;
+  if (in->nopds != 4) return false;
+  x->sub = 0;
+  for (int i = 0; i < in->nmods; i++) {
+    if (!strcmp(in->mods[i], ".b32")) continue;
+    int k = 0;
+    while (k < 6 && strcmp(in->mods[i], prmt_names[k])) k++;
+    if (k == 6 || x->sub) return false;
+    x->sub = (uint8_t)(k + 1);
+  }
   x->slot[0] = lower_dst(L, &in->opds[0]);
   for (int i = 1; i < 4; i++) x->slot[i] = lower_src(L, &in->opds[i], TY_B32);
   x->nslots = 4;
-  x->fn = exec_prmt;
+  x->fn = x->sub ? exec_prmt_mode : exec_prmt;
   return true;
 }
 
