@@ -20,9 +20,21 @@
  * (.noftz) keep subnormals. A packed .f16x2/.bf16x2 element is updated as a
  * whole, which is at least as atomic as the ISA's per-half guarantee.
  * .sem orders the host atomic (.relaxed when absent); scopes need nothing
- * more since host atomics are system-wide. .b128 exch/cas is not supported
- * yet (its selector declines, so lowering reports the instruction). */
+ * more since host atomics are system-wide.
+ *
+ * .b128 cas and exch (sm_90, PTX 8.3) operate on 16 aligned bytes as one
+ * unit, the value registers being .b128 (two 64-bit slots, low first). On
+ * x86-64 the host atomic is lock cmpxchg16b, asked for per function with
+ * target("cx16") so that neither -mcx16 nor libatomic is needed (GCC's
+ * __atomic_* on unsigned __int128 calls into libatomic, a new dependency);
+ * it is atomic against every other host thread's access of that memory.
+ * Elsewhere, or should a host address not be 16-aligned, a table of 64
+ * striped mutexes keyed by address serialises the 16-byte accesses instead:
+ * atomic against other .b128 atom, though not against narrower atomics on
+ * the same bytes. cas: d = old; if old == b, memory = c. exch: d = old;
+ * memory = b. A sink destination discards old. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "../mem/mem.h"
@@ -228,6 +240,96 @@ static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
+/* ---- 16-byte cas and exch ---- */
+
+typedef unsigned __int128 u128;
+
+static pthread_mutex_t b128_locks[64] = {
+#define M4 PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER
+  M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4, M4,
+#undef M4
+};
+
+/* Under the address's stripe lock: the 16 bytes at p become new unless
+ * is_cas and they differ from cmp; returns the old bytes. */
+static u128 b128_locked(void *p, bool is_cas, u128 cmp, u128 nv) {
+  pthread_mutex_t *m = &b128_locks[((uintptr_t)p >> 4) & 63];
+  pthread_mutex_lock(m);
+  u128 old;
+  memcpy(&old, p, 16);
+  if (!is_cas || old == cmp) memcpy(p, &nv, 16);
+  pthread_mutex_unlock(m);
+  return old;
+}
+
+#if defined(__x86_64__)
+__attribute__((target("cx16")))
+static u128 b128_cx16(u128 *p, bool is_cas, u128 cmp, u128 nv) {
+  if (is_cas) return __sync_val_compare_and_swap(p, cmp, nv);
+  u128 old = __sync_val_compare_and_swap(p, (u128)0, (u128)0);   /* an atomic read */
+  for (;;) {
+    u128 seen = __sync_val_compare_and_swap(p, old, nv);
+    if (seen == old) return old;
+    old = seen;
+  }
+}
+#endif
+
+/* cmpxchg16b is a full barrier, which covers every .sem. */
+static u128 b128_rmw(void *p, bool is_cas, u128 cmp, u128 nv) {
+#if defined(__x86_64__)
+  if (((uintptr_t)p & 15) == 0) return b128_cx16(p, is_cas, cmp, nv);
+#endif
+  return b128_locked(p, is_cas, cmp, nv);
+}
+
+static u128 rd128(Warp *w, uint32_t slot, int l) {
+  return (u128)R64(w, slot + 1)[l] << 64 | R64(w, slot)[l];
+}
+
+static XStatus exec_atom128(Warp *w, const XInsn *x, uint32_t mask) {
+  const AtomInsn *a = x->aux;
+  bool is_cas = a->op == AO_CAS;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t addr = (uint64_t)x->imm;
+    if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+    uint8_t *p = mem_ptr(w, x, l, a->sp, addr, 16, 16, true);
+    if (!p) return XS_TRAP;
+    u128 b = rd128(w, a->b[0], l), c = is_cas ? rd128(w, a->c, l) : 0;
+    u128 old = b128_rmw(p, is_cas, b, is_cas ? c : b);
+    if (!a->ret) continue;
+    R64(w, a->dst[0])[l] = (uint64_t)old;
+    R64(w, a->dst[0] + 1)[l] = (uint64_t)(old >> 64);
+  }
+  return XS_NEXT;
+}
+
+/* atom{...}.{cas,exch}.b128 d, [a], b{, c}: register operands only (PTX has
+ * no 128-bit immediates). */
+static bool select_atom128(Lower *L, const Insn *in, XInsn *x, AtomInsn *a) {
+  if (!a->ret || (a->op != AO_CAS && a->op != AO_EXCH)) return false;
+  if (in->nopds < (a->op == AO_CAS ? 4 : 3)) return false;
+  const Operand *m = &in->opds[1];
+  if (m->kind != OPD_ADDR) return false;
+  for (int i = 2; i < (a->op == AO_CAS ? 4 : 3); i++) {
+    const Operand *o = &in->opds[i];
+    if (o->kind != OPD_REG || o->sym->kind != SYM_REG || type_size(o->sym->type) != 16) return false;
+  }
+  const Operand *d = &in->opds[0];
+  if (d->kind == OPD_SINK) a->ret = false;
+  else if (d->kind != OPD_REG || d->sym->kind != SYM_REG || type_size(d->sym->type) != 16) return false;
+  a->size = 16;
+  a->n = 1;
+  x->imm = lower_addr(L, m, a->sp, &a->base);
+  a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
+  a->b[0] = lower_src(L, &in->opds[2], TY_B128);
+  if (a->op == AO_CAS) a->c = lower_src(L, &in->opds[3], TY_B128);
+  if (a->ret) a->dst[0] = lower_dst(L, d);
+  x->fn = exec_atom128;
+  return true;
+}
+
 /* ---- selection ---- */
 
 static bool op_of(const Insn *in, AtomOp *op) {
@@ -259,12 +361,14 @@ bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
   x->aux = a;
   a->type = in->ntypes ? (Type)in->types[0] : TY_NONE;
   int size = type_size(a->type);
-  if (!op_of(in, &a->op) || (size != 2 && size != 4 && size != 8)) return false;   /* .b128 */
-  a->size = (uint8_t)size;
-  a->regw = size == 8 ? 8 : 4;
+  if (!op_of(in, &a->op)) return false;
   a->ret = !is_red;
   a->order = order_of(in);
   a->sp = lower_space(in);
+  if (size == 16) return !is_red && select_atom128(L, in, x, a);
+  if (size != 2 && size != 4 && size != 8) return false;
+  a->size = (uint8_t)size;
+  a->regw = size == 8 ? 8 : 4;
   a->ftz = a->type == TY_F32 && a->op == AO_ADD && a->sp == SP_GLOBAL;
   int k = is_red ? 0 : 1;   /* index of the address operand */
   const Operand *m = &in->opds[k];
