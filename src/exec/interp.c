@@ -19,12 +19,15 @@
  * lane spinning on a lock held by another lane of its warp lets the holder
  * run (ITS semantics, PTX ISA 9.0 §3.3 / sync digest §1).
  *
- * Calls: a call pushes {return pc, caller} on each lane's stack and copies
- * the .param arguments into the callee's frame; ret copies the return
- * values back. Registers and frames are per function (lower.h), so when a
- * lane enters a function it is already in (recursion), the callee's register
- * region and frame are saved for that lane on the warp's save stack and
- * restored when it returns.
+ * Calls: a call pushes {return pc, caller, frame and stack pointer} on each
+ * lane's stack, pushes the callee's frame on the lane's local stack (frame
+ * pointer = the stack pointer aligned to 16, stack pointer += frame size; a
+ * stack that would pass the thread's local memory is a located "local stack
+ * overflow" fault) and copies the .param arguments into it; ret copies the
+ * return values back and pops both. Registers are per function (lower.h),
+ * so when a lane enters a function it is already in (recursion), the
+ * callee's register region is saved for that lane on the warp's save stack
+ * and restored when it returns; frames need no saving.
  *
  * The CTA loop runs warps round-robin, QUANTUM instructions each. A lane that
  * returns XS_WAIT blocks until interp_release; when no warp can run, the
@@ -44,13 +47,12 @@
 enum { QUANTUM = 4096, SPIN_LIMIT = 256 };
 #define DEFAULT_MAX_STEPS (1ull << 28)
 
-typedef struct Frame { uint32_t ret_pc; uint32_t func; } Frame;
+typedef struct Frame { uint32_t ret_pc, func, fp, sp; } Frame;   /* fp, sp: the caller's */
 
 typedef struct Save {
   uint32_t func, lanes, depth;      /* depth of the callee activation */
   uint32_t *r32, *pred;
   uint64_t *r64;
-  uint8_t *frame;                   /* frame_size bytes per lane */
 } Save;
 
 typedef struct WState {
@@ -248,10 +250,14 @@ static bool others_runnable(Warp *w, WState *s) {
 /* ---- calls ---- */
 
 static uint8_t *lane_local(Warp *w, int l) { return w->local + (size_t)l * w->local_size; }
+/* Lane l's current frame in its local memory. */
+static uint8_t *lane_frame(Warp *w, int l) {
+  return lane_local(w, l) + R32(w, w->launch->prog->fp_slot)[l];
+}
 
 static void opd_read(Warp *w, const CallOpd *o, int l, uint8_t *dst) {
   switch (o->kind) {
-  case CO_MEM: memcpy(dst, lane_local(w, l) + o->where, o->size); break;
+  case CO_MEM: memcpy(dst, lane_frame(w, l) + o->where, o->size); break;
   case CO_R32: { uint32_t v = R32(w, o->where)[l]; memcpy(dst, &v, o->size < 4 ? o->size : 4); break; }
   case CO_R64: { uint64_t v = R64(w, o->where)[l]; memcpy(dst, &v, o->size < 8 ? o->size : 8); break; }
   case CO_PRED: dst[0] = (uint8_t)(w->pred[o->where] >> l & 1); break;
@@ -260,7 +266,7 @@ static void opd_read(Warp *w, const CallOpd *o, int l, uint8_t *dst) {
 
 static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
   switch (o->kind) {
-  case CO_MEM: memcpy(lane_local(w, l) + o->where, src, o->size); break;
+  case CO_MEM: memcpy(lane_frame(w, l) + o->where, src, o->size); break;
   case CO_R32: { uint32_t v = 0; memcpy(&v, src, o->size < 4 ? o->size : 4); R32(w, o->where)[l] = v; break; }
   case CO_R64: { uint64_t v = 0; memcpy(&v, src, o->size < 8 ? o->size : 8); R64(w, o->where)[l] = v; break; }
   case CO_PRED:
@@ -286,18 +292,14 @@ static void push_save(Warp *w, WState *s, const FuncInfo *fi, uint32_t f, uint32
   sv->r32 = malloc((size_t)fi->n32 * WARP_SIZE * 4 + 1);
   sv->r64 = malloc((size_t)fi->n64 * WARP_SIZE * 8 + 1);
   sv->pred = malloc((size_t)fi->np * 4 + 1);
-  sv->frame = malloc((size_t)fi->frame_size * WARP_SIZE + 1);
   memcpy(sv->r32, R32(w, fi->r32), (size_t)fi->n32 * WARP_SIZE * 4);
   memcpy(sv->r64, R64(w, fi->r64), (size_t)fi->n64 * WARP_SIZE * 8);
   memcpy(sv->pred, w->pred + fi->p0, (size_t)fi->np * 4);
-  for (int l = 0; l < WARP_SIZE; l++)
-    if (lanes >> l & 1)
-      memcpy(sv->frame + (size_t)l * fi->frame_size, lane_local(w, l) + fi->frame, fi->frame_size);
 }
 
-static void free_save(Save *sv) { free(sv->r32); free(sv->r64); free(sv->pred); free(sv->frame); }
+static void free_save(Save *sv) { free(sv->r32); free(sv->r64); free(sv->pred); }
 
-/* Restores lane l's registers and frame of the activation it leaves. */
+/* Restores lane l's registers of the activation it leaves. */
 static void pop_save(Warp *w, WState *s, const FuncInfo *fi, int l, uint32_t depth) {
   for (int i = s->nsaves - 1; i >= 0; i--) {
     Save *sv = &s->saves[i];
@@ -306,7 +308,6 @@ static void pop_save(Warp *w, WState *s, const FuncInfo *fi, int l, uint32_t dep
     for (uint32_t k = 0; k < fi->n64; k++) R64(w, fi->r64 + k)[l] = sv->r64[k * WARP_SIZE + (uint32_t)l];
     for (uint32_t k = 0; k < fi->np; k++)
       w->pred[fi->p0 + k] = (w->pred[fi->p0 + k] & ~(1u << l)) | (sv->pred[k] & (1u << l));
-    memcpy(lane_local(w, l) + fi->frame, sv->frame + (size_t)l * fi->frame_size, fi->frame_size);
     sv->lanes &= ~(1u << l);
     break;
   }
@@ -365,14 +366,25 @@ static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
     exec_fault(w, x, l, "call: arguments too large");
     return false;
   }
+  /* the callee's frame on the lane's local stack */
+  uint32_t *fp = R32(w, p->fp_slot), *sp = R32(w, p->sp_slot);
+  uint64_t nfp = ((uint64_t)sp[l] + 15) & ~15ull, nsp = nfp + ((fi->frame_size + 15u) & ~15u);
+  if (nsp > w->local_size) {
+    exec_fault(w, x, l, "local stack overflow: the call to '%s' (depth %u) needs %llu bytes of "
+               "local memory per thread, there are %u bytes", fi->f->name, s->depth[l] + 1,
+               (unsigned long long)nsp, w->local_size);
+    return false;
+  }
   /* entering a function the lane is already in: save that activation */
   if (on_stack(s, l, (uint32_t)f)) push_save(w, s, fi, (uint32_t)f, 1u << l, s->depth[l] + 1);
-  if (s->depth[l] >= MAX_DEPTH || !push_frame(s, l, (Frame){pc + 1, s->func[l]})) {
+  if (s->depth[l] >= MAX_DEPTH || !push_frame(s, l, (Frame){pc + 1, s->func[l], fp[l], sp[l]})) {
     exec_fault(w, x, l, "call: call stack overflow (%u frames)", s->depth[l]);
     return false;
   }
-  uint8_t *frame = lane_local(w, l);
-  memset(frame + fi->frame, 0, fi->frame_size);
+  fp[l] = (uint32_t)nfp;
+  sp[l] = (uint32_t)nsp;
+  uint8_t *frame = lane_local(w, l) + nfp;
+  memset(frame, 0, fi->frame_size);
   for (int k = 0; k < ci->nargs && k < fi->f->nparams; k++) {
     uint32_t sz = (uint32_t)fi->f->params[k]->size;
     memcpy(frame + fi->param_off[k], buf + offs[k], ci->args[k].size < sz ? ci->args[k].size : sz);
@@ -392,12 +404,14 @@ static bool ret_lane(Warp *w, WState *s, int l) {
     uint32_t sz = (uint32_t)fi->f->rets[k]->size;
     if (at + sz > ARGBUF) break;
     offs[k] = at;
-    memcpy(buf + at, lane_local(w, l) + fi->ret_off[k], sz);
+    memcpy(buf + at, lane_frame(w, l) + fi->ret_off[k], sz);
     at += sz;
   }
   uint32_t depth = s->depth[l];
   Frame fr = s->stack[l][--s->depth[l]];
   if (s->nsaves) pop_save(w, s, fi, l, depth);
+  R32(w, p->fp_slot)[l] = fr.fp;   /* pop the callee's frame */
+  R32(w, p->sp_slot)[l] = fr.sp;
   const CallInfo *ci = p->code[fr.ret_pc - 1].aux;
   for (int k = 0; ci && k < ci->nrets && k < fi->f->nrets; k++) {
     uint8_t tmp[ARGBUF];
@@ -529,6 +543,7 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   memcpy(w->r64, p->init64, (size_t)p->n64 * WARP_SIZE * 8);
   memcpy(w->pred, p->initpred, (size_t)p->npred * 4);
   int k = program_func_index(p, L->kernel);
+  const FuncInfo *kf = &p->funcs[k];
   const uint32_t *b = L->block;
   for (int l = 0; l < WARP_SIZE; l++) {
     uint32_t t = (uint32_t)id * WARP_SIZE + (uint32_t)l;
@@ -538,6 +553,8 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
     w->tid[2][l] = t / (b[0] * b[1]);
     s->pc[l] = p->funcs[k].pc;
     s->func[l] = (uint32_t)k;
+    R32(w, p->fp_slot)[l] = 0;   /* the kernel's frame is fixed; the stack follows it */
+    R32(w, p->sp_slot)[l] = (kf->frame + kf->frame_size + 15u) & ~15u;
   }
   return true;
 }

@@ -64,7 +64,10 @@ static void out_fmt(Out *o, const char *fmt, ...) {
 static uint64_t opd_u64(Warp *w, const CallOpd *o, int l) {
   uint64_t v = 0;
   switch (o->kind) {
-  case CO_MEM: memcpy(&v, w->local + (size_t)l * w->local_size + o->where, o->size < 8 ? o->size : 8); break;
+  case CO_MEM:   /* where: from the lane's frame pointer (lower.h) */
+    memcpy(&v, w->local + (size_t)l * w->local_size + R32(w, w->launch->prog->fp_slot)[l] + o->where,
+           o->size < 8 ? o->size : 8);
+    break;
   case CO_R32: v = R32(w, o->where)[l]; break;
   case CO_R64: v = R64(w, o->where)[l]; break;
   case CO_PRED: v = w->pred[o->where] >> l & 1; break;
@@ -242,7 +245,10 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
       const CallOpd *ro = &ci->rets[0];
       uint32_t u = (uint32_t)r;
       switch (ro->kind) {
-      case CO_MEM: memcpy(w->local + (size_t)l * w->local_size + ro->where, &u, ro->size < 4 ? ro->size : 4); break;
+      case CO_MEM:
+        memcpy(w->local + (size_t)l * w->local_size + R32(w, launch->prog->fp_slot)[l] + ro->where, &u,
+               ro->size < 4 ? ro->size : 4);
+        break;
       case CO_R32: R32(w, ro->where)[l] = u; break;
       case CO_R64: R64(w, ro->where)[l] = (uint64_t)(int64_t)r; break;
       case CO_PRED: w->pred[ro->where] = (w->pred[ro->where] & ~(1u << l)) | ((u & 1) << l); break;

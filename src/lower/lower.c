@@ -7,9 +7,11 @@
  *      and of every function are laid out once, module-wide, so any kernel's
  *      static shared size is simply the total (simplest correct choice);
  *      `extern .shared` arrays all start at the dynamic region after it.
- *      Each function gets a fixed frame in every thread's local memory
- *      holding its .local variables, its formal parameters and return values
- *      (.func) and the .param variables it declares for calls. Kernel
+ *      Each function gets a frame in every thread's local memory holding
+ *      its .local variables, its formal parameters and return values
+ *      (.func) and the .param variables it declares for calls: a kernel's
+ *      at a fixed offset after the module-scope .local variables, a
+ *      .func's on the lane's local stack (lower.h). Kernel
  *      parameters are offsets in the launch's parameter buffer, laid out as
  *      the CUDA driver does (and as ptxvm_function_get_param reports).
  *   2. Registers. Each function owns a region of each register file: 8-,
@@ -26,12 +28,20 @@
  *      that falls off its end.
  *
  * .param state space. ld.param/st.param name kernel parameters (offsets in
- * the launch buffer) or .param variables of a .func frame, which live in
- * local memory and whose .param address is LOCAL_WINDOW + frame offset
- * (exec.h), so the memory family needs no knowledge of frames. Because frames are fixed, a recursive call
- * saves the callee's registers and frame per lane (interp.c); a pointer to
- * an outer activation's local variable seen from an inner activation of the
- * same function is the one thing this cannot express. */
+ * the launch buffer) or .param variables of a frame, which live in local
+ * memory and whose .param address is LOCAL_WINDOW + frame offset (exec.h),
+ * so the memory family needs no knowledge of frames.
+ *
+ * Frames of a .func. Each call pushes the callee's frame on the lane's local
+ * stack (interp.c), so a variable of a .func frame has no constant address:
+ * its address is the lane's frame pointer (Program.fp_slot, a hidden 32-bit
+ * slot) plus a constant. An address operand [var+off] takes the frame
+ * pointer as its base register (a 32-bit one: every family reads a base
+ * that is not a 64-bit register symbol from the 32-bit file), and a
+ * variable used as a value (mov, cvta.local of a register...) is computed
+ * by a pseudo-instruction (exec_frame_addr) into a hidden slot, as special
+ * registers are. A kernel's frame is fixed (its frame pointer is 0), so
+ * kernels keep constant addresses. */
 #include "lower.h"
 
 #include <math.h>
@@ -174,7 +184,7 @@ static uint32_t reg_slot(Lower *L, const Operand *o) {
 
 /* ---- variables ---- */
 
-static void add_var(Lower *L, const Symbol *s, uint64_t addr) {
+static void add_var(Lower *L, const Symbol *s, uint64_t addr, bool rel) {
   Program *p = L->p;
   if (p->nvars == p->capvars) {
     p->capvars = p->capvars ? 2 * p->capvars : 64;
@@ -182,12 +192,19 @@ static void add_var(Lower *L, const Symbol *s, uint64_t addr) {
     if (!nv) lower_fail(L, NULL, "out of memory");
     p->vars = nv;
   }
-  p->vars[p->nvars++] = (VarAddr){s, addr};
+  p->vars[p->nvars++] = (VarAddr){s, addr, rel};
 }
 
 bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr) {
   for (int i = 0; i < p->nvars; i++)
     if (p->vars[i].sym == s) { *addr = p->vars[i].addr; return true; }
+  return false;
+}
+
+/* Is s a variable of a .func frame (frame-pointer relative)? */
+static bool var_rel(const Program *p, const Symbol *s) {
+  for (int i = 0; i < p->nvars; i++)
+    if (p->vars[i].sym == s) return p->vars[i].rel;
   return false;
 }
 
@@ -219,40 +236,75 @@ static void layout_kernel_params(Lower *L, const Function *f) {
   uint64_t off = 0;
   for (int k = 0; k < f->nparams; k++) {
     off = align_up(off, var_align(f->params[k]));
-    add_var(L, f->params[k], off);
+    add_var(L, f->params[k], off, false);
     off += f->params[k]->size;
   }
 }
 
-static uint64_t frame_var(Lower *L, const Symbol *s, uint64_t *off) {
+static uint64_t frame_var(Lower *L, const Symbol *s, uint64_t *off, bool rel) {
   *off = align_up(*off, var_align(s));
   uint64_t at = *off;
-  add_var(L, s, at);
+  add_var(L, s, at, rel);
   *off += s->size ? s->size : 1;
   return at;
 }
 
-/* The frame of function i: its .local and .param variables, after the
- * frames laid out before it. */
-static void layout_frame(Lower *L, int i) {
+/* The frame of function i: its .local and .param variables. A kernel's is
+ * at `fixed` (after the module-scope .local variables); a .func's offsets
+ * are relative to the frame pointer of its activation. */
+static void layout_frame(Lower *L, int i, uint64_t fixed) {
   FuncInfo *fi = &L->p->funcs[i];
   const Function *f = fi->f;
-  uint64_t off = align_up(L->p->local_size, 16), start = off;
+  bool rel = !f->is_entry;
+  uint64_t start = rel ? 0 : align_up(fixed, 16), off = start;
   if (!f->is_entry) {
     fi->param_off = arena_alloc(&L->p->arena, (size_t)(f->nparams + 1) * sizeof(uint32_t));
     fi->ret_off = arena_alloc(&L->p->arena, (size_t)(f->nrets + 1) * sizeof(uint32_t));
-    for (int k = 0; k < f->nparams; k++) fi->param_off[k] = (uint32_t)frame_var(L, f->params[k], &off);
-    for (int k = 0; k < f->nrets; k++) fi->ret_off[k] = (uint32_t)frame_var(L, f->rets[k], &off);
+    for (int k = 0; k < f->nparams; k++) fi->param_off[k] = (uint32_t)frame_var(L, f->params[k], &off, rel);
+    for (int k = 0; k < f->nrets; k++) fi->ret_off[k] = (uint32_t)frame_var(L, f->rets[k], &off, rel);
   } else {
     layout_kernel_params(L, f);
   }
   for (int k = 0; k < f->nvars; k++) {
     const Symbol *s = f->vars[k];
-    if (s->space == SP_LOCAL || s->space == SP_PARAM) frame_var(L, s, &off);
+    if (s->space == SP_LOCAL || s->space == SP_PARAM) frame_var(L, s, &off, rel);
   }
   fi->frame = (uint32_t)start;
   fi->frame_size = (uint32_t)(off - start);
-  L->p->local_size = (uint32_t)off;
+}
+
+/* Index of the definition of function f (a declaration resolves to the
+ * definition of the same name), or -1. */
+static int func_def(const Program *p, const Function *f) {
+  int i = program_func_index(p, f);
+  if (i >= 0 && f->has_body) return i;
+  for (int k = 0; k < p->nfuncs; k++)
+    if (p->funcs[k].f->has_body && !strcmp(p->funcs[k].f->name, f->name)) return k;
+  return i;
+}
+
+/* Depth-first walk of the direct call graph from function i: true when it
+ * finds a cycle (recursion), an indirect call or alloca (state: 0 unseen,
+ * 1 on the path, 2 done). */
+static bool dynamic_stack(const Program *p, int i, uint8_t *state) {
+  if (state[i] == 1) return true;
+  if (state[i] == 2) return false;
+  state[i] = 1;
+  const Function *f = p->funcs[i].f;
+  for (int k = 0; k < f->ninsns; k++) {
+    const Insn *in = &f->insns[k];
+    if (in->op == OP_ALLOCA) return true;
+    if (in->op != OP_CALL) continue;
+    int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
+    if (j >= in->nopds) continue;
+    const Operand *o = &in->opds[j];
+    if (o->kind == OPD_REG) return true;
+    if (o->kind != OPD_SYM || o->sym->kind != SYM_FUNC || !o->sym->func) continue;
+    int c = func_def(p, o->sym->func);
+    if (c >= 0 && p->funcs[c].f->has_body && dynamic_stack(p, c, state)) return true;
+  }
+  state[i] = 2;
+  return false;
 }
 
 static void layout_shared(Lower *L, const Symbol *s, uint64_t *off, bool *has_extern,
@@ -263,12 +315,12 @@ static void layout_shared(Lower *L, const Symbol *s, uint64_t *off, bool *has_ex
     return;
   }
   *off = align_up(*off, var_align(s));
-  add_var(L, s, *off);
+  add_var(L, s, *off, false);
   *off += s->size;
 }
 
 static void layout_dyn_shared(Lower *L, const Symbol *s) {
-  if (s->is_extern || s->is_unsized || s->size == 0) add_var(L, s, L->p->shared_static);
+  if (s->is_extern || s->is_unsized || s->size == 0) add_var(L, s, L->p->shared_static, false);
 }
 
 static void alloc_global(Lower *L, const Symbol *s) {
@@ -276,7 +328,7 @@ static void alloc_global(Lower *L, const Symbol *s) {
   uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, var_align(s) < 16 ? 16 : var_align(s));
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
                      (unsigned long long)s->size, s->name);
-  add_var(L, s, a);
+  add_var(L, s, a, false);
 }
 
 /* Address of a variable or function as seen in state space sp (SP_NONE or
@@ -347,6 +399,8 @@ static uint64_t init_value(Lower *L, const Symbol *var, const InitElem *e) {
                                        : (uint64_t)(int64_t)e->fval;
   default: {
     /* var: its address in its own space; generic(var): its generic one */
+    if (e->sym->kind != SYM_FUNC && var_rel(L->p, e->sym))
+      lower_fail(L, NULL, "'%s' has no fixed address (a variable of a .func frame)", e->sym->name);
     uint64_t a = sym_addr(L, e->sym, e->generic ? SP_GENERIC : SP_GLOBAL) + (uint64_t)e->ival;
     if (e->mask_shift >= 0) a = (a >> (8 * e->mask_shift)) & 0xff;
     return a;
@@ -377,9 +431,12 @@ static void layout_vars(Lower *L) {
   for (int i = 0; i < m->nglobals; i++) {
     const Symbol *s = m->globals[i];
     if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
-    else if (s->space == SP_LOCAL) { uint64_t off = p->local_size; frame_var(L, s, &off); p->local_size = (uint32_t)off; }
+    else if (s->space == SP_LOCAL) { uint64_t off = p->local_size; frame_var(L, s, &off, false); p->local_size = (uint32_t)off; }
     else alloc_global(L, s);
   }
+  /* local memory: module-scope .local, the kernel's frame (kernels
+     overlap: one runs per launch), then the stack of .func frames */
+  uint64_t fixed = p->local_size, stack = 0, top = align_up(fixed, 16);
   for (int i = 0; i < p->nfuncs; i++) {
     const Function *f = p->funcs[i].f;
     for (int k = 0; k < f->nvars; k++) {
@@ -387,8 +444,17 @@ static void layout_vars(Lower *L) {
       if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
       else if (s->space == SP_GLOBAL || s->space == SP_CONST) alloc_global(L, s);
     }
-    layout_frame(L, i);
+    layout_frame(L, i, fixed);
+    const FuncInfo *fi = &p->funcs[i];
+    if (f->is_entry) { if (align_up(fi->frame + fi->frame_size, 16) > top) top = align_up(fi->frame + fi->frame_size, 16); }
+    else stack += align_up(fi->frame_size, 16);
   }
+  uint8_t *state = arena_alloc(&p->arena, (size_t)p->nfuncs + 1);
+  memset(state, 0, (size_t)p->nfuncs + 1);
+  for (int i = 0; i < p->nfuncs; i++)
+    if (p->funcs[i].f->has_body && !state[i] && dynamic_stack(p, i, state)) { stack += LOCAL_STACK_EXTRA; break; }
+  if (top + stack > WINDOW_SIZE / 2) lower_fail(L, NULL, "local memory of %llu bytes per thread is too large", (unsigned long long)(top + stack));
+  p->local_size = (uint32_t)(top + stack);
   p->shared_static = (uint32_t)align_up(sh, ext_align);
   for (int i = 0; i < m->nglobals; i++)
     if (m->globals[i]->space == SP_SHARED) layout_dyn_shared(L, m->globals[i]);
@@ -468,6 +534,41 @@ static uint32_t sreg_slot(Lower *L, const Operand *o) {
   return slot;
 }
 
+/* A variable of a .func frame used as a value: the lane's frame pointer
+ * plus x->imm, into slot[0] (64-bit file when x->type is 8 bytes wide). */
+static XStatus exec_frame_addr(Warp *w, const XInsn *x, uint32_t mask) {
+  const uint32_t *fp = R32(w, x->slot[1]);
+  if (type_size((Type)x->type) == 8) {
+    uint64_t *d = R64(w, x->slot[0]);
+    FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = fp[l] + (uint64_t)x->imm;
+  } else {
+    uint32_t *d = R32(w, x->slot[0]);
+    FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = (uint32_t)(fp[l] + (uint64_t)x->imm);
+  }
+  return XS_NEXT;
+}
+
+/* A pseudo-instruction computing frame pointer + a into a hidden slot of
+ * type t's file. */
+static uint32_t frame_addr_slot(Lower *L, Type t, uint64_t a) {
+  if (L->npre == XINSN_MAX_OPDS) lower_fail(L, L->in, "too many frame addresses");
+  int file = type_file(t);
+  uint32_t slot = new_slot(L, file, 1);
+  XInsn *x = &L->pre[L->npre++];
+  memset(x, 0, sizeof *x);
+  x->fn = exec_frame_addr;
+  x->src = L->in;
+  x->func = L->fn->f;
+  x->op = L->in->op;
+  x->type = (uint8_t)(file == FILE64 ? TY_B64 : TY_B32);
+  x->guard = -1;
+  x->slot[0] = slot;
+  x->slot[1] = L->p->fp_slot;
+  x->nslots = 2;
+  x->imm = (int64_t)a;
+  return slot;
+}
+
 uint32_t lower_src(Lower *L, const Operand *o, Type t) {
   switch (o->kind) {
   case OPD_REG:
@@ -480,6 +581,7 @@ uint32_t lower_src(Lower *L, const Operand *o, Type t) {
     if (t == TY_NONE || t == TY_PRED) t = TY_B64;
     uint64_t a = sym_addr(L, o->sym, (o->flags & OPF_GENERIC) ? SP_GENERIC : o->sym->space);
     if (o->sym->kind == SYM_FUNC) a = sym_addr(L, o->sym, SP_NONE);
+    else if (var_rel(L->p, o->sym)) return frame_addr_slot(L, t, a + (uint64_t)o->ival);
     return const_slot(L, type_file(t), truncate_to(t, a + (uint64_t)o->ival));
   }
   case OPD_SINK:
@@ -503,6 +605,7 @@ int64_t lower_addr(Lower *L, const Operand *o, Space sp, uint32_t *slot) {
   if (!s) return o->ival;
   if (s->kind == SYM_REG) { *slot = reg_slot(L, o); return o->ival; }
   if (s->kind == SYM_SREG) { *slot = sreg_slot(L, o); return o->ival; }
+  if (s->kind != SYM_FUNC && var_rel(L->p, s)) *slot = L->p->fp_slot;   /* a 32-bit base */
   return (int64_t)sym_addr(L, s, sp) + o->ival;
 }
 
@@ -689,6 +792,8 @@ static void build(Lower *L) {
   new_slot(L, FILE32, 1);   /* slot 0 of every file: the sink `_` */
   new_slot(L, FILE64, 1);
   new_slot(L, FILEP, 1);
+  p->fp_slot = new_slot(L, FILE32, 1);   /* per lane, set by the interpreter */
+  p->sp_slot = new_slot(L, FILE32, 1);
   layout_vars(L);
   for (int i = 0; i < p->nfuncs; i++) layout_regs(L, &p->funcs[i]);
   for (int i = 0; i < p->nfuncs; i++) lower_function(L, i);
@@ -762,6 +867,8 @@ static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
   if (x->guard >= 0) fprintf(out, "@%sp%d ", x->guard_neg ? "!" : "", x->guard);
   if (x->fn == exec_sreg_load)
     fprintf(out, "<sreg %s.%d -> %u>", ((const Symbol *)x->aux)->name, (int)x->imm, x->slot[0]);
+  else if (x->fn == exec_frame_addr)
+    fprintf(out, "<frame address fp+0x%llx -> %u>", (unsigned long long)x->imm, x->slot[0]);
   else if (x->src && x->op == x->src->op)
     fprintf(out, "%s", insn_text(x->src, buf, sizeof buf));
   else
@@ -777,8 +884,9 @@ void program_dump(const Program *p, FILE *out) {
   fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, shared %u, local %u\n",
           p->ncode, p->n32, p->n64, p->npred, p->shared_static, p->local_size);
   for (int i = 0; i < p->nvars; i++)
-    fprintf(out, "  var %s (%s) @ 0x%llx\n", p->vars[i].sym->name,
-            space_name(p->vars[i].sym->space), (unsigned long long)p->vars[i].addr);
+    fprintf(out, "  var %s (%s) @ %s0x%llx\n", p->vars[i].sym->name,
+            space_name(p->vars[i].sym->space), p->vars[i].rel ? "fp+" : "",
+            (unsigned long long)p->vars[i].addr);
   for (int i = 0; i < p->nfuncs; i++) {
     const FuncInfo *fi = &p->funcs[i];
     fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u\n",

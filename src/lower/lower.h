@@ -5,10 +5,16 @@
  * Layout decisions (see lower.c for the reasons):
  *   - every function owns a private region of each register file, so a
  *     recursive call saves and restores just that region, per lane;
- *   - every function owns a fixed frame in each thread's local memory
- *     (its .local variables, its formal .param parameters and return values,
- *     and the .param variables it declares for calls), so every local and
- *     .param address is a constant at lowering; recursion saves the frame;
+ *   - local memory of a thread: module-scope .local variables at fixed
+ *     offsets from 0, then the frame of the kernel (its .local variables and
+ *     the .param variables it declares for calls) at a fixed offset, then a
+ *     per-lane stack. A .func's frame (its .local variables, formal .param
+ *     parameters and return values, and call-site .param variables) is
+ *     pushed on that stack by each call: its variables are addressed
+ *     relative to the lane's frame pointer (the hidden 32-bit slot
+ *     Program.fp_slot, 0 in a kernel), so each activation has its own;
+ *     Program.sp_slot is the lane's stack pointer (alloca, stacksave,
+ *     stackrestore); both are local offsets. Recursion saves registers only;
  *   - constant slots and the init image are shared by all functions;
  *   - a function's "address" (mov.u64 %rd, f; call through a register) is
  *     FUNC_ADDR_BASE + its index in Module.funcs. */
@@ -26,7 +32,9 @@ typedef struct FuncInfo {
   uint32_t pc, npc;                 /* first pc and count (0 without a body) */
   uint32_t r32, n32, r64, n64;      /* register region: first slot, count */
   uint32_t p0, np;                  /* predicate region */
-  uint32_t frame, frame_size;       /* local-memory frame: offset, bytes */
+  uint32_t frame, frame_size;       /* local-memory frame: offset (a kernel's:
+                                       fixed; a .func's: 0, frame-pointer
+                                       relative), bytes */
   uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
   uint32_t *param_off, *ret_off;    /* formal parameters: frame offsets */
 } FuncInfo;
@@ -34,7 +42,8 @@ typedef struct FuncInfo {
 /* Where a call argument or return value lives at the call site. */
 typedef struct CallOpd {
   enum { CO_MEM, CO_R32, CO_R64, CO_PRED } kind;
-  uint32_t where;                   /* local offset (CO_MEM) or slot */
+  uint32_t where;                   /* local offset from the caller's frame
+                                       pointer (CO_MEM) or slot */
   uint32_t size;                    /* bytes */
 } CallOpd;
 
@@ -51,7 +60,12 @@ typedef struct CallInfo {
 /* brx.idx: the label pcs of its .branchtargets list. */
 typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
 
-typedef struct VarAddr { const Symbol *sym; uint64_t addr; } VarAddr;
+/* rel: addr is relative to the lane's frame pointer (a .func frame). */
+typedef struct VarAddr { const Symbol *sym; uint64_t addr; bool rel; } VarAddr;
+
+/* Bytes of local stack a program with recursion, indirect calls or alloca
+ * gets beyond what its frames need (CUDA's default is 1 KiB). */
+enum { LOCAL_STACK_EXTRA = 16384 };
 
 struct Program {
   const Module *m;
@@ -62,12 +76,14 @@ struct Program {
   uint32_t n32, n64, npred;         /* slots in each file */
   uint32_t *init32; uint64_t *init64; uint32_t *initpred;  /* init image */
   uint32_t shared_static;           /* static shared bytes (module-wide) */
-  uint32_t local_size;              /* local bytes per thread */
+  uint32_t local_size;              /* local bytes per thread (stack included) */
+  uint32_t fp_slot, sp_slot;        /* 32-bit file: frame and stack pointer */
   VarAddr *vars; int nvars, capvars; /* every addressable variable */
 };
 
 /* Address of a variable in its own state space: global/const device
- * address, shared or local offset, kernel-parameter offset. */
+ * address, shared or local offset, kernel-parameter offset (for a variable
+ * of a .func frame: the offset from the frame pointer). */
 bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr);
 int program_func_index(const Program *p, const Function *f);
 void program_dump(const Program *p, FILE *out);
@@ -80,8 +96,9 @@ void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label);
 /* Index of f's definition in Program.funcs (-1 if none). */
 int lower_func_index(Lower *L, const Function *f);
 const FuncInfo *lower_func_info(Lower *L, int i);
-/* Address of a variable in its own space (raw frame offset for .param of a
- * .func); false if it has none. */
+/* Address of a variable in its own space (for a .param of a call site or
+ * a .func: its offset from the frame pointer, which is 0 in a kernel);
+ * false if it has none. */
 bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
 /* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
 int lower_reg_file(const Symbol *s);
