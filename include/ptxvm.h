@@ -41,7 +41,8 @@ extern "C" {
   X(PTXVM_ERROR_INVALID_CONFIG, "invalid launch configuration")               \
   X(PTXVM_ERROR_NOT_SUPPORTED, "the PTX uses a feature ptxvm does not support") \
   X(PTXVM_ERROR_LAUNCH_FAILED, "the kernel faulted")                          \
-  X(PTXVM_ERROR_DEADLOCK, "the kernel deadlocked")
+  X(PTXVM_ERROR_DEADLOCK, "the kernel deadlocked")                            \
+  X(PTXVM_ERROR_HAZARD, "a hazard was found under --check")
 
 typedef enum ptxvm_status {
 #define PTXVM_X_(name, msg) name,
@@ -83,13 +84,35 @@ typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user);
 
-/* Sets the warp scheduling order of the launches of ctx that follow: 0 (the
- * default) runs each CTA's warps round-robin in warp order; any other seed
- * runs them in a pseudo-random order with pseudo-random quanta derived from
- * seed and %ctaid, the same for the same seed. Correct programs give the
- * same results under every order; use it to test that.
+/* Sets the scheduling order of the launches of ctx that follow: 0 (the
+ * default) runs each CTA's warps round-robin in warp order, and within a
+ * warp the lane group with the lowest pc first; any other seed runs the
+ * warps in a pseudo-random order with pseudo-random quanta, and also varies
+ * which lane group of a diverged warp runs next, all derived from seed and
+ * %ctaid, the same for the same seed. Correct programs give the same
+ * results under every order; use it to test that.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed);
+
+/* Turns the checker on (on != 0) or off (0, the default) for the launches
+ * of ctx that follow (the CLI's --check). A checked launch still runs to
+ * completion past what it finds: a shfl.sync reading a lane that is
+ * inactive, exited or outside its membermask, a bar.warp.sync whose
+ * membermask names exited or nonexistent lanes, an integer division by
+ * zero (each gets ptxvm's documented value). When it finds anything,
+ * ptxvm_launch returns PTXVM_ERROR_HAZARD and ptxvm_last_error holds the
+ * findings, each a message and its "  at FILE:LINE:COL, kernel, %ctaid,
+ * %tid" line; identical findings of one instruction are listed once, and
+ * after 100 the rest are only counted ("... N more findings").
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
+
+/* Sets the watchdog of the launches of ctx that follow: a CTA that has
+ * executed more than max_steps warp-instructions without finishing is
+ * stopped with a "runaway" report (PTXVM_ERROR_LAUNCH_FAILED), so a spin
+ * loop cannot hang the host. 0 selects the default, 2^28 (268435456).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps);
 
 /* ---- modules (PTX ISA 9.0 chapter 11: directives) ---- */
 
@@ -224,6 +247,9 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
  *           the kernel, %ctaid and %tid),
  *         PTXVM_ERROR_DEADLOCK (no thread could progress; the message says
  *           which warps wait on what),
+ *         PTXVM_ERROR_HAZARD (checking on, ptxvm_set_check: the kernel ran
+ *           to completion and the checker found something; the message
+ *           lists the findings),
  *         PTXVM_ERROR_OUT_OF_MEMORY, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY.
  * After a fault, device memory holds whatever the kernel wrote before it. */
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],

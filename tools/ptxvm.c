@@ -41,9 +41,13 @@ static void usage(FILE *f) {
         "  -o, --dump N[=PATH]      print buffer argument N after the launch, or write\n"
         "                           its raw bytes to PATH\n"
         "  -j, --jobs N             host threads (number of CPUs)\n"
-        "      --check              detect synchronization and memory hazards\n"
+        "      --check              detect synchronization and memory hazards;\n"
+        "                           findings go to stderr and make the exit status 1\n"
         "      --schedule SEED      warp order: 0 in order (default), else a\n"
-        "                           pseudo-random order and quanta from SEED\n"
+        "                           pseudo-random order and quanta from SEED, which\n"
+        "                           also varies the order of lane groups in a warp\n"
+        "      --max-steps N        watchdog: warp-instructions per CTA before a\n"
+        "                           runaway report, exit 1 (268435456 = 2^28)\n"
         "  -q, --quiet              print nothing but dumps and errors\n", f);
 }
 
@@ -404,6 +408,7 @@ typedef struct RunOpts {
   bool has_block, has_cluster, quiet, check;
   unsigned shared;
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
+  uint64_t max_steps;     /* --max-steps N (0: the library's default) */
   const char **specs; int nspecs;
   Dump *dumps; int ndumps;
   const char *file, *kernel;
@@ -514,7 +519,8 @@ static ptxvm_function *pick_kernel(ptxvm_module *mod, const char *name) {
 static int exit_for(ptxvm_status st) {
   switch (st) {
   case PTXVM_SUCCESS: return EXIT_OK;
-  case PTXVM_ERROR_LAUNCH_FAILED: case PTXVM_ERROR_DEADLOCK: return EXIT_FAULT;
+  case PTXVM_ERROR_LAUNCH_FAILED: case PTXVM_ERROR_DEADLOCK: case PTXVM_ERROR_HAZARD:
+    return EXIT_FAULT;
   default: return EXIT_INPUT;   /* configuration, unsupported PTX, memory */
   }
 }
@@ -540,16 +546,22 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     if (args[o->dumps[i].arg].by_value)
       rc = bad("-o %d: argument %d is passed by value (an array parameter), not a buffer", o->dumps[i].arg,
                o->dumps[i].arg);
+  bool hazard = false;
   if (rc == EXIT_OK) {
     ptxvm_status st = ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
     rc = exit_for(st);
+    hazard = st == PTXVM_ERROR_HAZARD;
     if (st != PTXVM_SUCCESS) {
       const char *msg = ptxvm_last_error(ctx);
       fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st),
               *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
     }
   }
-  for (int i = 0; rc == EXIT_OK && i < o->ndumps; i++) rc = dump(ctx, &args[o->dumps[i].arg], &o->dumps[i]);
+  /* a hazard under --check: the kernel completed, so its buffers are dumped */
+  for (int i = 0; (rc == EXIT_OK || hazard) && i < o->ndumps; i++) {
+    int r = dump(ctx, &args[o->dumps[i].arg], &o->dumps[i]);
+    if (r != EXIT_OK) rc = r;
+  }
   free(values);
   return rc;
 }
@@ -576,7 +588,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     {"arg", required_argument, NULL, 'a'},    {"dump", required_argument, NULL, 'o'},
     {"jobs", required_argument, NULL, 'j'},   {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
-    {"schedule", required_argument, NULL, 'S'},
+    {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -598,6 +610,9 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
     case 'S': if (!parse_u64(optarg, &o->schedule)) return bad("bad schedule seed '%s'", optarg); break;
+    case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
+                return bad("bad step limit '%s' (a count >= 1)", optarg);
+              break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case ':': return bad("option '%s' needs a value", argv[optind - 1]);
     default: return bad("unknown option '%s'", argv[optind - 1]);
@@ -618,12 +633,14 @@ static int cmd_run(int argc, char **argv) {
   Arg *args = calloc((size_t)argc, sizeof *args);
   int rc = o.specs && o.dumps && args ? parse_run_opts(argc, argv, &o) : bad("out of memory");
   for (int i = 0; rc == EXIT_OK && i < o.nspecs; i++) rc = parse_arg(&args[i], o.specs[i]);
-  if (rc == EXIT_OK && o.check && !o.quiet)
-    fputs("ptxvm: --check is not implemented yet; running without it\n", stderr);
   ptxvm_context *ctx = NULL;
   if (rc == EXIT_OK) {
     ptxvm_module *mod = load(&ctx, o.file);
-    if (mod) ptxvm_set_schedule(ctx, o.schedule);
+    if (mod) {
+      ptxvm_set_schedule(ctx, o.schedule);
+      ptxvm_set_max_steps(ctx, o.max_steps);
+      ptxvm_set_check(ctx, o.check);
+    }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }
   ptxvm_context_destroy(ctx);

@@ -25,6 +25,8 @@ struct ptxvm_context {
   ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
   void *printf_user;
   uint64_t schedule;        /* warp order seed (ptxvm_set_schedule) */
+  uint64_t max_steps;       /* watchdog (ptxvm_set_max_steps), 0 = default */
+  bool check;               /* checker on (ptxvm_set_check) */
 };
 
 /* The context's device, created on first use; NULL when the host refuses

@@ -47,6 +47,18 @@ ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed) {
   return api_ok(ctx);
 }
 
+ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->check = on != 0;
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->max_steps = max_steps;
+  return api_ok(ctx);
+}
+
 const char *ptxvm_last_error(const ptxvm_context *ctx) {
   return ctx && ctx->error ? ctx->error : "";
 }

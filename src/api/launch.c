@@ -6,7 +6,9 @@
  * The parameter buffer is laid out as ptxvm_function_get_param reports: each
  * parameter at its offset, params[i] copied for its size. The launch runs
  * synchronously; its first fault or deadlock becomes the status and the
- * context's message. */
+ * context's message, followed by the checker's findings (ptxvm_set_check);
+ * a launch that completes with findings is PTXVM_ERROR_HAZARD. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,15 +56,28 @@ static uint8_t *build_params(ptxvm_function *fn, void **params, uint32_t *size, 
   return buf;
 }
 
+/* A fault or deadlock is the status, its message first and the checker's
+ * findings (if any) after it; a completed launch with findings is
+ * PTXVM_ERROR_HAZARD with the findings as the message. */
 static ptxvm_status run(ptxvm_function *fn, Launch *l) {
   ptxvm_context *ctx = fn->mod->ctx;
-  if (launch_run(l)) {
+  bool ok = launch_run(l);
+  char *found = launch_findings_take(l);
+  if (ok) {
     free(l->error);
-    return api_ok(ctx);
+    return found ? api_fail_owned(ctx, PTXVM_ERROR_HAZARD, found) : api_ok(ctx);
   }
   ptxvm_status st = l->deadlock ? PTXVM_ERROR_DEADLOCK : PTXVM_ERROR_LAUNCH_FAILED;
-  if (l->error) return api_fail_owned(ctx, st, l->error);
-  return api_fail(ctx, st, "kernel '%s' failed", fn->f->name);
+  if (!l->error) {
+    free(found);
+    return api_fail(ctx, st, "kernel '%s' failed", fn->f->name);
+  }
+  if (!found) return api_fail_owned(ctx, st, l->error);
+  char *both = NULL;
+  if (asprintf(&both, "%s\n%s", l->error, found) < 0) both = NULL;
+  free(l->error);
+  free(found);
+  return api_fail_owned(ctx, st, both);
 }
 
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
@@ -79,7 +94,7 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
-              .schedule = ctx->schedule};
+              .schedule = ctx->schedule, .max_steps = ctx->max_steps, .check = ctx->check};
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

@@ -129,6 +129,15 @@ static inline void merge64(uint64_t *d, const uint64_t *t, uint32_t mask) {
 XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Records a checker finding at x for `lane` (or -1: the lowest live lane):
+ * a hazard or an undefined value the run goes on past (STYLE.md §6 item 3),
+ * with the location, kernel, %ctaid and %tid appended as exec_fault does.
+ * Only launches with checking on (Launch.check, ptxvm_set_check) record it;
+ * call sites guard the work of finding a hazard with exec_checking(w)
+ * (interp.h), so checking off costs one predictable branch. */
+void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
 /* Translates a PTX address in state space `sp` (SP_NONE = generic) to a host
  * pointer for `size` bytes for `lane`, checking bounds and alignment
  * (natural alignment of `align` bytes). On a bad address it reports the

@@ -23,6 +23,7 @@
  *   rem by zero:   gives the dividend a;
  *   MIN / -1:      div gives MIN (wraps), rem gives 0;
  *   fns base > 31: undefined in the ISA; gives 0xffffffff (not found). */
+#include "../lower/lower.h"
 #include "alu.h"
 
 /* ---- lane loops ---- */
@@ -282,18 +283,40 @@ ALU3(exec_sad_u64, 64, 64, 64, 64, c[l] + (a[l] > b[l] ? a[l] - b[l] : b[l] - a[
 ALU3(exec_sad_s64, 64, 64, 64, 64, c[l] + (as_s64(a[l]) > as_s64(b[l]) ? a[l] - b[l] : b[l] - a[l]))
 
 /* ==== div, rem (§9.7.1.8-9) ==== */
-ALU2(exec_div_u16, 32, 32, 32, div_u16(a[l], b[l]))
-ALU2(exec_div_s16, 32, 32, 32, div_s16(a[l], b[l]))
-ALU2(exec_div_u32, 32, 32, 32, div_u32(a[l], b[l]))
-ALU2(exec_div_s32, 32, 32, 32, div_s32(a[l], b[l]))
-ALU2(exec_div_u64, 64, 64, 64, div_u64(a[l], b[l]))
-ALU2(exec_div_s64, 64, 64, 64, div_s64(a[l], b[l]))
-ALU2(exec_rem_u16, 32, 32, 32, rem_u16(a[l], b[l]))
-ALU2(exec_rem_s16, 32, 32, 32, rem_s16(a[l], b[l]))
-ALU2(exec_rem_u32, 32, 32, 32, rem_u32(a[l], b[l]))
-ALU2(exec_rem_s32, 32, 32, 32, rem_s32(a[l], b[l]))
-ALU2(exec_rem_u64, 64, 64, 64, rem_u64(a[l], b[l]))
-ALU2(exec_rem_s64, 64, 64, 64, rem_s64(a[l], b[l]))
+/* --check: a zero divisor in an executing lane is reported; the result is
+ * the documented value above either way. bits: the divisor's width. */
+static void div_zero(Warp *w, const XInsn *x, uint32_t mask, int bits) {
+  uint32_t zero = 0;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t b = bits == 64 ? R64(w, x->slot[2])[l] : R32(w, x->slot[2])[l];
+    if (bits == 16 ? (b & 0xffff) == 0 : b == 0) zero |= 1u << l;
+  }
+  if (!zero) return;
+  bool div = x->op == OP_DIV_INT;
+  int l = __builtin_ctz(zero), n = __builtin_popcount(zero);
+  exec_report(w, x, l, "%s.%s: integer division by zero in lane %d (%d lane%s): undefined result; "
+              "ptxvm gives %s", div ? "div" : "rem", type_name((Type)x->type), l, n,
+              n == 1 ? "" : "s", div ? "all ones" : "the dividend");
+}
+#define DIVREM(NAME, W, BITS, F) \
+  ALU2(NAME##_alu, W, W, W, F(a[l], b[l])) \
+  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask) { \
+    if (exec_checking(w)) div_zero(w, x, mask, BITS); \
+    return NAME##_alu(w, x, mask); \
+  }
+DIVREM(exec_div_u16, 32, 16, div_u16)
+DIVREM(exec_div_s16, 32, 16, div_s16)
+DIVREM(exec_div_u32, 32, 32, div_u32)
+DIVREM(exec_div_s32, 32, 32, div_s32)
+DIVREM(exec_div_u64, 64, 64, div_u64)
+DIVREM(exec_div_s64, 64, 64, div_s64)
+DIVREM(exec_rem_u16, 32, 16, rem_u16)
+DIVREM(exec_rem_s16, 32, 16, rem_s16)
+DIVREM(exec_rem_u32, 32, 32, rem_u32)
+DIVREM(exec_rem_s32, 32, 32, rem_s32)
+DIVREM(exec_rem_u64, 64, 64, rem_u64)
+DIVREM(exec_rem_s64, 64, 64, rem_s64)
 
 /* ==== abs, neg (§9.7.1.10-11): the most negative value maps to itself ==== */
 ALU1(exec_abs_s16, 32, 32, lo16(sx16(a[l]) < 0 ? -sx16(a[l]) : sx16(a[l])))

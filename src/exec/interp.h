@@ -32,6 +32,8 @@ struct Launch {
                                runaway report (0 = default) */
   uint64_t schedule;        /* warp order: 0 round-robin in warp order, else
                                the seed of a pseudo-random order and quanta */
+  bool check;               /* --check: record findings (exec_report) */
+  struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   char *error;              /* first fault: malloc'd message; the launch stops */
   bool deadlock;            /* set with error when the failure is a deadlock
                                (the API reports PTXVM_ERROR_DEADLOCK) */
@@ -40,6 +42,17 @@ struct Launch {
   void (*printf_fn)(const char *text, size_t len, void *user);
   void *printf_user;
 };
+
+typedef struct LaunchFindings LaunchFindings;
+
+/* Whether the launch records checker findings (exec_report); a Warp made
+ * by hand without a launch (unit tests) never does. */
+static inline bool exec_checking(const Warp *w) { return w->launch && w->launch->check; }
+
+/* The findings of a launch as one malloc'd text, one finding (message and
+ * location line) after another, "... N more findings" last when the bound
+ * was reached; NULL when there are none. Frees the list. */
+char *launch_findings_take(Launch *L);
 
 struct Cta {
   Launch *launch;

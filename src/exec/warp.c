@@ -23,6 +23,9 @@
  *     match;
  *   - the deprecated shfl and vote (no membermask) work over the lanes
  *     executing the instruction (the lane group ∩ guard), without waiting.
+ * Under --check (exec_report) a shfl reading such a source lane is a
+ * finding (lane, source lane, why, membermask), and so is a bar.warp.sync
+ * completing with lanes of its membermask that have exited or do not exist.
  *
  * Operand slots (x->slot): 0 destination (NOSLOT for a sink), 1 predicate
  * destination (NOSLOT if absent), 2 a, 3 b, 4 c, 5 membermask. x->sub is the
@@ -56,7 +59,22 @@ static const uint32_t *masks_of(Warp *w, const XInsn *x, uint32_t exec, uint32_t
 
 /* ---- shfl (§16) ---- */
 
+/* --check: lane l read source lane j, which did not take part (the value
+ * is undefined; ptxvm gives 0); n lanes of the gathering did so. */
+static void shfl_report(Warp *w, const WsGather *g, int l, int j, int n) {
+  const XInsn *x = g->at[l];
+  bool sync = x->slot[5] != NOSLOT;
+  const char *why = !(w->valid >> j & 1) ? "does not exist"
+                  : w->exited >> j & 1 ? "has exited"
+                  : sync && !(g->mask >> j & 1) ? "is not in the membermask"
+                  : "is inactive (did not execute it)";
+  exec_report(w, x, l, "%s: lane %d reads source lane %d, which %s (membermask 0x%08x): "
+              "undefined value, ptxvm gives 0 (%d lane%s of the warp read such a lane)",
+              sync ? "shfl.sync" : "shfl", l, j, why, g->mask, n, n == 1 ? "" : "s");
+}
+
 static void shfl_done(Warp *w, const WsGather *g, uint32_t lanes) {
+  int nbad = 0, bad_lane = 0, bad_src = 0;
   FOR_LANES(l) {
     if (!ACTIVE(lanes, l)) continue;
     const XInsn *x = g->at[l];
@@ -71,10 +89,16 @@ static void shfl_done(Warp *w, const WsGather *g, uint32_t lanes) {
     default: j = minl | (bval & ~seg); p = j <= maxl; break;
     }
     if (!p) j = l;
-    uint32_t v = j >= 0 && j < WARP_SIZE && ACTIVE(lanes, j) ? (uint32_t)g->in[j][0] : 0;
+    bool took_part = j >= 0 && j < WARP_SIZE && ACTIVE(lanes, j);
+    uint32_t v = took_part ? (uint32_t)g->in[j][0] : 0;
     put32(w, x->slot[0], l, v);
     putp(w, x->slot[1], l, p);
+    if (!took_part && exec_checking(w)) {
+      if (!nbad) { bad_lane = l; bad_src = j; }
+      nbad++;
+    }
   }
+  if (nbad) shfl_report(w, g, bad_lane, bad_src, nbad);
 }
 
 static XStatus exec_shfl(Warp *w, const XInsn *x, uint32_t mask) {
@@ -84,6 +108,7 @@ static XStatus exec_shfl(Warp *w, const XInsn *x, uint32_t mask) {
   FOR_LANES(l) { in[l][0] = a[l]; in[l][1] = b[l]; in[l][2] = c[l]; }
   if (x->slot[5] == NOSLOT) {   /* deprecated shfl: the executing lanes */
     WsGather g;
+    g.mask = mask;
     FOR_LANES(l) { g.at[l] = x; memcpy(g.in[l], in[l], sizeof in[l]); }
     shfl_done(w, &g, mask);
     return XS_NEXT;
@@ -239,13 +264,25 @@ static XStatus exec_elect(Warp *w, const XInsn *x, uint32_t mask) {
 /* ---- bar.warp.sync (§6): a rendezvous with no data; participants' memory
  * accesses are ordered because a CTA's warps run one at a time ---- */
 
-static void nothing_done(Warp *w, const WsGather *g, uint32_t lanes) { (void)w; (void)g; (void)lanes; }
+/* Completion; under --check, reports lanes of the membermask that never
+ * arrived because they have exited or do not exist (treated as arrived,
+ * sync digest §6 "Model"). */
+static void bws_done(Warp *w, const WsGather *g, uint32_t lanes) {
+  uint32_t gone = g->mask & ~lanes;
+  if (!gone || !exec_checking(w)) return;
+  uint32_t none = gone & ~w->valid, ex = gone & w->exited;
+  int l = __builtin_ctz(lanes);
+  exec_report(w, g->at[l], l, "bar.warp.sync: membermask 0x%08x names lanes that %s%s%s "
+              "(mask 0x%08x); ptxvm does not wait for them", g->mask,
+              ex ? "have exited" : "", ex && none ? " and lanes that " : "",
+              none ? "do not exist" : "", ex | none);
+}
 
 static XStatus exec_bar_warp_sync(Warp *w, const XInsn *x, uint32_t mask) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE];
   return warpsync_arrive(w, x, mask, "bar.warp.sync", key_of(x), masks_of(w, x, mask, mb),
-                         (const uint64_t (*)[3])in, nothing_done);
+                         (const uint64_t (*)[3])in, bws_done);
 }
 
 bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x) {

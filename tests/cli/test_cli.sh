@@ -185,5 +185,31 @@ expect_exit 2 "holds 12 bytes" run "$K" -a "f64[]:@$T/in.bin" -o 0
 expect_out "" run "$K" -a "s32[]:@$T/in.bin" -o "0=$T/out.bin"
 if cmp -s "$T/in.bin" "$T/out.bin"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: -o 0=PATH bytes differ"; fi
 
+# ---- --max-steps: the watchdog ends a spin loop (exit 1, "runaway") ----
+cat > "$T/spin.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry spin(.param .u64 p)
+{
+  .reg .pred %p<2>;
+  .reg .b32 %r<2>;
+  mov.u32 %r0, 0;
+L:
+  add.u32 %r0, %r0, 1;
+  setp.ne.u32 %p0, %r0, 0;
+  @%p0 bra L;
+  ret;
+}
+PTX
+expect_exit 1 "runaway" run --max-steps 1000 "$T/spin.ptx" -a 'u32[1]:zero'
+expect_exit 1 "without finishing (watchdog)" run --max-steps 1000 -b 64 "$T/spin.ptx" -a 'u32[1]:zero'
+expect_exit 2 "bad step limit" run --max-steps 0 "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad step limit" run --max-steps x "$K" -a 'u32[1]:zero'
+expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
+"$PTXVM" --help >"$T/help" 2>&1
+if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --help lacks --max-steps, its default or the --schedule lane groups"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

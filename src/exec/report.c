@@ -1,0 +1,92 @@
+/* report.c: checker findings (STYLE.md §6 item 3), the channel of
+ * exec_report (exec.h).
+ *
+ * Findings are collected on the Launch while it runs and never stop it;
+ * under --check the API turns them into PTXVM_ERROR_HAZARD at the end
+ * (src/api/launch.c). Each finding is its message plus the location in the
+ * format of exec_fault ("  at FILE:LINE:COL (CUDA:LINE), kernel K, %ctaid
+ * (..), %tid (..)"). The list is bounded: REPORT_MAX findings are kept and
+ * the rest only counted; a finding whose message repeats one already kept
+ * for the same instruction is dropped (a loop reports once). One mutex
+ * serialises recording, so CTAs may run on several host threads. */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lower/lower.h"
+#include "interp.h"
+
+enum { REPORT_MAX = 100 };
+
+typedef struct Finding {
+  const XInsn *x;
+  char *msg;        /* the message, without the location (the dedupe key) */
+  char *text;       /* message and location */
+} Finding;
+
+struct LaunchFindings {
+  Finding f[REPORT_MAX];
+  unsigned n;
+  unsigned long long more;   /* findings beyond REPORT_MAX */
+};
+
+static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* "FILE:LINE:COL (CUDA_FILE:LINE)", as exec_fault writes it. */
+static void where(const Program *p, const XInsn *x, char *buf, size_t n) {
+  const Insn *in = x ? x->src : NULL;
+  if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
+  int k = snprintf(buf, n, "%s:%u:%u", p->m->path, in->line, in->col);
+  const char *cu = in->src_file >= 0 ? module_file_name(p->m, in->src_file) : NULL;
+  if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
+}
+
+void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
+  Launch *L = w->launch;
+  if (!L || !L->check) return;
+  char msg[1024], loc[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (lane < 0 || lane >= WARP_SIZE) {
+    uint32_t live = w->valid & ~w->exited;
+    lane = live ? __builtin_ctz(live) : 0;
+  }
+  pthread_mutex_lock(&report_lock);
+  LaunchFindings *lf = L->findings;
+  if (!lf && !(lf = L->findings = calloc(1, sizeof *lf))) goto out;
+  for (unsigned i = 0; i < lf->n; i++)
+    if (lf->f[i].x == x && !strcmp(lf->f[i].msg, msg)) goto out;
+  if (lf->n == REPORT_MAX) { lf->more++; goto out; }
+  where(L->prog, x, loc, sizeof loc);
+  const uint32_t *c = w->cta->ctaid;
+  size_t n = strlen(msg) + strlen(loc) + strlen(L->kernel->name) + 160;
+  char *text = malloc(n), *key = strdup(msg);
+  if (!text || !key) { free(text); free(key); goto out; }
+  snprintf(text, n, "%s\n  at %s, kernel %s, %%ctaid (%u,%u,%u), %%tid (%u,%u,%u)", msg, loc,
+           L->kernel->name, c[0], c[1], c[2], w->tid[0][lane], w->tid[1][lane], w->tid[2][lane]);
+  lf->f[lf->n++] = (Finding){x, key, text};
+out:
+  pthread_mutex_unlock(&report_lock);
+}
+
+char *launch_findings_take(Launch *L) {
+  LaunchFindings *lf = L->findings;
+  L->findings = NULL;
+  if (!lf) return NULL;
+  size_t n = 64;
+  for (unsigned i = 0; i < lf->n; i++) n += strlen(lf->f[i].text) + 1;
+  char *out = malloc(n);
+  size_t k = 0;
+  for (unsigned i = 0; i < lf->n; i++) {
+    if (out) k += (size_t)snprintf(out + k, n - k, "%s%s", k ? "\n" : "", lf->f[i].text);
+    free(lf->f[i].text);
+    free(lf->f[i].msg);
+  }
+  if (out && lf->more) snprintf(out + k, n - k, "\n... %llu more findings", lf->more);
+  free(lf);
+  return out;
+}
