@@ -386,8 +386,11 @@ static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
   uint8_t *frame = lane_local(w, l) + nfp;
   memset(frame, 0, fi->frame_size);
   for (int k = 0; k < ci->nargs && k < fi->f->nparams; k++) {
-    uint32_t sz = (uint32_t)fi->f->params[k]->size;
-    memcpy(frame + fi->param_off[k], buf + offs[k], ci->args[k].size < sz ? ci->args[k].size : sz);
+    uint8_t tmp[ARGBUF];   /* the argument, zero-extended to the formal's size */
+    uint32_t sz = fi->formals[k].size;
+    memset(tmp, 0, sz);
+    memcpy(tmp, buf + offs[k], ci->args[k].size < sz ? ci->args[k].size : sz);
+    opd_write(w, &fi->formals[k], l, tmp);
   }
   s->func[l] = (uint32_t)f;
   s->pc[l] = fi->pc;
@@ -401,10 +404,10 @@ static bool ret_lane(Warp *w, WState *s, int l) {
   uint8_t buf[ARGBUF];
   uint32_t at = 0, offs[256];
   for (int k = 0; k < fi->f->nrets && k < 256; k++) {
-    uint32_t sz = (uint32_t)fi->f->rets[k]->size;
+    uint32_t sz = fi->formal_rets[k].size;
     if (at + sz > ARGBUF) break;
     offs[k] = at;
-    memcpy(buf + at, lane_frame(w, l) + fi->ret_off[k], sz);
+    opd_read(w, &fi->formal_rets[k], l, buf + at);
     at += sz;
   }
   uint32_t depth = s->depth[l];
@@ -415,7 +418,7 @@ static bool ret_lane(Warp *w, WState *s, int l) {
   const CallInfo *ci = p->code[fr.ret_pc - 1].aux;
   for (int k = 0; ci && k < ci->nrets && k < fi->f->nrets; k++) {
     uint8_t tmp[ARGBUF];
-    uint32_t sz = (uint32_t)fi->f->rets[k]->size;
+    uint32_t sz = fi->formal_rets[k].size;
     memset(tmp, 0, ci->rets[k].size);
     memcpy(tmp, buf + offs[k], sz < ci->rets[k].size ? sz : ci->rets[k].size);
     opd_write(w, &ci->rets[k], l, tmp);

@@ -249,6 +249,16 @@ static uint64_t frame_var(Lower *L, const Symbol *s, uint64_t *off, bool rel) {
   return at;
 }
 
+/* Formal parameters declared in .param get frame space; those declared in
+ * .reg are registers of the function (layout_regs places them). */
+static CallOpd *frame_formals(Lower *L, Symbol *const *ps, int n, uint64_t *off, bool rel) {
+  CallOpd *c = arena_alloc(&L->p->arena, (size_t)(n + 1) * sizeof *c);
+  for (int k = 0; k < n; k++)
+    if (ps[k]->kind != SYM_REG)
+      c[k] = (CallOpd){CO_MEM, (uint32_t)frame_var(L, ps[k], off, rel), (uint32_t)ps[k]->size};
+  return c;
+}
+
 /* The frame of function i: its .local and .param variables. A kernel's is
  * at `fixed` (after the module-scope .local variables); a .func's offsets
  * are relative to the frame pointer of its activation. */
@@ -258,10 +268,8 @@ static void layout_frame(Lower *L, int i, uint64_t fixed) {
   bool rel = !f->is_entry;
   uint64_t start = rel ? 0 : align_up(fixed, 16), off = start;
   if (!f->is_entry) {
-    fi->param_off = arena_alloc(&L->p->arena, (size_t)(f->nparams + 1) * sizeof(uint32_t));
-    fi->ret_off = arena_alloc(&L->p->arena, (size_t)(f->nrets + 1) * sizeof(uint32_t));
-    for (int k = 0; k < f->nparams; k++) fi->param_off[k] = (uint32_t)frame_var(L, f->params[k], &off, rel);
-    for (int k = 0; k < f->nrets; k++) fi->ret_off[k] = (uint32_t)frame_var(L, f->rets[k], &off, rel);
+    fi->formals = frame_formals(L, f->params, f->nparams, &off, rel);
+    fi->formal_rets = frame_formals(L, f->rets, f->nrets, &off, rel);
   } else {
     layout_kernel_params(L, f);
   }
@@ -483,6 +491,16 @@ static void layout_regs(Lower *L, FuncInfo *fi) {
     int file = reg_file(s);
     fi->regmap[s->slot] = next[file];
     next[file] += reg_nslots(s);
+  }
+  for (int pass = 0; pass < 2 && !f->is_entry; pass++) {   /* .reg formals */
+    Symbol *const *ps = pass ? f->rets : f->params;
+    CallOpd *c = pass ? fi->formal_rets : fi->formals;
+    for (int k = 0; c && k < (pass ? f->nrets : f->nparams); k++) {
+      if (ps[k]->kind != SYM_REG) continue;
+      int file = reg_file(ps[k]);
+      c[k] = (CallOpd){file == FILE32 ? CO_R32 : file == FILE64 ? CO_R64 : CO_PRED,
+                       fi->regmap[ps[k]->slot], file == FILEP ? 1u : (uint32_t)type_size(ps[k]->type)};
+    }
   }
 }
 

@@ -36,14 +36,17 @@ typedef struct FuncInfo {
                                        fixed; a .func's: 0, frame-pointer
                                        relative), bytes */
   uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
-  uint32_t *param_off, *ret_off;    /* formal parameters: frame offsets */
+  struct CallOpd *formals, *formal_rets;   /* where its parameters and
+                                       return values live: .param in its
+                                       frame, .reg in its registers */
 } FuncInfo;
 
-/* Where a call argument or return value lives at the call site. */
+/* Where a call argument or return value lives: at the call site, or as a
+ * callee's formal parameter. */
 typedef struct CallOpd {
   enum { CO_MEM, CO_R32, CO_R64, CO_PRED } kind;
-  uint32_t where;                   /* local offset from the caller's frame
-                                       pointer (CO_MEM) or slot */
+  uint32_t where;                   /* local offset from the frame pointer of
+                                       its activation (CO_MEM) or slot */
   uint32_t size;                    /* bytes */
 } CallOpd;
 
