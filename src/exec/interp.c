@@ -98,31 +98,16 @@ static int lowest_lane(uint32_t m) {
   return 0;
 }
 
-/* "FILE:LINE:COL (CUDA_FILE:LINE)" of an XInsn. */
-static void where(const Program *p, const XInsn *x, char *buf, size_t n) {
-  const Insn *in = x ? x->src : NULL;
-  if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
-  int k = snprintf(buf, n, "%s:%u:%u", p->m->path, in->line, in->col);
-  const char *cu = in->src_file >= 0 ? module_file_name(p->m, in->src_file) : NULL;
-  if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
-}
-
 XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
-  char msg[1024], loc[512];
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   WState *s = w->interp;
   if (lane < 0) lane = lowest_lane(s ? s->cur_mask : w->valid);
-  where(w->launch->prog, x, loc, sizeof loc);
-  const uint32_t *c = w->cta->ctaid;
-  size_t n = strlen(msg) + strlen(loc) + strlen(w->launch->kernel->name) + 160;
-  char *out = malloc(n);
+  char *out = exec_located(w, x, lane, msg);
   if (!out) return XS_TRAP;
-  snprintf(out, n, "%s\n  at %s, kernel %s, %%ctaid (%u,%u,%u), %%tid (%u,%u,%u)", msg, loc,
-           w->launch->kernel->name, c[0], c[1], c[2], w->tid[0][lane], w->tid[1][lane],
-           w->tid[2][lane]);
   set_error(w->launch, out, false);
   return XS_TRAP;
 }
@@ -632,7 +617,7 @@ static void report_deadlock(Cta *c) {
       left &= ~m;
       const XInsn *x = &p->code[s->pc[l0]];
       char loc[512], lanes[160];
-      where(p, x, loc, sizeof loc);
+      exec_where(p, x, loc, sizeof loc);
       lanes_text(m, lanes, sizeof lanes);
       char what[400];
       if (!warpsync_describe(w, l0, what, sizeof what) &&
@@ -654,7 +639,7 @@ static void report_runaway(Cta *c, uint64_t steps) {
     if (warp_done(w)) continue;
     WState *s = w->interp;
     uint32_t live = w->valid & ~w->exited;
-    where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
+    exec_where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
     (void)s;
     break;
   }

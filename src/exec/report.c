@@ -34,8 +34,8 @@ struct LaunchFindings {
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* "FILE:LINE:COL (CUDA_FILE:LINE)", as exec_fault writes it. */
-static void where(const Program *p, const XInsn *x, char *buf, size_t n) {
+/* "FILE:LINE:COL (CUDA_FILE:LINE)" of an XInsn. */
+void exec_where(const Program *p, const XInsn *x, char *buf, size_t n) {
   const Insn *in = x ? x->src : NULL;
   if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
   int k = snprintf(buf, n, "%s:%u:%u", p->m->path, in->line, in->col);
@@ -43,10 +43,26 @@ static void where(const Program *p, const XInsn *x, char *buf, size_t n) {
   if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
 }
 
+/* msg + "\n  at FILE:LINE:COL (CUDA:LINE), kernel K, %ctaid (..), %tid (..)"
+ * for lane of w (malloc'd; NULL when memory runs out): the one format of
+ * faults and findings (STYLE.md §6). */
+char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg) {
+  char loc[512];
+  const Launch *L = w->launch;
+  exec_where(L->prog, x, loc, sizeof loc);
+  const uint32_t *c = w->cta->ctaid;
+  size_t n = strlen(msg) + strlen(loc) + strlen(L->kernel->name) + 160;
+  char *out = malloc(n);
+  if (out)
+    snprintf(out, n, "%s\n  at %s, kernel %s, %%ctaid (%u,%u,%u), %%tid (%u,%u,%u)", msg, loc,
+             L->kernel->name, c[0], c[1], c[2], w->tid[0][lane], w->tid[1][lane], w->tid[2][lane]);
+  return out;
+}
+
 void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
   Launch *L = w->launch;
   if (!L || !L->check) return;
-  char msg[1024], loc[512];
+  char msg[1024];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
@@ -61,13 +77,8 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
   for (unsigned i = 0; i < lf->n; i++)
     if (lf->f[i].x == x && !strcmp(lf->f[i].msg, msg)) goto out;
   if (lf->n == REPORT_MAX) { lf->more++; goto out; }
-  where(L->prog, x, loc, sizeof loc);
-  const uint32_t *c = w->cta->ctaid;
-  size_t n = strlen(msg) + strlen(loc) + strlen(L->kernel->name) + 160;
-  char *text = malloc(n), *key = strdup(msg);
+  char *text = exec_located(w, x, lane, msg), *key = strdup(msg);
   if (!text || !key) { free(text); free(key); goto out; }
-  snprintf(text, n, "%s\n  at %s, kernel %s, %%ctaid (%u,%u,%u), %%tid (%u,%u,%u)", msg, loc,
-           L->kernel->name, c[0], c[1], c[2], w->tid[0][lane], w->tid[1][lane], w->tid[2][lane]);
   lf->f[lf->n++] = (Finding){x, key, text};
 out:
   pthread_mutex_unlock(&report_lock);

@@ -63,6 +63,12 @@ typedef struct CallInfo {
 /* brx.idx: the label pcs of its .branchtargets list. */
 typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
 
+/* report.c: the location of an instruction, "FILE:LINE:COL (CUDA:LINE)",
+ * and a message with its full location (kernel, %ctaid, %tid of lane), as
+ * faults and checker findings print them (malloc'd; NULL without memory). */
+void exec_where(const Program *p, const XInsn *x, char *buf, size_t n);
+char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg);
+
 /* rel: addr is relative to the lane's frame pointer (a .func frame). */
 typedef struct VarAddr { const Symbol *sym; uint64_t addr; bool rel; } VarAddr;
 
