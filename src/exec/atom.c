@@ -263,12 +263,24 @@ static u128 b128_locked(void *p, bool is_cas, u128 cmp, u128 nv) {
 }
 
 #if defined(__x86_64__)
-__attribute__((target("cx16")))
+/* lock cmpxchg16b (every x86-64 that runs CUDA-era code has it): compares
+ * the 16 bytes at p with cmp and stores nv if equal; returns the old bytes.
+ * Inline assembly, because compilers otherwise call libatomic for 16-byte
+ * compare-and-swap or need -mcx16 for the whole file. */
+static u128 cas16(u128 *p, u128 cmp, u128 nv) {
+  uint64_t lo = (uint64_t)cmp, hi = (uint64_t)(cmp >> 64);
+  __asm__ __volatile__("lock cmpxchg16b %0"
+                       : "+m"(*p), "+a"(lo), "+d"(hi)
+                       : "b"((uint64_t)nv), "c"((uint64_t)(nv >> 64))
+                       : "memory", "cc");
+  return (u128)hi << 64 | lo;
+}
+
 static u128 b128_cx16(u128 *p, bool is_cas, u128 cmp, u128 nv) {
-  if (is_cas) return __sync_val_compare_and_swap(p, cmp, nv);
-  u128 old = __sync_val_compare_and_swap(p, (u128)0, (u128)0);   /* an atomic read */
+  if (is_cas) return cas16(p, cmp, nv);
+  u128 old = cas16(p, 0, 0);   /* an atomic read */
   for (;;) {
-    u128 seen = __sync_val_compare_and_swap(p, old, nv);
+    u128 seen = cas16(p, old, nv);
     if (seen == old) return old;
     old = seen;
   }

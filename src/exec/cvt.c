@@ -149,8 +149,13 @@ static uint64_t cv_i2f(uint64_t v, Type dt, Type st, uint32_t mods) {
   int old = fegetround();
   fesetround(mods & XM_RZ ? FE_TOWARDZERO : mods & XM_RM ? FE_DOWNWARD :
              mods & XM_RP ? FE_UPWARD : FE_TONEAREST);
-  volatile uint64_t vv = v;
-  volatile double r = neg ? (double)(int64_t)vv : (double)vv;
+  /* Only signed conversions reach the host (cvtsi2sd rounds once, in the
+   * mode set): compilers turn an unsigned one into sequences that give -0
+   * for 0 when rounding down. An unsigned value of 64 bits is halved with
+   * its low bit kept as a sticky bit, which rounds the same, then doubled. */
+  volatile int64_t vv = (int64_t)(neg || v >> 63 == 0 ? v : (v >> 1 | (v & 1)));
+  volatile double r = (double)vv;
+  if (!neg && v >> 63) r = r * 2;
   fesetround(old);
   return cv_fencode(r, dt, mods & (XM_SAT | XM_RELU), false);
 }

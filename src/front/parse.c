@@ -21,6 +21,8 @@
 /* ---- diagnostics ---- */
 
 static void vdiag(Parser *P, uint32_t line, uint32_t col, uint32_t width,
+                  const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
+static void vdiag(Parser *P, uint32_t line, uint32_t col, uint32_t width,
                   const char *fmt, va_list ap) {
   /* find the source line to quote */
   const char *s = P->src, *end = P->src + P->srclen;

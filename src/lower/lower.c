@@ -71,7 +71,9 @@ struct Lower {
 
 /* ---- errors ---- */
 
-static _Noreturn void lower_fail(Lower *L, const Insn *in, const char *fmt, ...) {
+static _Noreturn void lower_fail(Lower *L, const Insn *in, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void lower_fail(Lower *L, const Insn *in, const char *fmt, ...) {
   char msg[512];
   va_list ap;
   va_start(ap, fmt);
