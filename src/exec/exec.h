@@ -176,6 +176,10 @@ Space lower_space(const Insn *in);
  * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates
  * OP_CVTA, OP_CVTA_TO and OP_ISSPACEP here. Same contract as a selector. */
 bool mem_select_addr(Lower *L, const Insn *in, XInsn *x);
+/* Clusters (src/exec/cluster.c): exec_select_SYNC delegates
+ * barrier.cluster.arrive/.wait, exec_select_MOV mapa and getctarank. */
+bool cluster_select_barrier(Lower *L, const Insn *in, XInsn *x);
+bool cluster_select_map(Lower *L, const Insn *in, XInsn *x);
 /* bar.warp.sync (family SYNC) is a warp rendezvous: src/exec/warp.c
  * implements it and exec_select_SYNC delegates OP_BAR_WARP_SYNC here. */
 bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x);

@@ -594,60 +594,82 @@ static const char *full_name(const Insn *in, char *buf, size_t n) {
   return buf;
 }
 
-static void report_deadlock(Cta *c) {
-  Launch *L = c->launch;
+/* The deadlock report: every blocked warp of every CTA of the cluster and
+ * what it waits for (a cluster of one CTA: the CTA's report). */
+static void report_deadlock(Cluster *cl) {
+  Launch *L = cl->launch;
   const Program *p = L->prog;
-  size_t cap = 4096, len = 0;
+  size_t cap = 4096 + (size_t)cl->ncta * 4096, len = 0;
   char *msg = malloc(cap);
   if (!msg) return;
-  uint32_t live = live_threads(c), waiting = 0;
-  for (int i = 0; i < c->nwarps; i++) waiting += (uint32_t)__builtin_popcount(interp_waiting(&c->warps[i]));
-  len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%ctaid (%u,%u,%u): no warp can progress "
-                          "(%u of %u live threads blocked)", L->kernel->name, c->ctaid[0],
-                          c->ctaid[1], c->ctaid[2], waiting, live);
-  for (int i = 0; i < c->nwarps && len + 600 < cap; i++) {
-    Warp *w = &c->warps[i];
-    WState *s = w->interp;
-    uint32_t left = s->waiting;
-    while (left && len + 600 < cap) {
-      int l0 = lowest_lane(left);
-      uint32_t m = 0;
-      for (int l = 0; l < WARP_SIZE; l++)
-        if ((left >> l & 1) && s->pc[l] == s->pc[l0]) m |= 1u << l;
-      left &= ~m;
-      const XInsn *x = &p->code[s->pc[l0]];
-      char loc[512], lanes[160];
-      exec_where(p, x, loc, sizeof loc);
-      lanes_text(m, lanes, sizeof lanes);
-      char what[400];
-      if (!warpsync_describe(w, l0, what, sizeof what) &&
-          !(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)))
-        snprintf(what, sizeof what, "blocked");
-      char nm[96];
-      len += (size_t)snprintf(msg + len, cap - len, "\n  warp %d lanes %s waits at %s (%s): %s",
-                              w->id, lanes, loc, full_name(x->src, nm, sizeof nm), what);
+  uint32_t live = 0, waiting = 0;
+  for (int r = 0; r < cl->ncta; r++) {
+    Cta *c = &cl->ctas[r];
+    live += live_threads(c);
+    for (int i = 0; i < c->nwarps; i++) waiting += (uint32_t)__builtin_popcount(interp_waiting(&c->warps[i]));
+  }
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  if (cl->ncta == 1)
+    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%ctaid (%u,%u,%u): no warp can progress "
+                            "(%u of %u live threads blocked)", L->kernel->name, c0[0], c0[1], c0[2],
+                            waiting, live);
+  else
+    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%clusterid (%u,%u,%u) (%d CTAs): no warp "
+                            "of the cluster can progress (%u of %u live threads blocked)",
+                            L->kernel->name, cl->id[0], cl->id[1], cl->id[2], cl->ncta, waiting, live);
+  for (int r = 0; r < cl->ncta; r++) {
+    Cta *c = &cl->ctas[r];
+    for (int i = 0; i < c->nwarps && len + 600 < cap; i++) {
+      Warp *w = &c->warps[i];
+      WState *s = w->interp;
+      uint32_t left = s->waiting;
+      while (left && len + 600 < cap) {
+        int l0 = lowest_lane(left);
+        uint32_t m = 0;
+        for (int l = 0; l < WARP_SIZE; l++)
+          if ((left >> l & 1) && s->pc[l] == s->pc[l0]) m |= 1u << l;
+        left &= ~m;
+        const XInsn *x = &p->code[s->pc[l0]];
+        char loc[512], lanes[160];
+        exec_where(p, x, loc, sizeof loc);
+        lanes_text(m, lanes, sizeof lanes);
+        char what[400];
+        if (!warpsync_describe(w, l0, what, sizeof what) &&
+            !(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)) &&
+            !cluster_bar_describe(c, w->id, l0, what, sizeof what))
+          snprintf(what, sizeof what, "blocked");
+        char nm[96], who[96] = "";
+        if (cl->ncta > 1)
+          snprintf(who, sizeof who, "CTA rank %u %%ctaid (%u,%u,%u) ", c->rank, c->ctaid[0],
+                   c->ctaid[1], c->ctaid[2]);
+        len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s waits at %s (%s): %s",
+                                who, w->id, lanes, loc, full_name(x->src, nm, sizeof nm), what);
+      }
     }
   }
   set_error(L, msg, true);
 }
 
-static void report_runaway(Cta *c, uint64_t steps) {
-  Launch *L = c->launch;
+static void report_runaway(Cluster *cl, uint64_t steps) {
+  Launch *L = cl->launch;
   char loc[512] = "";
-  for (int i = 0; i < c->nwarps; i++) {
-    Warp *w = &c->warps[i];
-    if (warp_done(w)) continue;
-    WState *s = w->interp;
-    uint32_t live = w->valid & ~w->exited;
-    exec_where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
-    (void)s;
-    break;
+  Cta *at = &cl->ctas[0];
+  for (int r = 0; r < cl->ncta && !loc[0]; r++) {
+    Cta *c = &cl->ctas[r];
+    for (int i = 0; i < c->nwarps; i++) {
+      Warp *w = &c->warps[i];
+      if (warp_done(w)) continue;
+      uint32_t live = w->valid & ~w->exited;
+      exec_where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
+      at = c;
+      break;
+    }
   }
   char *msg = malloc(1024);
   if (!msg) return;
   snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
-           "without finishing (watchdog); a warp is at %s", L->kernel->name, c->ctaid[0],
-           c->ctaid[1], c->ctaid[2], (unsigned long long)steps, loc);
+           "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
+           at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
   set_error(L, msg, false);
 }
 
@@ -681,43 +703,94 @@ static uint64_t sched_next(uint64_t *st) {
   return z ^ (z >> 31);
 }
 
-/* Runs the CTA's warps round-robin (Launch.schedule != 0: each round in a
- * pseudo-random order, each warp for 1..64 instructions); false on fault
- * or deadlock. */
-static bool cta_loop(Cta *c) {
-  Launch *L = c->launch;
+static bool cta_done(const Cta *c) {
+  for (int i = 0; i < c->nwarps; i++) if (!warp_done(&c->warps[i])) return false;
+  return true;
+}
+
+/* Runs the warps of the cluster's CTAs round-robin, CTA by CTA in rank
+ * order (Launch.schedule != 0: each round the CTAs and the warps of each
+ * in a pseudo-random order, each warp for 1..64 instructions); false on
+ * fault or deadlock. */
+static bool cluster_loop(Cluster *cl) {
+  Launch *L = cl->launch;
   uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, total = 0;
-  uint64_t st = L->schedule ^ ((uint64_t)c->ctaid[0] << 32 ^ (uint64_t)c->ctaid[1] << 16 ^ c->ctaid[2]);
-  int order[BAR_MAX_WARPS];
-  for (int i = 0; i < c->nwarps && i < BAR_MAX_WARPS; i++) order[i] = i;
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  uint64_t st = L->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
+  int order[BAR_MAX_WARPS], corder[64];
+  for (int i = 0; i < BAR_MAX_WARPS; i++) order[i] = i;
+  for (int r = 0; r < 64; r++) corder[r] = r;
   for (;;) {
     uint64_t ran = 0;
     bool all_done = true, stop = false;
     if (L->schedule)
-      for (int i = c->nwarps - 1; i > 0; i--) {
-        int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = order[i];
-        order[i] = order[k]; order[k] = t;
+      for (int i = cl->ncta - 1; i > 0 && i < 64; i--) {
+        int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = corder[i];
+        corder[i] = corder[k]; corder[k] = t;
       }
-    for (int j = 0; j < c->nwarps && !stop; j++) {
-      int i = j < BAR_MAX_WARPS ? order[j] : j;
-      if (warp_done(&c->warps[i])) continue;
-      ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&st) % 64 : QUANTUM, &stop);
-      all_done &= warp_done(&c->warps[i]);
+    for (int q = 0; q < cl->ncta && !stop; q++) {
+      Cta *c = &cl->ctas[q < 64 ? corder[q] : q];
+      if (c->exited) continue;
+      if (L->schedule)
+        for (int i = c->nwarps - 1; i > 0; i--) {
+          int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = order[i];
+          order[i] = order[k]; order[k] = t;
+        }
+      for (int j = 0; j < c->nwarps && !stop; j++) {
+        int i = L->schedule && j < BAR_MAX_WARPS && order[j] < c->nwarps ? order[j] : j;
+        if (L->schedule && j < BAR_MAX_WARPS && order[j] >= c->nwarps) continue;
+        if (warp_done(&c->warps[i])) continue;
+        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&st) % 64 : QUANTUM, &stop);
+      }
+      if (cta_done(c)) c->exited = true;
+      all_done &= c->exited;
     }
     if (stop || launch_failed(L)) return false;
     if (all_done) return true;
     total += ran;
-    if (total > max) { report_runaway(c, total); return false; }
-    bool released = sync_cta_poll(c);   /* exits may complete CTA barriers */
-    if (!ran && !released) { report_deadlock(c); return false; }
+    if (total > max) { report_runaway(cl, total); return false; }
+    bool released = false;
+    for (int r = 0; r < cl->ncta; r++) released |= sync_cta_poll(&cl->ctas[r]);   /* exits may complete CTA barriers */
+    released |= cluster_bar_poll(cl);   /* ... and the cluster barrier */
+    if (!ran && !released) { report_deadlock(cl); return false; }
   }
 }
 
-bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
-  Cta c;
-  bool ok = cta_alloc(&c, launch, ctaid);
-  if (!ok) set_error(launch, strdup("out of memory creating a CTA"), false);
-  else ok = cta_loop(&c);
-  cta_free(&c);
+static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], const uint32_t dim[3]) {
+  int n = (int)(dim[0] * dim[1] * dim[2]);
+  cl->launch = launch;
+  cl->ncta = n;
+  cl->ctas = calloc((size_t)n, sizeof *cl->ctas);
+  bool ok = cl->ctas != NULL;
+  for (int r = 0; ok && r < n; r++) {
+    uint32_t id[3] = {first[0] + (uint32_t)r % dim[0], first[1] + (uint32_t)r / dim[0] % dim[1],
+                      first[2] + (uint32_t)r / (dim[0] * dim[1])};
+    ok = cta_alloc(&cl->ctas[r], launch, id);
+    cl->ctas[r].cluster = cl;
+    cl->ctas[r].rank = (uint32_t)r;
+  }
+  if (!ok) set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
+  else ok = cluster_loop(cl);
+  for (int r = 0; cl->ctas && r < n; r++) cta_free(&cl->ctas[r]);
+  cluster_bar_free(cl);
+  free(cl->ctas);
   return ok;
+}
+
+bool cluster_run(Launch *launch, const uint32_t clusterid[3]) {
+  Cluster cl = {0};
+  uint32_t dim[3], first[3];
+  for (int i = 0; i < 3; i++) {
+    dim[i] = launch->cluster[i] ? launch->cluster[i] : 1;
+    first[i] = clusterid[i] * dim[i];
+    cl.id[i] = clusterid[i];
+  }
+  return cluster_go(launch, &cl, first, dim);
+}
+
+bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
+  Cluster cl = {0};
+  static const uint32_t one[3] = {1, 1, 1};
+  for (int i = 0; i < 3; i++) cl.id[i] = ctaid[i];
+  return cluster_go(launch, &cl, ctaid, one);
 }

@@ -54,8 +54,13 @@ static inline bool exec_checking(const Warp *w) { return w->launch && w->launch-
  * was reached; NULL when there are none. Frees the list. */
 char *launch_findings_take(Launch *L);
 
+typedef struct Cluster Cluster;
+
 struct Cta {
   Launch *launch;
+  Cluster *cluster;         /* the cluster it runs in (NULL: a Cta made by hand) */
+  uint32_t rank;            /* %cluster_ctarank */
+  bool exited;              /* every thread has exited (its shared memory is gone) */
   uint32_t ctaid[3];
   uint8_t *shared;          /* static + dynamic shared memory */
   uint32_t shared_size;
@@ -64,11 +69,31 @@ struct Cta {
   void *sync;               /* barrier state (src/sync/) */
 };
 
-/* Runs one CTA of the launch to completion: creates its warps, interleaves
- * them until every thread exits, a fault occurs (launch->error set) or no
- * warp can progress (a deadlock report in launch->error). Returns true on
- * completion. */
+/* The CTAs of one cluster, co-resident (a launch without clusters runs
+ * clusters of one CTA). ctas[r] is the CTA of %cluster_ctarank r. */
+struct Cluster {
+  Launch *launch;
+  uint32_t id[3];           /* %clusterid */
+  int ncta;
+  Cta *ctas;
+  void *bar;                /* barrier.cluster state (src/exec/cluster.c) */
+};
+
+/* Runs one cluster of the launch to completion: creates the warps of all its
+ * CTAs, interleaves them (so that they can wait on each other) until every
+ * thread exits, a fault occurs (launch->error set) or no warp can progress
+ * (a deadlock report listing every waiting warp of every CTA of the cluster
+ * in launch->error). Returns true on completion. */
+bool cluster_run(Launch *launch, const uint32_t clusterid[3]);
+/* Runs one CTA alone, as a cluster of one (unit tests). */
 bool cta_run(Launch *launch, const uint32_t ctaid[3]);
+
+/* barrier.cluster (src/exec/cluster.c): re-checks completion after exits
+ * (true if a waiting lane was released); what a lane waits for (false if it
+ * does not wait on the cluster barrier); frees the state. */
+bool cluster_bar_poll(Cluster *cl);
+bool cluster_bar_describe(const Cta *c, int wid, int lane, char *buf, size_t n);
+void cluster_bar_free(Cluster *cl);
 
 /* ---- the launcher (src/sched/launch.c) ---- */
 
@@ -81,8 +106,9 @@ bool cta_run(Launch *launch, const uint32_t ctaid[3]);
  * with a message in err (errlen bytes) when it is violated. */
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
                   const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen);
-/* Runs every CTA of the launch (x fastest), stopping at the first one that
- * fails (launch->error set). Returns true when all completed. */
+/* Runs every cluster of the launch (clusters in x, y, z order), stopping
+ * at the first one that fails (launch->error set). Returns true when all
+ * completed. */
 bool launch_run(Launch *launch);
 
 #endif

@@ -237,6 +237,7 @@ bool exec_select_MOV(Lower *L, const Insn *in, XInsn *x) {
   case OP_MOV_B: case OP_MOV_B128: return select_mov_b(L, in, x);
   case OP_PRMT: return select_prmt(L, in, x);
   case OP_CVTA: case OP_CVTA_TO: case OP_ISSPACEP: return mem_select_addr(L, in, x);
+  case OP_MAPA: case OP_GETCTARANK: return cluster_select_map(L, in, x);
   default: return false;
   }
 }

@@ -12,7 +12,8 @@
  * barriers, so exits release the barriers that waited only on exited
  * threads; when no warp can run and nothing is released, the deadlock
  * report asks bar_describe what each blocked lane waits for.
- * bar.warp.sync and the cluster barrier are not handled here.
+ * bar.warp.sync (src/exec/warp.c) and barrier.cluster (src/exec/cluster.c)
+ * are not handled here.
  *
  * membar and fence (§9.7.13.4): the interpreter executes one instruction at
  * a time per CTA, and a CTA's warps run on one host thread, so every access
@@ -157,6 +158,7 @@ static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
 bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
   case OP_BAR_WARP_SYNC: return warp_select_bar_warp_sync(L, in, x);
+  case OP_BARRIER_CLUSTER_ARRIVE: case OP_BARRIER_CLUSTER_WAIT: return cluster_select_barrier(L, in, x);
   case OP_BAR_SYNC: case OP_BARRIER_SYNC: case OP_BAR_ARRIVE: case OP_BARRIER_ARRIVE: {
     bool arrive = in->op == OP_BAR_ARRIVE || in->op == OP_BARRIER_ARRIVE;
     x->sub = arrive ? BK_ARRIVE : BK_SYNC;

@@ -3,7 +3,8 @@
  *
  * A state-space address is checked against what that space holds: global
  * and .const addresses against the live allocations of the device arena,
- * .shared offsets against the CTA's shared size, .local offsets against the
+ * .shared offsets against the shared size of the CTA their rank bits name
+ * (mem.h: the executing CTA, or another CTA of its cluster), .local offsets against the
  * thread's local size, kernel .param offsets against the parameter buffer. A
  * generic address is first mapped through its window. Every access must be
  * naturally aligned (PTX ISA 9.0 §5.4.5: "all addresses ... must be
@@ -63,9 +64,30 @@ static void *window_ptr(Warp *w, const XInsn *x, int lane, const char *space, ui
   return base + off;
 }
 
+/* A shared (::cta or ::cluster) offset: the rank bits (mem.h) name the CTA
+ * of the cluster, zero the executing one. */
 static void *shared_ptr(Warp *w, const XInsn *x, int lane, uint64_t shown, uint64_t off,
                         uint32_t size) {
   Cta *c = w->cta;
+  uint64_t hi = off >> SHARED_RANK_SHIFT;
+  if (hi && c && off < WINDOW_SIZE) {
+    Cluster *cl = c->cluster;
+    int n = cl ? cl->ncta : 1;
+    char why[160];
+    if (hi > (uint64_t)n) {
+      snprintf(why, sizeof why, "names CTA rank %" PRIu64 ", which is not in the cluster "
+               "(%%cluster_nctarank %d)", hi - 1, n);
+      return fault(w, x, lane, "shared::cluster", shown, size, why);
+    }
+    Cta *t = cl ? &cl->ctas[hi - 1] : c;
+    if (t->exited) {
+      snprintf(why, sizeof why, "is in the shared memory of CTA rank %" PRIu64 " of the cluster, "
+               "which has exited", hi - 1);
+      return fault(w, x, lane, "shared::cluster", shown, size, why);
+    }
+    c = t;
+    off &= SHARED_OFFSET_MASK;
+  }
   return window_ptr(w, x, lane, "shared", shown, off, size, c ? c->shared : NULL,
                     c ? c->shared_size : 0);
 }

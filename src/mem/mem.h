@@ -17,6 +17,14 @@
  *                                                (read-only); .param addresses
  *                                                of kernel parameters are
  *                                                offsets from 0
+ * Shared addresses and clusters (issue 7): a .shared::cluster address of
+ * byte `off` of the CTA of %cluster_ctarank r is ((r + 1) << 24) | off
+ * (SHARED_RANK_SHIFT; shared memory per CTA is at most 227 KiB < 2^24). An
+ * address whose rank bits are zero names the executing CTA, so every
+ * .shared::cta address is also the .shared::cluster address of the own CTA;
+ * the generic form adds SHARED_WINDOW. Every shared access decodes the rank:
+ * a rank outside the cluster, or a CTA whose threads have all exited, is a
+ * located fault. mapa to the own rank returns the rank-0 (::cta) form.
  * cvta adds the window base, cvta.to subtracts it; isspacep tests the range.
  * Every access is checked against the live allocations (global), the CTA's
  * shared size, or the thread's local size; a bad one is a located fault. */
@@ -32,6 +40,8 @@
 #define LOCAL_WINDOW  0x00007d0000000000ull
 #define PARAM_WINDOW  0x00007c0000000000ull  /* kernel parameters (cvta.param) */
 #define WINDOW_SIZE   0x0000000100000000ull  /* 2^32 bytes per window */
+#define SHARED_RANK_SHIFT  24                /* .shared::cluster: (rank + 1) << 24 */
+#define SHARED_OFFSET_MASK 0x00ffffffull
 
 typedef struct Device Device;
 

@@ -6,9 +6,9 @@
  * oversized dimensions, more than 1024 threads per CTA, a grid that is not a
  * whole number of clusters, a cluster larger than the kernel allows, a CTA
  * shape that breaks .reqntid / .maxntid / .reqnctapercluster, shared memory
- * beyond 227 KiB. launch_run then runs the CTAs one after another, cluster
- * by cluster (x fastest within a cluster, clusters in x, y, z order), and
- * stops at the first that fails. Running clusters on a pool of host threads
+ * beyond 227 KiB. launch_run then runs the clusters one after another
+ * (clusters in x, y, z order; the CTAs of a cluster run together, their
+ * warps interleaved: cluster_run), and stops at the first that fails. Running clusters on a pool of host threads
  * (-j) is the grid scheduler's next step (DESIGN.md); the order here is one
  * valid interleaving of independent CTAs. */
 #include <stdio.h>
@@ -105,15 +105,14 @@ bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t
 
 bool launch_run(Launch *l) {
   const uint32_t *g = l->grid, *c = l->cluster;
-  for (uint32_t cz = 0; cz < g[2]; cz += c[2])
-    for (uint32_t cy = 0; cy < g[1]; cy += c[1])
-      for (uint32_t cx = 0; cx < g[0]; cx += c[0])
-        for (uint32_t z = cz; z < cz + c[2]; z++)
-          for (uint32_t y = cy; y < cy + c[1]; y++)
-            for (uint32_t x = cx; x < cx + c[0]; x++) {
-              const uint32_t ctaid[3] = {x, y, z};
-              if (!cta_run(l, ctaid)) return false;
-              if (l->error) return false;
-            }
+  uint32_t n[3];
+  for (int i = 0; i < 3; i++) n[i] = g[i] / (c[i] ? c[i] : 1);
+  for (uint32_t z = 0; z < n[2]; z++)
+    for (uint32_t y = 0; y < n[1]; y++)
+      for (uint32_t x = 0; x < n[0]; x++) {
+        const uint32_t id[3] = {x, y, z};
+        if (!cluster_run(l, id)) return false;
+        if (l->error) return false;
+      }
   return true;
 }
