@@ -43,6 +43,8 @@ static BarCta *bar_state(Cta *c) {
   return c->sync;
 }
 
+BarCta *sync_bar_state(Cta *c) { return bar_state(c); }
+
 static void refresh(Cta *c, BarCta *b) {
   for (int i = 0; i < c->nwarps; i++)
     bar_set_live(b, i, c->warps[i].valid & ~c->warps[i].exited);
@@ -134,7 +136,8 @@ bool sync_cta_poll(Cta *c) {
   if (!b) return false;
   refresh(c, b);
   bar_poll(b);
-  return apply(c, b, NULL, 0);
+  bool released = apply(c, b, NULL, 0);
+  return mbar_cta_poll(c, released) || released;
 }
 
 void sync_cta_free(Cta *c) {

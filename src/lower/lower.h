@@ -151,5 +151,9 @@ uint32_t interp_pc(const Warp *w, int lane);
  * live thread has reached. Returns true if it released any lane. */
 bool sync_cta_poll(Cta *c);
 void sync_cta_free(Cta *c);
+/* mbarrier waiters (src/exec/mbar.c), polled by sync_cta_poll after the
+   CTA barriers (`released`: they released a lane): releases try_wait lanes
+   whose phase completed or whose time limit passed. True if it released any. */
+bool mbar_cta_poll(Cta *c, bool released);
 
 #endif

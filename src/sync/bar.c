@@ -21,6 +21,7 @@ BarCta *bar_new(int nwarps) {
 
 void bar_free(BarCta *b) {
   if (!b) return;
+  if (b->ext_free) b->ext_free(b->ext);
   free(b->w);
   free(b);
 }
@@ -203,7 +204,7 @@ bool bar_poll(BarCta *b) {
 bool bar_describe(const BarCta *b, int wid, int lane, char *buf, size_t n) {
   const BarWarp *w = &b->w[wid];
   int id = w->at[lane];
-  if (id < 0) return false;
+  if (id < 0) return b->ext_describe && b->ext_describe(b->ext, wid, lane, buf, n);
   const Barrier *br = &b->bar[id];
   char t[160];
   const char *kn = kind_name[w->kind[lane]];

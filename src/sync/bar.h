@@ -67,6 +67,12 @@ typedef struct BarCta {
   int nwarps;
   Barrier bar[BAR_IDS];
   BarWarp *w;
+  /* Other CTA-wide waiting state (the mbarrier table of src/exec/mbar.c):
+     bar_free frees it with ext_free; bar_describe asks ext_describe about a
+     lane that is not parked at a CTA barrier. */
+  void *ext;
+  void (*ext_free)(void *ext);
+  bool (*ext_describe)(void *ext, int wid, int lane, char *buf, size_t n);
 } BarCta;
 
 BarCta *bar_new(int nwarps);
@@ -87,6 +93,10 @@ bool bar_poll(BarCta *b);
 /* What a parked lane waits for (one line, no location); false if the lane
  * is not parked. */
 bool bar_describe(const BarCta *b, int wid, int lane, char *buf, size_t n);
+
+/* The CTA's barrier state, created on first use (src/exec/sync.c). */
+struct Cta;
+BarCta *sync_bar_state(struct Cta *c);
 
 /* "0-3,5" */
 void bar_lanes_text(uint32_t m, char *buf, size_t n);

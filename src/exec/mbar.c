@@ -1,0 +1,422 @@
+/* mbar.c: family MBAR, the mbarrier objects (PTX ISA 9.0 §9.7.13.15; sync
+ * digest §19) and cp.async.mbarrier.arrive (§9.7.9.25.3.2).
+ *
+ * Each CTA keeps a side table of its mbarrier objects keyed by shared-memory
+ * offset; each entry holds the state machine of src/sync/mbarrier.c (whose
+ * header documents the encodings of the object and of the returned state).
+ * Every operation mirrors the entry into the object's 8 bytes, and checks
+ * first that those bytes still hold what it last wrote: a non-mbarrier store
+ * to a valid object is reported at the next mbarrier operation on it.
+ * Operations run lane by lane in lane order. Every undefined-behaviour case
+ * of the digest (§19.2-§19.10) is a located fault that stops the launch.
+ * Remote objects (another CTA's shared memory through .shared::cluster) are
+ * reported as not supported.
+ *
+ * Waiting. test_wait never blocks. try_wait on an incomplete phase parks the
+ * lane (XS_WAIT) with a virtual deadline: its suspend-time hint in ns, or
+ * MB_DEFAULT_NS. A parked lane is released with true as soon as its phase
+ * completes (by the arrive or complete_tx that completes it), and with false
+ * when its deadline passes: when a warp that can run has reached the
+ * deadline in virtual time (interp_clock), or when no lane of the CTA can run
+ * at all (the deadline is then reached at once; the waiter's clock advances
+ * to it). Such forced time-outs are counted; after MB_IDLE_LIMIT of them in
+ * a row without any mbarrier changing state, the waiters stay parked and the
+ * CTA is reported deadlocked, each waiting lane with the object (variable
+ * name and shared offset), its phase, pending, expected and tx-count and
+ * what it waits for. mbar_cta_poll (called from sync_cta_poll after every
+ * round of the CTA loop) does the releases that no instruction does.
+ *
+ * cp.async.mbarrier.arrive: no cp.async is in flight when it executes (the
+ * copies of src/exec/async.c are not modelled yet), so the arrive-on happens
+ * at once; without .noinc the pending count is first incremented, so the net
+ * effect on the phase is zero, as the ISA specifies. */
+#include "../lower/lower.h"
+#include "../sync/bar.h"
+#include "../sync/mbarrier.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MB_DEFAULT_NS = 10000, MB_IDLE_LIMIT = 64 };
+
+typedef enum {
+  MO_INIT, MO_INVAL, MO_EXPECT_TX, MO_COMPLETE_TX, MO_ARRIVE, MO_TEST_STATE, MO_TEST_PARITY,
+  MO_TRY_STATE, MO_TRY_PARITY, MO_PENDING_COUNT, MO_CP_ARRIVE,
+} MbOp;
+
+typedef struct MbInsn {
+  uint32_t base;         /* address base slot, UINT32_MAX for none */
+  bool base64;
+  Space sp;
+  bool drop, nocomplete, has_tx, has_count, has_hint, noinc;
+} MbInsn;
+
+typedef struct MbEnt { uint32_t off; Mbar m; uint64_t enc; } MbEnt;
+
+typedef struct MbWaiter {
+  int ent;               /* entry waited on, -1 none */
+  bool parity, ready;    /* parity form; released at the next poll */
+  uint64_t val;          /* state or parity */
+  uint32_t pslot;        /* predicate slot of the result */
+  uint64_t deadline;     /* virtual ns */
+  const XInsn *at;
+} MbWaiter;
+
+typedef struct MbCta {
+  MbEnt *e; int n, cap;
+  MbWaiter *w;           /* nwarps x 32 */
+  int nwarps;
+  int idle;              /* forced time-outs since the last state change */
+  const Launch *launch;
+} MbCta;
+
+static void mb_free(void *p) {
+  MbCta *t = p;
+  if (!t) return;
+  free(t->e);
+  free(t->w);
+  free(t);
+}
+
+static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n);
+
+static MbCta *table(Cta *c) {
+  BarCta *b = sync_bar_state(c);
+  if (!b) return NULL;
+  if (!b->ext) {
+    MbCta *t = calloc(1, sizeof *t);
+    if (!t) return NULL;
+    t->nwarps = c->nwarps;
+    t->launch = c->launch;
+    t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
+    if (!t->w) { free(t); return NULL; }
+    for (int i = 0; i < c->nwarps * WARP_SIZE; i++) t->w[i].ent = -1;
+    b->ext = t;
+    b->ext_free = mb_free;
+    b->ext_describe = mb_describe;
+  }
+  return b->ext;
+}
+
+/* "`bar` (shared offset 0x10)" */
+static void obj_name(const Launch *L, uint32_t off, char *buf, size_t n) {
+  const Program *p = L ? L->prog : NULL;
+  for (int i = 0; p && i < p->nvars; i++) {
+    const VarAddr *v = &p->vars[i];
+    if (v->rel || !v->sym || v->sym->space != SP_SHARED) continue;
+    if (off >= v->addr && off < v->addr + (v->sym->size ? v->sym->size : 8)) {
+      if (off == v->addr) snprintf(buf, n, "%s (shared offset 0x%x)", v->sym->name, off);
+      else snprintf(buf, n, "%s+%u (shared offset 0x%x)", v->sym->name, (unsigned)(off - v->addr), off);
+      return;
+    }
+  }
+  snprintf(buf, n, "at shared offset 0x%x", off);
+}
+
+static const char *full_name(const Insn *in, char *buf, size_t n) {
+  const char *mn = in ? insn_mnemonic(in) : "?";
+  snprintf(buf, n, "%s", mn);
+  for (int i = 0; in && i < in->nmods; i++) {
+    if (strstr(mn, in->mods[i])) continue;
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", in->mods[i]);
+  }
+  return buf;
+}
+
+static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_t off,
+                         const char *why) {
+  char nm[128], on[160], st[128] = "";
+  obj_name(w->launch, off, on, sizeof on);
+  if (e && e->m.valid) { st[0] = ':'; st[1] = ' '; mbar_text(&e->m, st + 2, sizeof st - 2); }
+  return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", full_name(x->src, nm, sizeof nm), why, on, st);
+}
+
+/* The entry of lane l's object; NULL after a fault. create: init. */
+static MbEnt *lookup(Warp *w, const XInsn *x, int l, MbCta *t, bool create, uint32_t *offp) {
+  const MbInsn *a = x->aux;
+  uint64_t addr = (uint64_t)x->imm;
+  if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+  uint8_t *p = mem_ptr(w, x, l, a->sp, addr, 8, 8, true);
+  if (!p) return NULL;
+  Cta *c = w->cta;
+  if (p < c->shared || p + 8 > c->shared + c->shared_size) {
+    char nm[128];
+    exec_fault(w, x, l, "%s: address 0x%llx is not in the shared memory of the executing CTA "
+               "(an mbarrier must be; remote objects are not supported)",
+               full_name(x->src, nm, sizeof nm), (unsigned long long)addr);
+    return NULL;
+  }
+  uint32_t off = (uint32_t)(p - c->shared);
+  *offp = off;
+  MbEnt *e = NULL;
+  for (int i = 0; i < t->n; i++) if (t->e[i].off == off) { e = &t->e[i]; break; }
+  if (!e && create) {
+    if (t->n == t->cap) {
+      int cap = t->cap ? t->cap * 2 : 8;
+      MbEnt *ne = realloc(t->e, (size_t)cap * sizeof *ne);
+      if (!ne) { exec_fault(w, x, l, "out of memory"); return NULL; }
+      t->e = ne; t->cap = cap;
+    }
+    e = &t->e[t->n++];
+    memset(e, 0, sizeof *e);
+    e->off = off;
+  }
+  if (!e || !e->m.valid) {
+    if (create) return e;
+    fault_obj(w, x, l, NULL, off, "the object is not a valid mbarrier (uninitialized or invalidated)");
+    return NULL;
+  }
+  uint64_t cur;
+  memcpy(&cur, p, 8);
+  if (cur != e->enc) {
+    fault_obj(w, x, l, e, off, "the object's memory was changed by a non-mbarrier access while it "
+              "was valid");
+    return NULL;
+  }
+  return e;
+}
+
+static void store(Warp *w, MbEnt *e) {
+  e->enc = e->m.valid ? mbar_encode(&e->m) : 0;
+  if (e->m.valid) memcpy(w->cta->shared + e->off, &e->enc, 8);
+}
+
+static void set_pred(Warp *w, uint32_t slot, int l, bool v) {
+  w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
+}
+
+/* Whether waiter q's condition holds now (false on a stale state: the
+ * waiter keeps waiting; the phase moved on by one at a time). */
+static bool satisfied(const MbCta *t, const MbWaiter *q) {
+  const MbEnt *e = &t->e[q->ent];
+  if (q->parity) return mbar_test_parity(&e->m, (uint32_t)q->val);
+  bool done = false;
+  return !mbar_test_state(&e->m, e->off, q->val, &done) && done;
+}
+
+static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
+  MbWaiter *q = &t->w[wid * WARP_SIZE + l];
+  Warp *w = &c->warps[wid];
+  set_pred(w, q->pslot, l, v);
+  q->ent = -1;
+  q->ready = false;
+  interp_release(w, 1u << l);
+}
+
+/* A state change of entry k: wake the waiters whose phase completed. */
+static void changed(Cta *c, MbCta *t, int k) {
+  t->idle = 0;
+  for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
+    MbWaiter *q = &t->w[i];
+    if (q->ent == k && !q->ready && satisfied(t, q)) release(c, t, i / WARP_SIZE, i % WARP_SIZE, true);
+  }
+}
+
+static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
+  MbCta *t = table(w->cta);
+  if (!t) return exec_fault(w, x, -1, "out of memory");
+  const MbInsn *a = x->aux;
+  MbOp op = (MbOp)x->sub;
+  if (op == MO_PENDING_COUNT) {
+    FOR_LANES(l) {
+      if (!ACTIVE(mask, l)) continue;
+      uint32_t cnt;
+      const char *e = mbar_pending_count(R64(w, x->slot[1])[l], &cnt);
+      if (e) { char nm[96]; return exec_fault(w, x, l, "%s: %s", full_name(x->src, nm, sizeof nm), e); }
+      R32(w, x->slot[0])[l] = cnt;
+    }
+    return XS_NEXT;
+  }
+  uint32_t parked = 0, ready = 0;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint32_t off = 0;
+    MbEnt *e = lookup(w, x, l, t, op == MO_INIT, &off);
+    if (!e) return XS_TRAP;
+    int k = (int)(e - t->e);
+    const char *err = NULL;
+    bool done = false;
+    switch (op) {
+    case MO_INIT:
+      err = mbar_init(&e->m, R32(w, x->slot[1])[l]);
+      if (!err) { store(w, e); changed(w->cta, t, k); }
+      break;
+    case MO_INVAL:
+      for (int i = 0; i < t->nwarps * WARP_SIZE && !err; i++)
+        if (t->w[i].ent == k) err = "inval while threads wait on the object";
+      if (!err) err = mbar_inval(&e->m);
+      if (!err) { e->enc = 0; changed(w->cta, t, k); }
+      break;
+    case MO_EXPECT_TX:
+      err = mbar_expect_tx(&e->m, R32(w, x->slot[1])[l]);
+      if (!err) { store(w, e); t->idle = 0; }
+      break;
+    case MO_COMPLETE_TX:
+      err = mbar_complete_tx(&e->m, R32(w, x->slot[1])[l], &done);
+      if (!err) { store(w, e); changed(w->cta, t, k); }
+      break;
+    case MO_ARRIVE: {
+      uint64_t st = 0;
+      uint32_t cnt = a->has_count && !a->has_tx ? R32(w, x->slot[2])[l] : 1;
+      uint32_t tx = a->has_tx ? R32(w, x->slot[2])[l] : 0;
+      err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
+      if (!err) { R64(w, x->slot[0])[l] = st; store(w, e); changed(w->cta, t, k); }
+      break;
+    }
+    case MO_CP_ARRIVE:
+      if (!a->noinc) err = mbar_increment(&e->m);
+      if (!err) err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
+      if (!err) { store(w, e); changed(w->cta, t, k); }
+      break;
+    case MO_TEST_STATE: case MO_TRY_STATE: case MO_TEST_PARITY: case MO_TRY_PARITY: {
+      bool parity = op == MO_TEST_PARITY || op == MO_TRY_PARITY;
+      uint64_t v = parity ? R32(w, x->slot[2])[l] : R64(w, x->slot[2])[l];
+      if (parity) done = mbar_test_parity(&e->m, (uint32_t)v);
+      else err = mbar_test_state(&e->m, off, v, &done);
+      if (err) break;
+      if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
+      MbWaiter *q = &t->w[w->id * WARP_SIZE + l];
+      *q = (MbWaiter){.ent = k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
+                      .at = x};
+      uint64_t hint = a->has_hint ? R32(w, x->slot[3])[l] : MB_DEFAULT_NS;
+      q->deadline = interp_clock(w) + hint;
+      parked |= 1u << l;
+      if (done) ready |= 1u << l;
+      break;
+    }
+    default: break;
+    }
+    if (err) return fault_obj(w, x, l, e, off, err);
+  }
+  if (parked && parked == ready) {   /* every try_wait lane done at once */
+    FOR_LANES(l) if (ACTIVE(parked, l)) {
+      MbWaiter *q = &t->w[w->id * WARP_SIZE + l];
+      set_pred(w, q->pslot, l, true);
+      q->ent = -1; q->ready = false;
+    }
+    return XS_NEXT;
+  }
+  return parked ? XS_WAIT : XS_NEXT;
+}
+
+bool mbar_cta_poll(Cta *c, bool released) {
+  BarCta *b = c->sync;
+  MbCta *t = b ? b->ext : NULL;
+  if (!t) return false;
+  bool any = false;
+  uint64_t now = 0;
+  bool runnable = false;
+  for (int i = 0; i < c->nwarps; i++) {
+    Warp *w = &c->warps[i];
+    if (w->valid & ~w->exited & ~interp_waiting(w)) {
+      runnable = true;
+      uint64_t ck = interp_clock(w);
+      if (ck > now) now = ck;
+    }
+  }
+  bool waiters = false;
+  for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
+    MbWaiter *q = &t->w[i];
+    if (q->ent < 0) continue;
+    Warp *w = &c->warps[i / WARP_SIZE];
+    if (!(interp_waiting(w) >> (i % WARP_SIZE) & 1)) { q->ent = -1; continue; }
+    if (q->ready) { release(c, t, i / WARP_SIZE, i % WARP_SIZE, true); any = true; continue; }
+    if (runnable && q->deadline <= now) {
+      uint64_t ck = interp_clock(w);
+      if (q->deadline > ck) interp_sleep(w, q->deadline - ck);
+      release(c, t, i / WARP_SIZE, i % WARP_SIZE, false);
+      any = true;
+      continue;
+    }
+    waiters = true;
+  }
+  if (any || released || runnable || !waiters || t->idle >= MB_IDLE_LIMIT) return any;
+  /* No lane of the CTA can run: every parked try_wait times out now. */
+  t->idle++;
+  for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
+    MbWaiter *q = &t->w[i];
+    if (q->ent < 0) continue;
+    Warp *w = &c->warps[i / WARP_SIZE];
+    uint64_t ck = interp_clock(w);
+    if (q->deadline > ck) interp_sleep(w, q->deadline - ck);
+    release(c, t, i / WARP_SIZE, i % WARP_SIZE, false);
+  }
+  return true;
+}
+
+static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
+  MbCta *t = p;
+  if (!t || wid >= t->nwarps) return false;
+  const MbWaiter *q = &t->w[wid * WARP_SIZE + lane];
+  if (q->ent < 0) return false;
+  const MbEnt *e = &t->e[q->ent];
+  char on[160], st[128], what[64];
+  obj_name(t->launch, e->off, on, sizeof on);
+  mbar_text(&e->m, st, sizeof st);
+  if (q->parity) snprintf(what, sizeof what, "parity %u", (unsigned)(q->val & 1));
+  else snprintf(what, sizeof what, "the state of phase %u", (unsigned)(q->val >> 48));
+  snprintf(buf, n, "mbarrier %s: %s; waits for %s to complete (no thread can arrive, no "
+           "transaction is in flight)", on, st, what);
+  return true;
+}
+
+bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
+  MbInsn *a = lower_aux(L, sizeof *a);
+  x->aux = a;
+  a->sp = lower_space(in);
+  const Operand *o = in->opds;
+  int mi = 0;   /* the address operand's index */
+  switch ((Opcode)in->op) {
+  case OP_MBARRIER_INIT: x->sub = MO_INIT; break;
+  case OP_MBARRIER_INVAL: x->sub = MO_INVAL; break;
+  case OP_MBARRIER_EXPECT_TX: x->sub = MO_EXPECT_TX; break;
+  case OP_MBARRIER_COMPLETE_TX: x->sub = MO_COMPLETE_TX; break;
+  case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_SEM: case OP_MBARRIER_ARRIVE_EXPECT_TX:
+  case OP_MBARRIER_ARRIVE_NOCOMPLETE: case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_ARRIVE_DROP_SEM:
+  case OP_MBARRIER_ARRIVE_DROP_EXPECT_TX: case OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE:
+    x->sub = MO_ARRIVE;
+    mi = 1;
+    a->drop = strstr(insn_mnemonic(in), "arrive_drop") != NULL;
+    a->nocomplete = in->op == OP_MBARRIER_ARRIVE_NOCOMPLETE || in->op == OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE;
+    a->has_tx = in->op == OP_MBARRIER_ARRIVE_EXPECT_TX || in->op == OP_MBARRIER_ARRIVE_DROP_EXPECT_TX;
+    a->has_count = in->nopds > 2;
+    x->slot[0] = lower_dst(L, &o[0]);
+    if (in->nopds > 2) x->slot[2] = lower_src(L, &o[2], TY_U32);
+    break;
+  case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TEST_WAIT_SEM: x->sub = MO_TEST_STATE; mi = 1; break;
+  case OP_MBARRIER_TEST_WAIT_PARITY: case OP_MBARRIER_TEST_WAIT_PARITY_SEM:
+    x->sub = MO_TEST_PARITY; mi = 1; break;
+  case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_TRY_WAIT_SEM: x->sub = MO_TRY_STATE; mi = 1; break;
+  case OP_MBARRIER_TRY_WAIT_PARITY: case OP_MBARRIER_TRY_WAIT_PARITY_SEM:
+    x->sub = MO_TRY_PARITY; mi = 1; break;
+  case OP_MBARRIER_PENDING_COUNT:
+    x->sub = MO_PENDING_COUNT;
+    x->slot[0] = lower_dst(L, &o[0]);
+    x->slot[1] = lower_src(L, &o[1], TY_B64);
+    x->nslots = 2;
+    x->fn = exec_mbar;
+    return true;
+  case OP_CP_ASYNC_MBARRIER_ARRIVE:
+    x->sub = MO_CP_ARRIVE;
+    a->noinc = insn_has_mod(in, ".noinc");
+    break;
+  default:
+    return false;
+  }
+  if (x->sub == MO_INIT || x->sub == MO_EXPECT_TX || x->sub == MO_COMPLETE_TX)
+    x->slot[1] = lower_src(L, &o[1], TY_U32);
+  if (x->sub >= MO_TEST_STATE && x->sub <= MO_TRY_PARITY) {
+    bool parity = x->sub == MO_TEST_PARITY || x->sub == MO_TRY_PARITY;
+    x->slot[0] = lower_dst(L, &o[0]);
+    x->slot[2] = lower_src(L, &o[2], parity ? TY_U32 : TY_B64);
+    if (in->nopds > 3) { a->has_hint = true; x->slot[3] = lower_src(L, &o[3], TY_U32); }
+  }
+  const Operand *m = &o[mi];
+  x->imm = lower_addr(L, m, a->sp, &a->base);
+  a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
+  x->nslots = 4;
+  x->fn = exec_mbar;
+  return true;
+}
