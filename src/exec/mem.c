@@ -271,10 +271,25 @@ static bool is_space(Space sp, uint64_t a) {
   }
 }
 
+/* isspacep.shared{::cta} (x->sub 0): the executing CTA's shared memory (rank
+ * bits zero or its own rank); isspacep.shared::cluster (x->sub 1): the
+ * shared memory of any CTA of the cluster (mem.h encoding). */
+static bool is_shared(const Warp *w, const XInsn *x, uint64_t a) {
+  if (!in_window(a, SHARED_WINDOW)) return false;
+  uint64_t hi = (a - SHARED_WINDOW) >> SHARED_RANK_SHIFT;
+  const Cta *c = w->cta;
+  uint32_t own = c ? c->rank : 0, n = c && c->cluster ? (uint32_t)c->cluster->ncta : 1;
+  return x->sub ? hi <= n : hi == 0 || hi == own + 1u;
+}
+
 static XStatus exec_isspacep(Warp *w, const XInsn *x, uint32_t mask) {
   const AddrOp *a = x->aux;
   uint32_t *p = &w->pred[a->dst], r = 0;
-  FOR_LANES(l) if (ACTIVE(mask, l) && is_space((Space)x->space, addr_src(w, x, a, l))) r |= 1u << l;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t v = addr_src(w, x, a, l);
+    if (x->space == SP_SHARED ? is_shared(w, x, v) : is_space((Space)x->space, v)) r |= 1u << l;
+  }
   *p = (*p & ~mask) | r;
   return XS_NEXT;
 }
@@ -298,6 +313,7 @@ bool mem_select_addr(Lower *L, const Insn *in, XInsn *x) {
   a->dst = lower_dst(L, &in->opds[0]);
   a->dst64 = !(in->ntypes && type_size((Type)in->types[0]) == 4);
   a->to = in->op == OP_CVTA_TO;
+  x->sub = insn_has_mod(in, ".shared::cluster");
   x->aux = a;
   switch ((Opcode)in->op) {
   case OP_CVTA: case OP_CVTA_TO: x->fn = exec_cvta; return true;
