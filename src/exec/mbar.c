@@ -33,6 +33,7 @@
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
+#include "mbar.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,8 +64,21 @@ typedef struct MbWaiter {
   const XInsn *at;
 } MbWaiter;
 
+/* One asynchronous operation in flight (src/exec/async.c's model). */
+typedef struct AsItem {
+  int wl;                /* warp * 32 + lane of the issuing thread */
+  bool bulk, tx, arrive, done;
+  uint32_t group;        /* the lane's group sequence number at issue */
+  uint64_t due;          /* virtual time of completion */
+  uint8_t *dst, *data;   /* destination; the bytes to land (malloc'd) */
+  uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
+  const XInsn *x;        /* the issuing instruction (faults) */
+} AsItem;
+
 typedef struct MbCta {
   MbEnt *e; int n, cap;
+  AsItem *q; int nq, capq;
+  uint32_t *gseq, *bseq; /* per thread: committed cp.async / bulk groups */
   MbWaiter *w;           /* nwarps x 32 */
   int nwarps;
   int idle;              /* forced time-outs since the last state change */
@@ -74,6 +88,14 @@ typedef struct MbCta {
 static void mb_free(void *p) {
   MbCta *t = p;
   if (!t) return;
+  for (int i = 0; i < t->nq; i++) {   /* the kernel ended: the copies land */
+    AsItem *it = &t->q[i];
+    if (!it->done && !it->arrive && it->dst) memcpy(it->dst, it->data, it->size);
+    free(it->data);
+  }
+  free(t->q);
+  free(t->gseq);
+  free(t->bseq);
   free(t->e);
   free(t->w);
   free(t);
@@ -90,7 +112,9 @@ static MbCta *table(Cta *c) {
     t->nwarps = c->nwarps;
     t->launch = c->launch;
     t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
-    if (!t->w) { free(t); return NULL; }
+    t->gseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->gseq);
+    t->bseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->bseq);
+    if (!t->w || !t->gseq || !t->bseq) { free(t->w); free(t->gseq); free(t->bseq); free(t); return NULL; }
     for (int i = 0; i < c->nwarps * WARP_SIZE; i++) t->w[i].ent = -1;
     b->ext = t;
     b->ext_free = mb_free;
@@ -134,11 +158,9 @@ static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_
 }
 
 /* The entry of lane l's object; NULL after a fault. create: init. */
-static MbEnt *lookup(Warp *w, const XInsn *x, int l, MbCta *t, bool create, uint32_t *offp) {
-  const MbInsn *a = x->aux;
-  uint64_t addr = (uint64_t)x->imm;
-  if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
-  uint8_t *p = mem_ptr(w, x, l, a->sp, addr, 8, 8, true);
+static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, MbCta *t, bool create, Space sp,
+                        uint64_t addr, uint32_t *offp) {
+  uint8_t *p = mem_ptr(w, x, l, sp, addr, 8, 8, true);
   if (!p) return NULL;
   Cta *c = w->cta;
   if (p < c->shared || p + 8 > c->shared + c->shared_size) {
@@ -176,6 +198,13 @@ static MbEnt *lookup(Warp *w, const XInsn *x, int l, MbCta *t, bool create, uint
     return NULL;
   }
   return e;
+}
+
+static MbEnt *lookup(Warp *w, const XInsn *x, int l, MbCta *t, bool create, uint32_t *offp) {
+  const MbInsn *a = x->aux;
+  uint64_t addr = (uint64_t)x->imm;
+  if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+  return lookup_at(w, x, l, t, create, a->sp, addr, offp);
 }
 
 static void store(Warp *w, MbEnt *e) {
@@ -265,11 +294,12 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       if (!err) { R64(w, x->slot[0])[l] = st; store(w, e); changed(w->cta, t, k); }
       break;
     }
-    case MO_CP_ARRIVE:
-      if (!a->noinc) err = mbar_increment(&e->m);
-      if (!err) err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
-      if (!err) { store(w, e); changed(w->cta, t, k); }
+    case MO_CP_ARRIVE: {
+      uint64_t addr = (uint64_t)x->imm;
+      if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+      if (mbar_async_arrive(w, x, l, a->noinc, a->sp, addr) != XS_NEXT) return XS_TRAP;
       break;
+    }
     case MO_TEST_STATE: case MO_TRY_STATE: case MO_TEST_PARITY: case MO_TRY_PARITY: {
       bool parity = op == MO_TEST_PARITY || op == MO_TRY_PARITY;
       uint64_t v = parity ? R32(w, x->slot[2])[l] : R64(w, x->slot[2])[l];
@@ -301,6 +331,148 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
   return parked ? XS_WAIT : XS_NEXT;
 }
 
+/* ---- the asynchronous-copy queue (model: src/exec/async.c) ---- */
+
+/* PTXVM_ASYNC_DELAY: virtual ns from issue to completion (default
+   ASYNC_DEFAULT_DELAY; 0 = complete at issue). */
+enum { ASYNC_DEFAULT_DELAY = 2000 };
+static uint64_t async_delay(void) {
+  static _Thread_local int have;
+  static _Thread_local uint64_t d;
+  if (!have) {
+    const char *e = getenv("PTXVM_ASYNC_DELAY");
+    d = e && *e ? strtoull(e, NULL, 10) : ASYNC_DEFAULT_DELAY;
+    have = 1;
+  }
+  return d;
+}
+
+/* Completes item i (and first the earlier items of the same thread).
+   False after a fault. */
+static bool as_complete(Cta *c, MbCta *t, int i) {
+  AsItem *it = &t->q[i];
+  if (it->done) return true;
+  for (int j = 0; j < i; j++)
+    if (!t->q[j].done && t->q[j].wl == it->wl && !t->q[j].bulk == !it->bulk && !as_complete(c, t, j))
+      return false;
+  it->done = true;
+  t->idle = 0;
+  if (!it->arrive && it->dst) memcpy(it->dst, it->data, it->size);
+  free(it->data);
+  it->data = NULL;
+  if (!it->tx && !it->arrive) return true;
+  Warp *w = &c->warps[it->wl / WARP_SIZE];
+  int l = it->wl % WARP_SIZE;
+  MbEnt *e = NULL;
+  for (int k = 0; k < t->n; k++) if (t->e[k].off == it->moff) e = &t->e[k];
+  const char *err = "the object is not a valid mbarrier (uninitialized or invalidated)";
+  bool done = false;
+  if (e && e->m.valid) {
+    err = it->tx ? mbar_complete_tx(&e->m, it->size, &done)
+                 : mbar_arrive(&e->m, it->moff, 1, false, false, false, 0, NULL, &done);
+    if (!err) { store(w, e); changed(c, t, (int)(e - t->e)); return true; }
+  }
+  char why[400];
+  snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
+  fault_obj(w, it->x, l, e, it->moff, why);
+  return false;
+}
+
+/* Drops completed items from the queue's front. */
+static void as_compact(MbCta *t) {
+  int k = 0;
+  for (int i = 0; i < t->nq; i++) if (!t->q[i].done) t->q[k++] = t->q[i];
+  t->nq = k;
+}
+
+static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
+  if (t->nq == t->capq) {
+    as_compact(t);
+    if (t->nq == t->capq) {
+      int cap = t->capq ? t->capq * 2 : 16;
+      AsItem *nq = realloc(t->q, (size_t)cap * sizeof *nq);
+      if (!nq) return NULL;
+      t->q = nq; t->capq = cap;
+    }
+  }
+  AsItem *it = &t->q[t->nq++];
+  memset(it, 0, sizeof *it);
+  it->wl = w->id * WARP_SIZE + lane;
+  it->x = x;
+  it->due = interp_clock(w) + async_delay();
+  return it;
+}
+
+XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *dst,
+                        const uint8_t *src, uint32_t size, uint32_t nsrc, bool tx, Space msp,
+                        uint64_t maddr) {
+  MbCta *t = table(w->cta);
+  if (!t) return exec_fault(w, x, lane, "out of memory");
+  uint32_t off = 0;
+  if (tx && !lookup_at(w, x, lane, t, false, msp, maddr, &off)) return XS_TRAP;
+  AsItem *it = as_push(w, x, lane, t);
+  uint8_t *data = malloc(size ? size : 1);
+  if (!it || !data) { free(data); return exec_fault(w, x, lane, "out of memory"); }
+  memcpy(data, src, nsrc);
+  memset(data + nsrc, 0, size - nsrc);
+  it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
+  it->moff = off;
+  it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
+  if (async_delay() == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
+  return XS_NEXT;
+}
+
+XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space msp, uint64_t maddr) {
+  MbCta *t = table(w->cta);
+  if (!t) return exec_fault(w, x, lane, "out of memory");
+  uint32_t off = 0;
+  MbEnt *e = lookup_at(w, x, lane, t, false, msp, maddr, &off);
+  if (!e) return XS_TRAP;
+  const char *err = noinc ? NULL : mbar_increment(&e->m);
+  if (err) return fault_obj(w, x, lane, e, off, err);
+  store(w, e);
+  int wl = w->id * WARP_SIZE + lane;
+  bool inflight = false;
+  for (int i = 0; i < t->nq; i++)
+    if (!t->q[i].done && t->q[i].wl == wl && !t->q[i].bulk && !t->q[i].tx) inflight = true;
+  if (inflight) {
+    AsItem *it = as_push(w, x, lane, t);
+    if (!it) return exec_fault(w, x, lane, "out of memory");
+    it->arrive = true; it->moff = off; it->group = t->gseq[wl];
+    return XS_NEXT;
+  }
+  bool done = false;
+  err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
+  if (err) return fault_obj(w, x, lane, e, off, err);
+  store(w, e);
+  changed(w->cta, t, (int)(e - t->e));
+  return XS_NEXT;
+}
+
+void mbar_async_commit(Warp *w, int lane, bool bulk) {
+  MbCta *t = table(w->cta);
+  if (!t) return;
+  int wl = w->id * WARP_SIZE + lane;
+  if (bulk) t->bseq[wl]++; else t->gseq[wl]++;
+}
+
+void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all) {
+  MbCta *t = table(w->cta);
+  if (!t) return;
+  int wl = w->id * WARP_SIZE + lane;
+  uint32_t seq = bulk ? t->bseq[wl] : t->gseq[wl];
+  uint64_t latest = 0;
+  for (int i = 0; i < t->nq; i++) {
+    AsItem *it = &t->q[i];
+    if (it->done || it->wl != wl || it->bulk != bulk || (!bulk && it->tx)) continue;
+    if (!all && !(it->group + n < seq)) continue;
+    if (it->due > latest) latest = it->due;
+    if (!as_complete(w->cta, t, i)) return;
+  }
+  uint64_t ck = interp_clock(w);   /* the wait lasts until the last copy landed */
+  if (latest > ck) interp_sleep(w, latest - ck);
+}
+
 bool mbar_cta_poll(Cta *c, bool released) {
   BarCta *b = c->sync;
   MbCta *t = b ? b->ext : NULL;
@@ -316,6 +488,23 @@ bool mbar_cta_poll(Cta *c, bool released) {
       if (ck > now) now = ck;
     }
   }
+  uint64_t all_now = now;
+  for (int i = 0; i < c->nwarps; i++) {
+    uint64_t ck = interp_clock(&c->warps[i]);
+    if (ck > all_now) all_now = ck;
+  }
+  bool inflight = false;
+  for (int i = 0; i < t->nq; i++) {   /* copies whose time came */
+    if (t->q[i].done) continue;
+    if (t->q[i].due <= all_now || (!runnable && !released)) {
+      if (!as_complete(c, t, i)) return false;
+      any = true;
+    } else {
+      inflight = true;
+    }
+  }
+  if (t->nq) as_compact(t);
+  if (any && !runnable) return true;   /* landed copies may have released waiters */
   bool waiters = false;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
     MbWaiter *q = &t->w[i];
@@ -332,7 +521,7 @@ bool mbar_cta_poll(Cta *c, bool released) {
     }
     waiters = true;
   }
-  if (any || released || runnable || !waiters || t->idle >= MB_IDLE_LIMIT) return any;
+  if (any || released || runnable || !waiters || inflight || t->idle >= MB_IDLE_LIMIT) return any;
   /* No lane of the CTA can run: every parked try_wait times out now. */
   t->idle++;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {

@@ -1,5 +1,5 @@
 /* unsupported.c: selectors of the families that later issues implement —
- * ASYNC (cp.async*, bulk and tensor copies), TEX (textures and surfaces),
+ * TEX (textures and surfaces),
  * MMA (wmma, mma, wgmma, ldmatrix) and VIDEO. Each refuses every form, so
  * lowering reports "FILE:LINE:COL: <instruction> is not supported". When a
  * family gets its own file, delete its selector here. */
@@ -11,7 +11,6 @@
     return false;                                                  \
   }
 
-REFUSE(exec_select_ASYNC)
 REFUSE(exec_select_TEX)
 REFUSE(exec_select_MMA)
 REFUSE(exec_select_VIDEO)

@@ -1,0 +1,167 @@
+/* async.c: family ASYNC, the asynchronous copies (PTX ISA 9.0 §9.7.9.25;
+ * sync digest §19.11, §19.12):
+ *   cp.async.{ca,cg}.shared{::cta}.global [dst], [src], 4|8|16 {, src-size |
+ *     , ignore-src} (.cg: 16 only; bytes from src-size on are zero-filled,
+ *     all of them with ignore-src true), cp.async.commit_group,
+ *     cp.async.wait_group N, cp.async.wait_all;
+ *   cp.async.bulk.shared::{cta,cluster}.global.mbarrier::complete_tx::bytes
+ *     [dst], [src], size, [mbar] (size a multiple of 16, both addresses
+ *     16-byte aligned; not .multicast);
+ *   cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size,
+ *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N.
+ * cp.async.mbarrier.arrive is in mbar.c (family MBAR). Other forms (tensor,
+ * reduce, multicast, prefetch, st.async, red.async) are not supported.
+ *
+ * Completion model. At issue the source bytes are read (a snapshot; the
+ * program may not change them before completion anyway) and the destination
+ * checked; the copy is queued with a due time: the issuing warp's virtual
+ * clock plus the completion delay (environment variable PTXVM_ASYNC_DELAY,
+ * virtual ns, default 2000; 0 = each copy lands at issue). A queued copy
+ * lands, and then signals its mbarrier (complete_tx of its size, or the
+ * deferred arrive of a cp.async.mbarrier.arrive, which waits for the
+ * thread's earlier cp.async copies), at the first of:
+ *   - the end of a round of the CTA loop (mbar_cta_poll) where some warp's
+ *     clock reached its due time;
+ *   - the issuing thread's cp.async.wait_group / wait_all /
+ *     cp.async.bulk.wait_group covering its group (the wait then advances
+ *     the thread's clock to the due time);
+ *   - a moment when no lane of the CTA can run (so a phase waiting for the
+ *     transaction completes instead of deadlocking);
+ *   - the end of the CTA (bulk stores to global land).
+ * A thread's copies land in issue order. So the data is there no later than
+ * the wait or mbarrier phase a correct program uses, and a program that
+ * reads the destination without waiting sees the old bytes (within one
+ * round of the CTA loop: QUANTUM instructions per warp). .read on
+ * bulk wait_group waits for the whole copy (stronger than needed). */
+#include "../lower/lower.h"
+#include "mbar.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct AsAddr { uint32_t base; bool base64; int64_t imm; } AsAddr;
+
+typedef enum { AK_CP, AK_COMMIT, AK_WAIT, AK_WAIT_ALL, AK_BULK_G2S, AK_BULK_S2G,
+               AK_BULK_COMMIT, AK_BULK_WAIT } AsKind;
+
+typedef struct AsInsn {
+  AsAddr dst, src, mbar;
+  Space dsp, ssp, msp;
+  uint32_t cpsize;       /* cp.async: 4, 8, 16 */
+  int extra;             /* cp.async: 0 none, 1 src-size slot, 2 ignore-src pred */
+  uint32_t xslot;        /* its slot */
+  uint32_t n;            /* wait_group N */
+} AsInsn;
+
+static uint64_t addr_of(Warp *w, const AsAddr *a, int l) {
+  uint64_t v = (uint64_t)a->imm;
+  if (a->base != UINT32_MAX) v += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+  return v;
+}
+
+static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
+  const AsInsn *a = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    switch ((AsKind)x->sub) {
+    case AK_COMMIT: mbar_async_commit(w, l, false); break;
+    case AK_BULK_COMMIT: mbar_async_commit(w, l, true); break;
+    case AK_WAIT: mbar_async_wait(w, l, false, a->n, false); break;
+    case AK_WAIT_ALL: mbar_async_wait(w, l, false, 0, true); break;
+    case AK_BULK_WAIT: mbar_async_wait(w, l, true, a->n, false); break;
+    case AK_CP: {
+      uint32_t n = a->cpsize;
+      if (a->extra == 1) {
+        uint32_t ss = R32(w, a->xslot)[l];
+        if (ss > a->cpsize)
+          return exec_fault(w, x, l, "cp.async: src-size %u is larger than cp-size %u", ss, a->cpsize);
+        n = ss;
+      } else if (a->extra == 2 && (w->pred[a->xslot] >> l & 1)) {
+        n = 0;
+      }
+      uint64_t da = addr_of(w, &a->dst, l), sa = addr_of(w, &a->src, l);
+      uint8_t *d = mem_ptr(w, x, l, a->dsp, da, a->cpsize, a->cpsize, true);
+      if (!d) return XS_TRAP;
+      const uint8_t *s = d;
+      if (n) { s = mem_ptr(w, x, l, a->ssp, sa, a->cpsize, a->cpsize, false); if (!s) return XS_TRAP; }
+      if (mbar_async_copy(w, x, l, false, d, s, a->cpsize, n, false, SP_NONE, 0) != XS_NEXT)
+        return XS_TRAP;
+      break;
+    }
+    case AK_BULK_G2S: case AK_BULK_S2G: {
+      uint32_t size = R32(w, a->xslot)[l];
+      uint64_t da = addr_of(w, &a->dst, l), sa = addr_of(w, &a->src, l);
+      if (size % 16 || da % 16 || sa % 16)
+        return exec_fault(w, x, l, "cp.async.bulk: size %u and both addresses (dst 0x%llx, src "
+                          "0x%llx) must be multiples of 16", size, (unsigned long long)da,
+                          (unsigned long long)sa);
+      uint8_t *d = size ? mem_ptr(w, x, l, a->dsp, da, size, 16, true) : NULL;
+      const uint8_t *s = size ? mem_ptr(w, x, l, a->ssp, sa, size, 16, false) : NULL;
+      if (size && (!d || !s)) return XS_TRAP;
+      bool tx = x->sub == AK_BULK_G2S;
+      if (mbar_async_copy(w, x, l, true, d, s, size, size, tx, a->msp,
+                          tx ? addr_of(w, &a->mbar, l) : 0) != XS_NEXT)
+        return XS_TRAP;
+      break;
+    }
+    }
+  }
+  return XS_NEXT;
+}
+
+static void addr_opd(Lower *L, const Operand *m, Space sp, AsAddr *a) {
+  a->imm = lower_addr(L, m, sp, &a->base);
+  a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
+}
+
+bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
+  AsInsn *a = lower_aux(L, sizeof *a);
+  x->aux = a;
+  x->fn = exec_async;
+  const Operand *o = in->opds;
+  switch ((Opcode)in->op) {
+  case OP_CP_ASYNC_COMMIT_GROUP: x->sub = AK_COMMIT; return true;
+  case OP_CP_ASYNC_WAIT_ALL: x->sub = AK_WAIT_ALL; return true;
+  case OP_CP_ASYNC_BULK_COMMIT_GROUP: x->sub = AK_BULK_COMMIT; return true;
+  case OP_CP_ASYNC_WAIT_GROUP: case OP_CP_ASYNC_BULK_WAIT_GROUP:
+    x->sub = in->op == OP_CP_ASYNC_WAIT_GROUP ? AK_WAIT : AK_BULK_WAIT;
+    if (o[0].kind != OPD_IMM || o[0].ival < 0) lower_refuse(L, "wait_group needs a non-negative integer constant");
+    a->n = (uint32_t)o[0].ival;
+    return true;
+  case OP_CP_ASYNC: {
+    x->sub = AK_CP;
+    a->dsp = SP_SHARED; a->ssp = SP_GLOBAL;
+    addr_opd(L, &o[0], SP_SHARED, &a->dst);
+    addr_opd(L, &o[1], SP_GLOBAL, &a->src);
+    if (o[2].kind != OPD_IMM || (o[2].ival != 4 && o[2].ival != 8 && o[2].ival != 16))
+      lower_refuse(L, "cp.async: cp-size must be the constant 4, 8 or 16");
+    a->cpsize = (uint32_t)o[2].ival;
+    if (insn_has_mod(in, ".cg") && a->cpsize != 16) lower_refuse(L, "cp.async.cg: cp-size must be 16");
+    int nx = in->nopds - 3 - (insn_has_mod(in, ".L2::cache_hint") ? 1 : 0);
+    if (nx > 0) {
+      const Operand *e = &o[3];
+      bool pred = e->kind == OPD_REG && e->sym && e->sym->type == TY_PRED;
+      a->extra = pred ? 2 : 1;
+      a->xslot = lower_src(L, e, pred ? TY_PRED : TY_U32);
+    }
+    return true;
+  }
+  case OP_CP_ASYNC_BULK_G2S: case OP_CP_ASYNC_BULK_G2C:
+    x->sub = AK_BULK_G2S;
+    a->dsp = SP_SHARED; a->ssp = SP_GLOBAL; a->msp = SP_SHARED;
+    addr_opd(L, &o[0], SP_SHARED, &a->dst);
+    addr_opd(L, &o[1], SP_GLOBAL, &a->src);
+    a->xslot = lower_src(L, &o[2], TY_U32);
+    addr_opd(L, &o[3], SP_SHARED, &a->mbar);
+    return true;
+  case OP_CP_ASYNC_BULK_S2G:
+    x->sub = AK_BULK_S2G;
+    a->dsp = SP_GLOBAL; a->ssp = SP_SHARED;
+    addr_opd(L, &o[0], SP_GLOBAL, &a->dst);
+    addr_opd(L, &o[1], SP_SHARED, &a->src);
+    a->xslot = lower_src(L, &o[2], TY_U32);
+    return true;
+  default:
+    return false;
+  }
+}
