@@ -28,7 +28,7 @@ struct Launch {
   const uint8_t *params;    /* kernel parameter buffer (layout as ptxvm_function_get_param) */
   uint32_t param_size;
   uint32_t dyn_shared;      /* dynamic shared memory per CTA, bytes */
-  uint64_t max_steps;       /* watchdog: warp-instructions per CTA before a
+  uint64_t max_steps;       /* watchdog: warp-instructions per cluster before a
                                runaway report (0 = default) */
   uint64_t schedule;        /* warp order: 0 round-robin in warp order, else
                                the seed of a pseudo-random order and quanta */

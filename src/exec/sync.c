@@ -20,7 +20,9 @@
  * of a CTA is already ordered and visible in program order; global
  * accesses of other CTAs are host memory operations whose atomics are
  * sequentially consistent. Fences therefore have nothing left to order
- * and complete at once. A barrier's memory ordering (§4) follows likewise:
+ * and complete at once; so do fence.acq_rel.cluster and
+ * fence.mbarrier_init.release.cluster, since the CTAs of a cluster share
+ * that host thread. A barrier's memory ordering (§4) follows likewise:
  * a released lane runs after every participant's earlier accesses.
  *
  * nanosleep (§9.7.13.9) advances the warp's virtual time by the requested
@@ -191,7 +193,7 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
     return true;
   }
   case OP_MEMBAR: case OP_FENCE: case OP_FENCE_CLUSTER: case OP_FENCE_ONEWAY: case OP_FENCE_PROXY_ALIAS:
-  case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY:
+  case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
     x->fn = exec_fence;
     return true;
   case OP_NANOSLEEP:
