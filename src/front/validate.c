@@ -294,6 +294,20 @@ static Space insn_space(const Insn *in, bool *cluster) {
   return SP_NONE;
 }
 
+/* Whether any of the instruction's modifiers names space sp: copies name two
+ * (cp.async.bulk.global.shared::cta [dst], [src], ...), each operand may be
+ * a variable of either. */
+static bool insn_names_space(const Insn *in, Space sp) {
+  for (int i = 0; i < in->nmods; i++) {
+    Insn one = *in;
+    one.mods = in->mods + i;
+    one.nmods = 1;
+    bool cluster;
+    if (insn_space(&one, &cluster) == sp) return true;
+  }
+  return false;
+}
+
 static void check_address(Parser *P, const Insn *in, const Operand *o) {
   if (o->n) return;   /* bracketed lists (tex, tensor copies) are not addresses */
   const Symbol *s = o->sym;
@@ -319,7 +333,7 @@ static void check_address(Parser *P, const Insn *in, const Operand *o) {
   if (sp == SP_NONE && (s->space == SP_CONST || s->space == SP_PARAM))   /* as ptxas */
     opd_error(P, in, o, "'%s' is in .%s; a generic access cannot name it (write .%s)", s->name,
               space_name(s->space), space_name(s->space));
-  if (sp != SP_NONE && sp != s->space)
+  if (sp != SP_NONE && sp != s->space && !insn_names_space(in, s->space))
     opd_error(P, in, o, "'%s' is in .%s, not in the instruction's state space", s->name,
               space_name(s->space));
 }
