@@ -128,6 +128,18 @@ bool cluster_bar_describe(const Cta *c, int wid, int lane, char *buf, size_t n) 
   return true;
 }
 
+Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
+  Cta *own = w->cta;
+  Cluster *cl = own ? own->cluster : NULL;
+  int k = cl ? cl->ncta : 1;
+  const uint8_t *b = p;
+  for (int r = 0; r < k; r++) {
+    Cta *c = cl ? &cl->ctas[r] : own;
+    if (c && c->shared && b >= c->shared && (size_t)(b - c->shared) + n <= c->shared_size) return c;
+  }
+  return NULL;
+}
+
 /* x->imm bit 0: .aligned. */
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   if (!(x->imm & 1) || mask == live_of(w)) return XS_NEXT;

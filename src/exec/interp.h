@@ -94,6 +94,11 @@ bool cta_run(Launch *launch, const uint32_t ctaid[3]);
 bool cluster_bar_poll(Cluster *cl);
 bool cluster_bar_describe(const Cta *c, int wid, int lane, char *buf, size_t n);
 void cluster_bar_free(Cluster *cl);
+/* The CTA of w's cluster whose shared memory holds [p, p + n) (p from
+ * mem_ptr on a .shared::cluster or generic address), or NULL: for
+ * operations on objects in another CTA's shared memory (remote mbarrier
+ * arrive, cp.async.bulk.shared::cluster completing on that CTA's mbarrier). */
+Cta *cluster_cta_of(const Warp *w, const void *p, size_t n);
 
 /* ---- the launcher (src/sched/launch.c) ---- */
 
