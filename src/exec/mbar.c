@@ -50,7 +50,7 @@ typedef struct MbInsn {
   uint32_t base;         /* address base slot, UINT32_MAX for none */
   bool base64;
   Space sp;
-  bool drop, nocomplete, has_tx, has_count, has_hint, noinc;
+  bool drop, nocomplete, has_tx, has_count, has_hint, noinc, sink;
 } MbInsn;
 
 typedef struct MbEnt { uint32_t off; Mbar m; uint64_t enc; } MbEnt;
@@ -73,6 +73,7 @@ typedef struct AsItem {
   uint8_t *dst, *data;   /* destination; the bytes to land (malloc'd) */
   uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
   const XInsn *x;        /* the issuing instruction (faults) */
+  Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
 } AsItem;
 
 typedef struct MbCta {
@@ -157,19 +158,32 @@ static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_
   return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", full_name(x->src, nm, sizeof nm), why, on, st);
 }
 
-/* The entry of lane l's object; NULL after a fault. create: init. */
-static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, MbCta *t, bool create, Space sp,
-                        uint64_t addr, uint32_t *offp) {
+/* The entry of lane l's object; NULL after a fault. create: init. The
+ * object is in the executing CTA's shared memory, or with remote_ok
+ * (arrive, arrive_drop, expect_tx, complete_tx, a bulk copy's complete_tx)
+ * in another CTA's of the cluster: *ownp and *tp receive the owner and its
+ * table. */
+static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
+                        bool remote_ok, Space sp, uint64_t addr, uint32_t *offp) {
   uint8_t *p = mem_ptr(w, x, l, sp, addr, 8, 8, true);
   if (!p) return NULL;
   Cta *c = w->cta;
   if (p < c->shared || p + 8 > c->shared + c->shared_size) {
     char nm[128];
-    exec_fault(w, x, l, "%s: address 0x%llx is not in the shared memory of the executing CTA "
-               "(an mbarrier must be; remote objects are not supported)",
-               full_name(x->src, nm, sizeof nm), (unsigned long long)addr);
-    return NULL;
+    c = remote_ok ? cluster_cta_of(w, p, 8) : NULL;
+    if (!c) {
+      exec_fault(w, x, l, "%s: address 0x%llx is not in the shared memory of the executing CTA%s",
+                 full_name(x->src, nm, sizeof nm), (unsigned long long)addr,
+                 remote_ok ? " or of another CTA of its cluster"
+                           : " (only arrive, arrive_drop, expect_tx and complete_tx may reach "
+                             "another CTA's mbarrier)");
+      return NULL;
+    }
   }
+  MbCta *t = table(c);
+  if (!t) { exec_fault(w, x, l, "out of memory"); return NULL; }
+  *ownp = c;
+  *tp = t;
   uint32_t off = (uint32_t)(p - c->shared);
   *offp = off;
   MbEnt *e = NULL;
@@ -200,16 +214,18 @@ static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, MbCta *t, bool create, S
   return e;
 }
 
-static MbEnt *lookup(Warp *w, const XInsn *x, int l, MbCta *t, bool create, uint32_t *offp) {
+static MbEnt *lookup(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
+                     bool remote_ok, uint32_t *offp) {
   const MbInsn *a = x->aux;
   uint64_t addr = (uint64_t)x->imm;
   if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
-  return lookup_at(w, x, l, t, create, a->sp, addr, offp);
+  return lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
 }
 
-static void store(Warp *w, MbEnt *e) {
+/* Mirrors e into the object's bytes in its owner c's shared memory. */
+static void store(Cta *c, MbEnt *e) {
   e->enc = e->m.valid ? mbar_encode(&e->m) : 0;
-  if (e->m.valid) memcpy(w->cta->shared + e->off, &e->enc, 8);
+  if (e->m.valid) memcpy(c->shared + e->off, &e->enc, 8);
 }
 
 static void set_pred(Warp *w, uint32_t slot, int l, bool v) {
@@ -259,39 +275,45 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
     return XS_NEXT;
   }
   uint32_t parked = 0, ready = 0;
+  MbCta *own_t = t;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint32_t off = 0;
-    MbEnt *e = lookup(w, x, l, t, op == MO_INIT, &off);
+    Cta *oc = w->cta;
+    bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
+    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off);
     if (!e) return XS_TRAP;
+    if (oc != w->cta && op == MO_ARRIVE && !a->sink)
+      return fault_obj(w, x, l, e, off, "an arrive on another CTA's mbarrier cannot return a "
+                       "state (the destination must be _)");
     int k = (int)(e - t->e);
     const char *err = NULL;
     bool done = false;
     switch (op) {
     case MO_INIT:
       err = mbar_init(&e->m, R32(w, x->slot[1])[l]);
-      if (!err) { store(w, e); changed(w->cta, t, k); }
+      if (!err) { store(oc, e); changed(oc, t, k); }
       break;
     case MO_INVAL:
       for (int i = 0; i < t->nwarps * WARP_SIZE && !err; i++)
         if (t->w[i].ent == k) err = "inval while threads wait on the object";
       if (!err) err = mbar_inval(&e->m);
-      if (!err) { e->enc = 0; changed(w->cta, t, k); }
+      if (!err) { e->enc = 0; changed(oc, t, k); }
       break;
     case MO_EXPECT_TX:
       err = mbar_expect_tx(&e->m, R32(w, x->slot[1])[l]);
-      if (!err) { store(w, e); t->idle = 0; }
+      if (!err) { store(oc, e); t->idle = 0; }
       break;
     case MO_COMPLETE_TX:
       err = mbar_complete_tx(&e->m, R32(w, x->slot[1])[l], &done);
-      if (!err) { store(w, e); changed(w->cta, t, k); }
+      if (!err) { store(oc, e); changed(oc, t, k); }
       break;
     case MO_ARRIVE: {
       uint64_t st = 0;
       uint32_t cnt = a->has_count && !a->has_tx ? R32(w, x->slot[2])[l] : 1;
       uint32_t tx = a->has_tx ? R32(w, x->slot[2])[l] : 0;
       err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
-      if (!err) { R64(w, x->slot[0])[l] = st; store(w, e); changed(w->cta, t, k); }
+      if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
       break;
     }
     case MO_CP_ARRIVE: {
@@ -307,7 +329,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       else err = mbar_test_state(&e->m, off, v, &done);
       if (err) break;
       if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
-      MbWaiter *q = &t->w[w->id * WARP_SIZE + l];
+      MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
       *q = (MbWaiter){.ent = k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
                       .at = x};
       uint64_t hint = a->has_hint ? R32(w, x->slot[3])[l] : MB_DEFAULT_NS;
@@ -322,7 +344,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
   }
   if (parked && parked == ready) {   /* every try_wait lane done at once */
     FOR_LANES(l) if (ACTIVE(parked, l)) {
-      MbWaiter *q = &t->w[w->id * WARP_SIZE + l];
+      MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
       set_pred(w, q->pslot, l, true);
       q->ent = -1; q->ready = false;
     }
@@ -363,14 +385,16 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   if (!it->tx && !it->arrive) return true;
   Warp *w = &c->warps[it->wl / WARP_SIZE];
   int l = it->wl % WARP_SIZE;
+  Cta *mc = it->mc ? it->mc : c;
+  MbCta *mt = table(mc);
   MbEnt *e = NULL;
-  for (int k = 0; k < t->n; k++) if (t->e[k].off == it->moff) e = &t->e[k];
+  for (int k = 0; mt && k < mt->n; k++) if (mt->e[k].off == it->moff) e = &mt->e[k];
   const char *err = "the object is not a valid mbarrier (uninitialized or invalidated)";
   bool done = false;
   if (e && e->m.valid) {
     err = it->tx ? mbar_complete_tx(&e->m, it->size, &done)
                  : mbar_arrive(&e->m, it->moff, 1, false, false, false, 0, NULL, &done);
-    if (!err) { store(w, e); changed(c, t, (int)(e - t->e)); return true; }
+    if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
   char why[400];
   snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
@@ -409,7 +433,9 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
   uint32_t off = 0;
-  if (tx && !lookup_at(w, x, lane, t, false, msp, maddr, &off)) return XS_TRAP;
+  Cta *mc = w->cta;
+  MbCta *mt = t;
+  if (tx && !lookup_at(w, x, lane, &mc, &mt, false, true, msp, maddr, &off)) return XS_TRAP;
   AsItem *it = as_push(w, x, lane, t);
   uint8_t *data = malloc(size ? size : 1);
   if (!it || !data) { free(data); return exec_fault(w, x, lane, "out of memory"); }
@@ -417,6 +443,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   memset(data + nsrc, 0, size - nsrc);
   it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
   it->moff = off;
+  it->mc = mc;
   it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
   if (async_delay() == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
@@ -426,11 +453,13 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
   uint32_t off = 0;
-  MbEnt *e = lookup_at(w, x, lane, t, false, msp, maddr, &off);
+  Cta *oc = w->cta;
+  MbCta *ot = t;
+  MbEnt *e = lookup_at(w, x, lane, &oc, &ot, false, false, msp, maddr, &off);
   if (!e) return XS_TRAP;
   const char *err = noinc ? NULL : mbar_increment(&e->m);
   if (err) return fault_obj(w, x, lane, e, off, err);
-  store(w, e);
+  store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
   bool inflight = false;
   for (int i = 0; i < t->nq; i++)
@@ -444,7 +473,7 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   bool done = false;
   err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
   if (err) return fault_obj(w, x, lane, e, off, err);
-  store(w, e);
+  store(w->cta, e);
   changed(w->cta, t, (int)(e - t->e));
   return XS_NEXT;
 }
@@ -572,6 +601,7 @@ bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
     a->has_tx = in->op == OP_MBARRIER_ARRIVE_EXPECT_TX || in->op == OP_MBARRIER_ARRIVE_DROP_EXPECT_TX;
     a->has_count = in->nopds > 2;
     x->slot[0] = lower_dst(L, &o[0]);
+    a->sink = o[0].kind == OPD_SINK;
     if (in->nopds > 2) x->slot[2] = lower_src(L, &o[2], TY_U32);
     break;
   case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TEST_WAIT_SEM: x->sub = MO_TEST_STATE; mi = 1; break;
