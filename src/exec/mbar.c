@@ -9,8 +9,11 @@
  * to a valid object is reported at the next mbarrier operation on it.
  * Operations run lane by lane in lane order. Every undefined-behaviour case
  * of the digest (§19.2-§19.10) is a located fault that stops the launch.
- * Remote objects (another CTA's shared memory through .shared::cluster) are
- * reported as not supported.
+ * arrive, arrive_drop (whose state must then be _), expect_tx, complete_tx
+ * and a bulk copy's complete_tx may reach an object in another CTA of the
+ * cluster (a .shared::cluster address; cluster_cta_of): the owner's table is
+ * updated and its waiters woken; every other operation needs the executing
+ * CTA's own object.
  *
  * Waiting. test_wait never blocks. try_wait on an incomplete phase parks the
  * lane (XS_WAIT) with a virtual deadline: its suspend-time hint in ns, or
@@ -26,10 +29,11 @@
  * what it waits for. mbar_cta_poll (called from sync_cta_poll after every
  * round of the CTA loop) does the releases that no instruction does.
  *
- * cp.async.mbarrier.arrive: no cp.async is in flight when it executes (the
- * copies of src/exec/async.c are not modelled yet), so the arrive-on happens
- * at once; without .noinc the pending count is first incremented, so the net
- * effect on the phase is zero, as the ISA specifies. */
+ * The asynchronous-copy queue (the model is in src/exec/async.c's header)
+ * lives here too, since completions signal mbarriers: a copy's complete_tx
+ * and cp.async.mbarrier.arrive's deferred arrive-on (pending += 1 at issue
+ * without .noinc, the arrive once the thread's earlier cp.async copies have
+ * landed) happen when the copy completes. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
