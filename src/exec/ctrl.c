@@ -18,7 +18,7 @@
  * .callprototype; the target is checked at run time). A call to a function
  * without a body is refused ("call to external function 'f' is not
  * supported"), except vprintf, CUDA's device printf, which runs in
- * printf.c. */
+ * printf.c, and __assertfail (a failed assert(): a located fault there). */
 #include "../lower/lower.h"
 
 static XStatus exec_bra(Warp *w, const XInsn *x, uint32_t mask) {
@@ -116,9 +116,21 @@ static bool call_list(Lower *L, const Operand *list, Symbol *const *formals, int
   return true;
 }
 
-/* call (ret), vprintf, (fmt, args): the handler formats in printf.c. */
+/* call (ret), vprintf, (fmt, args): the handler formats in printf.c; also
+ * call __assertfail, (message, file, line, function, charSize), CUDA's
+ * failed assert() (-G builds call it): a located fault (printf.c). */
 static bool select_vprintf(Lower *L, const Function *f, const Operand *rets, const Operand *args,
                            CallInfo *ci, XInsn *x) {
+  if (!strcmp(f->name, "__assertfail")) {
+    if (!args || args->n != 5 || rets) return false;
+    ci->func = -1;
+    ci->proto = f;
+    if (!call_list(L, args, f->params, f->nparams, false, &ci->args)) return false;
+    ci->nargs = 5;
+    x->aux = ci;
+    x->fn = exec_assertfail;
+    return true;
+  }
   if (!args || args->n != 2 || (rets && rets->n != 1)) return false;
   ci->func = -1;
   ci->proto = f;
@@ -143,7 +155,7 @@ static bool select_call(Lower *L, const Insn *in, XInsn *x) {
   if (fo->kind == OPD_SYM && fo->sym->kind == SYM_FUNC && fo->sym->func) {
     const Function *callee = fo->sym->func;
     if (!callee->has_body) {
-      if (strcmp(callee->name, "vprintf") != 0)
+      if (strcmp(callee->name, "vprintf") != 0 && strcmp(callee->name, "__assertfail") != 0)
         lower_refuse(L, "call to external function '%s' is not supported", callee->name);
       return select_vprintf(L, callee, rets, args, ci, x);
     }

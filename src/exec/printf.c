@@ -257,3 +257,29 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
   }
   return XS_NEXT;
 }
+
+/* Up to n - 1 bytes of the C string at generic address addr for lane l
+ * (stops at a bad address; the fault is then already reported). */
+static bool c_string(Warp *w, const XInsn *x, int l, uint64_t addr, char *buf, size_t n) {
+  size_t k = 0;
+  for (; k + 1 < n; k++) {
+    const char *p = mem_ptr(w, x, l, SP_NONE, addr + k, 1, 1, false);
+    if (!p) return false;
+    if (!*p) break;
+    buf[k] = *p;
+  }
+  buf[k] = 0;
+  return true;
+}
+
+XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
+  const CallInfo *ci = x->aux;
+  int l = __builtin_ctz(mask);
+  char msg[256], file[256], func[256];
+  if (!c_string(w, x, l, opd_u64(w, &ci->args[0], l), msg, sizeof msg) ||
+      !c_string(w, x, l, opd_u64(w, &ci->args[1], l), file, sizeof file) ||
+      !c_string(w, x, l, opd_u64(w, &ci->args[3], l), func, sizeof func))
+    return XS_TRAP;
+  return exec_fault(w, x, l, "assertion failed: %s (%s:%u, in %s)", msg, file,
+                    (unsigned)opd_u64(w, &ci->args[2], l), func);
+}

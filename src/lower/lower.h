@@ -120,6 +120,9 @@ _Noreturn void lower_refuse(Lower *L, const char *fmt, ...) __attribute__((forma
  * ctrl.c with x->aux = its CallInfo (two .b64 arguments: format and
  * argument buffer, both generic addresses; optional .b32 return value). */
 XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask);
+/* __assertfail(message, file, line, function, charSize) (printf.c): the
+ * lowest lane of mask reports "assertion failed" with the strings, a fault. */
+XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask);
 
 /* The implicit end of a function (ctrl.c). */
 XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask);
