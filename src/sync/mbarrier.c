@@ -22,8 +22,14 @@ const char *mbar_init(Mbar *m, uint32_t count) {
 }
 
 const char *mbar_inval(Mbar *m) {
+  static _Thread_local char msg[128];
   const char *e = check_valid(m);
   if (e) return e;
+  if (m->pending != m->expected || m->tx != 0) {
+    snprintf(msg, sizeof msg, "inval while the current phase has arrivals or transactions "
+             "outstanding (pending %d of %d, tx-count %d)", m->pending, m->expected, m->tx);
+    return msg;
+  }
   m->valid = false;
   return NULL;
 }

@@ -16,7 +16,9 @@
  * Rules (digest §19.2-§19.10): a phase completes when pending reaches 0 and
  * tx is 0; phase += 1, pending = expected. arrive_drop lowers expected (this
  * phase's reload and every later one's) by its count, then arrives; expected
- * may reach 0 (the object then only accepts complete_tx/waits). Each
+ * may reach 0 (the object then only accepts complete_tx/waits). inval with
+ * arrivals (pending != expected) or transactions (tx != 0) outstanding in
+ * the current phase is reported (digest §19.5 [I]). Each
  * operation returns NULL, or a message describing the undefined behaviour
  * (the caller reports it, located). */
 #ifndef PTXVM_SYNC_MBARRIER_H

@@ -105,6 +105,17 @@ int main(void) {
   CHECK(!arrive(&m, 1, &s));
   CHECK(m.pending == 2 && m.phase == 0);
 
+  /* inval with an arrival or a transaction outstanding */
+  memset(&m, 0, sizeof m);
+  CHECK(mbar_init(&m, 2) == NULL);
+  CHECK(!arrive(&m, 1, &s));
+  CHECK(mbar_inval(&m) != NULL && m.valid);
+  CHECK(arrive(&m, 1, &s));
+  CHECK(mbar_expect_tx(&m, 16) == NULL);
+  CHECK(mbar_inval(&m) != NULL);
+  CHECK(mbar_complete_tx(&m, 16, &done) == NULL);
+  CHECK(mbar_inval(&m) == NULL && !m.valid);
+
   /* the encodings */
   memset(&m, 0, sizeof m);
   CHECK(mbar_init(&m, 5) == NULL);
