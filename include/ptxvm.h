@@ -114,6 +114,15 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps);
 
+/* Sets the completion delay of asynchronous copies (cp.async, cp.async.bulk)
+ * for the launches of ctx that follow, in virtual nanoseconds from issue
+ * (the model: src/exec/async.c). 0 lands every copy at issue; a larger delay
+ * makes a program that reads a destination without waiting see stale data
+ * sooner. UINT64_MAX selects the default: the environment variable
+ * PTXVM_ASYNC_DELAY, else 2000.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_async_delay(ptxvm_context *ctx, uint64_t ns);
+
 /* ---- modules (PTX ISA 9.0 chapter 11: directives) ---- */
 
 /* Parses and validates `len` bytes of PTX text; `name` (may be NULL, then

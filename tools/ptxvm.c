@@ -48,6 +48,8 @@ static void usage(FILE *f) {
         "                           also varies the order of lane groups in a warp\n"
         "      --max-steps N        watchdog: warp-instructions per CTA before a\n"
         "                           runaway report, exit 1 (268435456 = 2^28)\n"
+        "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
+        "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
         "  -q, --quiet              print nothing but dumps and errors\n", f);
 }
 
@@ -409,6 +411,7 @@ typedef struct RunOpts {
   unsigned shared;
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
   uint64_t max_steps;     /* --max-steps N (0: the library's default) */
+  uint64_t async_delay;   /* --async-delay NS (UINT64_MAX: the library's default) */
   const char **specs; int nspecs;
   Dump *dumps; int ndumps;
   const char *file, *kernel;
@@ -589,6 +592,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     {"jobs", required_argument, NULL, 'j'},   {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
     {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
+    {"async-delay", required_argument, NULL, 'D'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -613,6 +617,9 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
                 return bad("bad step limit '%s' (a count >= 1)", optarg);
               break;
+    case 'D': if (!parse_u64(optarg, &o->async_delay) || o->async_delay == UINT64_MAX)
+                return bad("bad async delay '%s' (virtual nanoseconds)", optarg);
+              break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case ':': return bad("option '%s' needs a value", argv[optind - 1]);
     default: return bad("unknown option '%s'", argv[optind - 1]);
@@ -627,7 +634,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
 
 /* ptxvm run [OPTIONS] FILE.ptx [KERNEL]; argv[0] is "run". */
 static int cmd_run(int argc, char **argv) {
-  RunOpts o = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}};
+  RunOpts o = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}, .async_delay = UINT64_MAX};
   o.specs = calloc((size_t)argc, sizeof *o.specs);
   o.dumps = calloc((size_t)argc, sizeof *o.dumps);
   Arg *args = calloc((size_t)argc, sizeof *args);
@@ -639,6 +646,7 @@ static int cmd_run(int argc, char **argv) {
     if (mod) {
       ptxvm_set_schedule(ctx, o.schedule);
       ptxvm_set_max_steps(ctx, o.max_steps);
+      ptxvm_set_async_delay(ctx, o.async_delay);
       ptxvm_set_check(ctx, o.check);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;

@@ -26,6 +26,8 @@ struct ptxvm_context {
   void *printf_user;
   uint64_t schedule;        /* warp order seed (ptxvm_set_schedule) */
   uint64_t max_steps;       /* watchdog (ptxvm_set_max_steps), 0 = default */
+  uint64_t async_delay;     /* ptxvm_set_async_delay; UINT64_MAX = default */
+  bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
 };
 

@@ -53,6 +53,13 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on) {
   return api_ok(ctx);
 }
 
+ptxvm_status ptxvm_set_async_delay(ptxvm_context *ctx, uint64_t ns) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->async_delay = ns;
+  ctx->has_async_delay = ns != UINT64_MAX;
+  return PTXVM_SUCCESS;
+}
+
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps) {
   if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
   ctx->max_steps = max_steps;

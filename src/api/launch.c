@@ -94,7 +94,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
-              .schedule = ctx->schedule, .max_steps = ctx->max_steps, .check = ctx->check};
+              .schedule = ctx->schedule, .max_steps = ctx->max_steps,
+              .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

@@ -15,8 +15,9 @@
  * Completion model. At issue the source bytes are read (a snapshot; the
  * program may not change them before completion anyway) and the destination
  * checked; the copy is queued with a due time: the issuing warp's virtual
- * clock plus the completion delay (environment variable PTXVM_ASYNC_DELAY,
- * virtual ns, default 2000; 0 = each copy lands at issue). A queued copy
+ * clock plus the completion delay (virtual ns: ptxvm_set_async_delay / the
+ * CLI's --async-delay, else the environment variable PTXVM_ASYNC_DELAY,
+ * else 2000; 0 = each copy lands at issue). A queued copy
  * lands, and then signals its mbarrier (complete_tx of its size, or the
  * deferred arrive of a cp.async.mbarrier.arrive, which waits for the
  * thread's earlier cp.async copies), at the first of:

@@ -33,6 +33,9 @@ struct Launch {
   uint64_t schedule;        /* warp order: 0 round-robin in warp order, else
                                the seed of a pseudo-random order and quanta */
   bool check;               /* --check: record findings (exec_report) */
+  bool has_async_delay;     /* async_delay set (ptxvm_set_async_delay); else
+                               PTXVM_ASYNC_DELAY or 2000 (src/exec/async.c) */
+  uint64_t async_delay;     /* virtual ns from issue to copy completion */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   char *error;              /* first fault: malloc'd message; the launch stops */
   bool deadlock;            /* set with error when the failure is a deadlock

@@ -359,12 +359,14 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
 
 /* ---- the asynchronous-copy queue (model: src/exec/async.c) ---- */
 
-/* PTXVM_ASYNC_DELAY: virtual ns from issue to completion (default
-   ASYNC_DEFAULT_DELAY; 0 = complete at issue). */
+/* Virtual ns from issue to completion: Launch.async_delay when set
+   (ptxvm_set_async_delay, --async-delay), else PTXVM_ASYNC_DELAY, else
+   ASYNC_DEFAULT_DELAY; 0 = complete at issue. */
 enum { ASYNC_DEFAULT_DELAY = 2000 };
-static uint64_t async_delay(void) {
+static uint64_t async_delay(const Warp *w) {
   static _Thread_local int have;
   static _Thread_local uint64_t d;
+  if (w->launch && w->launch->has_async_delay) return w->launch->async_delay;
   if (!have) {
     const char *e = getenv("PTXVM_ASYNC_DELAY");
     d = e && *e ? strtoull(e, NULL, 10) : ASYNC_DEFAULT_DELAY;
@@ -427,7 +429,7 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
   memset(it, 0, sizeof *it);
   it->wl = w->id * WARP_SIZE + lane;
   it->x = x;
-  it->due = interp_clock(w) + async_delay();
+  it->due = interp_clock(w) + async_delay(w);
   return it;
 }
 
@@ -449,7 +451,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   it->moff = off;
   it->mc = mc;
   it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
-  if (async_delay() == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
+  if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
 

@@ -206,6 +206,7 @@ expect_exit 1 "runaway" run --max-steps 1000 "$T/spin.ptx" -a 'u32[1]:zero'
 expect_exit 1 "without finishing (watchdog)" run --max-steps 1000 -b 64 "$T/spin.ptx" -a 'u32[1]:zero'
 expect_exit 2 "bad step limit" run --max-steps 0 "$K" -a 'u32[1]:zero'
 expect_exit 2 "bad step limit" run --max-steps x "$K" -a 'u32[1]:zero'
+expect_exit 2 "bad async delay" run --async-delay x "$K" -a 'u32[1]:zero'
 expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
 "$PTXVM" --help >"$T/help" 2>&1
 if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
