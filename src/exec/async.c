@@ -8,9 +8,10 @@
  *     [dst], [src], size, [mbar] (size a multiple of 16, both addresses
  *     16-byte aligned; not .multicast);
  *   cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size,
- *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N.
+ *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N;
+ *   cp.async.bulk.prefetch.L2.global (a hint; nothing happens).
  * cp.async.mbarrier.arrive is in mbar.c (family MBAR). Other forms (tensor,
- * reduce, multicast, prefetch, st.async, red.async) are not supported.
+ * reduce, multicast, tensor prefetch, st.async, red.async) are not supported.
  *
  * Completion model. At issue the source bytes are read (a snapshot; the
  * program may not change them before completion anyway) and the destination
@@ -43,7 +44,7 @@
 typedef struct AsAddr { uint32_t base; bool base64; int64_t imm; } AsAddr;
 
 typedef enum { AK_CP, AK_COMMIT, AK_WAIT, AK_WAIT_ALL, AK_BULK_G2S, AK_BULK_S2G,
-               AK_BULK_COMMIT, AK_BULK_WAIT } AsKind;
+               AK_BULK_COMMIT, AK_BULK_WAIT, AK_PREFETCH } AsKind;
 
 typedef struct AsInsn {
   AsAddr dst, src, mbar;
@@ -65,6 +66,7 @@ static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     switch ((AsKind)x->sub) {
+    case AK_PREFETCH: break;
     case AK_COMMIT: mbar_async_commit(w, l, false); break;
     case AK_BULK_COMMIT: mbar_async_commit(w, l, true); break;
     case AK_WAIT: mbar_async_wait(w, l, false, a->n, false); break;
@@ -154,6 +156,9 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
     addr_opd(L, &o[1], SP_GLOBAL, &a->src);
     a->xslot = lower_src(L, &o[2], TY_U32);
     addr_opd(L, &o[3], SP_SHARED, &a->mbar);
+    return true;
+  case OP_CP_ASYNC_BULK_PREFETCH:   /* a hint: nothing to do */
+    x->sub = AK_PREFETCH;
     return true;
   case OP_CP_ASYNC_BULK_S2G:
     x->sub = AK_BULK_S2G;
