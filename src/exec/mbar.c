@@ -57,7 +57,10 @@ typedef struct MbInsn {
   bool drop, nocomplete, has_tx, has_count, has_hint, noinc, sink;
 } MbInsn;
 
-typedef struct MbEnt { uint32_t off; Mbar m; uint64_t enc; } MbEnt;
+typedef struct MbEnt {
+  uint32_t off; Mbar m; uint64_t enc;
+  uint32_t observed;     /* phases a wait has seen complete (0..observed-1) */
+} MbEnt;
 
 typedef struct MbWaiter {
   int ent;               /* entry waited on, -1 none */
@@ -248,6 +251,7 @@ static bool satisfied(const MbCta *t, const MbWaiter *q) {
 static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   MbWaiter *q = &t->w[wid * WARP_SIZE + l];
   Warp *w = &c->warps[wid];
+  if (v && q->ent >= 0) t->e[q->ent].observed = t->e[q->ent].m.phase;
   set_pred(w, q->pslot, l, v);
   q->ent = -1;
   q->ready = false;
@@ -295,6 +299,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
     bool done = false;
     switch (op) {
     case MO_INIT:
+      e->observed = 0;
       err = mbar_init(&e->m, R32(w, x->slot[1])[l]);
       if (!err) { store(oc, e); changed(oc, t, k); }
       break;
@@ -316,6 +321,13 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       uint64_t st = 0;
       uint32_t cnt = a->has_count && !a->has_tx ? R32(w, x->slot[2])[l] : 1;
       uint32_t tx = a->has_tx ? R32(w, x->slot[2])[l] : 0;
+      if (e->m.phase > e->observed && oc == w->cta && exec_checking(w)) {
+        char on[160];
+        obj_name(w->launch, off, on, sizeof on);
+        exec_report(w, x, l, "arrive on phase %u of mbarrier %s before any test_wait/try_wait "
+                    "observed phase %u complete (each phase must be observed before the next "
+                    "one's arrivals)", e->m.phase, on, e->m.phase - 1);
+      }
       err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
       if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
       break;
@@ -332,6 +344,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       if (parity) done = mbar_test_parity(&e->m, (uint32_t)v);
       else err = mbar_test_state(&e->m, off, v, &done);
       if (err) break;
+      if (done) e->observed = e->m.phase;
       if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
       MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
       *q = (MbWaiter){.ent = k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
