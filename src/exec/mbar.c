@@ -91,14 +91,20 @@ typedef struct MbCta {
   int nwarps;
   int idle;              /* forced time-outs since the last state change */
   const Launch *launch;
+  Cta *cta;              /* the CTA it belongs to */
 } MbCta;
 
 static void mb_free(void *p) {
   MbCta *t = p;
   if (!t) return;
-  for (int i = 0; i < t->nq; i++) {   /* the kernel ended: the copies land */
+  for (int i = 0; i < t->nq; i++) {   /* the CTA ended: its copies land */
     AsItem *it = &t->q[i];
-    if (!it->done && !it->arrive && it->dst) memcpy(it->dst, it->data, it->size);
+    /* a bulk store lands in global memory, a cp.async in this CTA's shared
+       memory (still allocated: cta_free frees it after this); another CTA's
+       shared memory may be gone already, and nobody can read it */
+    bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
+    if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own))
+      memcpy(it->dst, it->data, it->size);
     free(it->data);
   }
   free(t->q);
@@ -119,6 +125,7 @@ static MbCta *table(Cta *c) {
     if (!t) return NULL;
     t->nwarps = c->nwarps;
     t->launch = c->launch;
+    t->cta = c;
     t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
     t->gseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->gseq);
     t->bseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->bseq);
