@@ -116,7 +116,7 @@ bool cluster_bar_describe(const Cta *c, int wid, int lane, char *buf, size_t n) 
       arrived += (uint32_t)__builtin_popcount(lv & a);
       if ((lv & ~a) && k + 80 < sizeof miss) {
         char t[160];
-        bar_lanes_text(lv & ~a, t, sizeof t);
+        lanes_text(lv & ~a, t, sizeof t);
         k += (size_t)snprintf(miss + k, sizeof miss - k, "%sCTA rank %d warp %d lanes %s",
                               k ? "; " : "", r, i, t);
       }
@@ -144,8 +144,8 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   if (!(x->imm & 1) || mask == live_of(w)) return XS_NEXT;
   char t1[160], t2[160];
-  bar_lanes_text(mask, t1, sizeof t1);
-  bar_lanes_text(live_of(w), t2, sizeof t2);
+  lanes_text(mask, t1, sizeof t1);
+  lanes_text(live_of(w), t2, sizeof t2);
   return exec_fault(w, x, -1, "%s.aligned reached by lanes %s of warp %d, which are not "
                     "converged: its non-exited lanes are %s (use the non-aligned %s)", name, t1,
                     w->id, t2, name);

@@ -129,6 +129,9 @@ static inline void merge64(uint64_t *d, const uint64_t *t, uint32_t mask) {
 XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* A lane mask as ranges for messages: "0-3,8", or "none" (report.c). */
+void lanes_text(uint32_t m, char *buf, size_t n);
+
 /* Records a checker finding at x for `lane` (or -1: the lowest live lane):
  * a hazard or an undefined value the run goes on past (STYLE.md §6 item 3),
  * with the location, kernel, %ctaid and %tid appended as exec_fault does.

@@ -561,37 +561,11 @@ static void warp_free(Warp *w) {
 
 static bool warp_done(const Warp *w) { return (w->valid & ~w->exited) == 0; }
 
-static void lanes_text(uint32_t m, char *buf, size_t n) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int l = 0; l < WARP_SIZE && k + 12 < n; l++) {
-    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
-    int e = l;
-    while (e + 1 < WARP_SIZE && (m >> (e + 1) & 1)) e++;
-    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
-    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
-  }
-}
-
 static uint32_t live_threads(const Cta *c) {
   uint32_t n = 0;
   for (int i = 0; i < c->nwarps; i++)
     n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
   return n;
-}
-
-/* The instruction's full name, e.g. "bar.red.or.pred" (lower.c's insn_text), for the deadlock report. */
-static const char *full_name(const Insn *in, char *buf, size_t n) {
-  const char *mn = in ? insn_mnemonic(in) : "?";
-  size_t k = 0;
-  while (mn[k] && mn[k] != '.') k++;
-  snprintf(buf, n, "%.*s", (int)k, mn);
-  for (int i = 0; in && i < in->nmods; i++) {
-    size_t len = strlen(buf);
-    snprintf(buf + len, n - len, "%s", in->mods[i]);
-  }
-  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
-  return buf;
 }
 
 /* The deadlock report: every blocked warp of every CTA of the cluster and
@@ -643,7 +617,7 @@ static void report_deadlock(Cluster *cl) {
           snprintf(who, sizeof who, "CTA rank %u %%ctaid (%u,%u,%u) ", c->rank, c->ctaid[0],
                    c->ctaid[1], c->ctaid[2]);
         len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s waits at %s (%s): %s",
-                                who, w->id, lanes, loc, full_name(x->src, nm, sizeof nm), what);
+                                who, w->id, lanes, loc, insn_text(x->src, nm, sizeof nm), what);
       }
     }
   }

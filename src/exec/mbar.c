@@ -153,23 +153,12 @@ static void obj_name(const Launch *L, uint32_t off, char *buf, size_t n) {
   snprintf(buf, n, "at shared offset 0x%x", off);
 }
 
-static const char *full_name(const Insn *in, char *buf, size_t n) {
-  const char *mn = in ? insn_mnemonic(in) : "?";
-  snprintf(buf, n, "%s", mn);
-  for (int i = 0; in && i < in->nmods; i++) {
-    if (strstr(mn, in->mods[i])) continue;
-    size_t len = strlen(buf);
-    snprintf(buf + len, n - len, "%s", in->mods[i]);
-  }
-  return buf;
-}
-
 static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_t off,
                          const char *why) {
   char nm[128], on[160], st[128] = "";
   obj_name(w->launch, off, on, sizeof on);
   if (e && e->m.valid) { st[0] = ':'; st[1] = ' '; mbar_text(&e->m, st + 2, sizeof st - 2); }
-  return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", full_name(x->src, nm, sizeof nm), why, on, st);
+  return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", insn_text(x->src, nm, sizeof nm), why, on, st);
 }
 
 /* The entry of lane l's object; NULL after a fault. create: init. The
@@ -187,7 +176,7 @@ static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, 
     c = remote_ok ? cluster_cta_of(w, p, 8) : NULL;
     if (!c) {
       exec_fault(w, x, l, "%s: address 0x%llx is not in the shared memory of the executing CTA%s",
-                 full_name(x->src, nm, sizeof nm), (unsigned long long)addr,
+                 insn_text(x->src, nm, sizeof nm), (unsigned long long)addr,
                  remote_ok ? " or of another CTA of its cluster"
                            : " (only arrive, arrive_drop, expect_tx and complete_tx may reach "
                              "another CTA's mbarrier)");
@@ -284,7 +273,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       if (!ACTIVE(mask, l)) continue;
       uint32_t cnt;
       const char *e = mbar_pending_count(R64(w, x->slot[1])[l], &cnt);
-      if (e) { char nm[96]; return exec_fault(w, x, l, "%s: %s", full_name(x->src, nm, sizeof nm), e); }
+      if (e) { char nm[96]; return exec_fault(w, x, l, "%s: %s", insn_text(x->src, nm, sizeof nm), e); }
       R32(w, x->slot[0])[l] = cnt;
     }
     return XS_NEXT;

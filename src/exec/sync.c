@@ -80,20 +80,6 @@ static bool apply(Cta *c, BarCta *b, const Warp *self, uint32_t mask) {
   return any;
 }
 
-/* The instruction's full name, e.g. "bar.red.or.pred" (lower.c's insn_text). */
-static const char *full_name(const Insn *in, char *buf, size_t n) {
-  const char *mn = in ? insn_mnemonic(in) : "?";
-  size_t k = 0;
-  while (mn[k] && mn[k] != '.') k++;
-  snprintf(buf, n, "%.*s", (int)k, mn);
-  for (int i = 0; in && i < in->nmods; i++) {
-    size_t len = strlen(buf);
-    snprintf(buf + len, n - len, "%s", in->mods[i]);
-  }
-  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
-  return buf;
-}
-
 /* The value of a .u32 operand in the lanes of mask; they must agree. */
 static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const char *what,
                     uint32_t *v) {
@@ -103,7 +89,7 @@ static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const
     if (ACTIVE(mask, l) && a[l] != a[l0]) {
       char nm[96];
       exec_fault(w, x, l, "%s: the %s differs between lanes of warp %d (%u in lane %d, %u in "
-                 "lane %d)", full_name(x->src, nm, sizeof nm), what, w->id, a[l0], l0, a[l], l);
+                 "lane %d)", insn_text(x->src, nm, sizeof nm), what, w->id, a[l0], l0, a[l], l);
       return false;
     }
   *v = a[l0];
@@ -127,7 +113,7 @@ static XStatus exec_bar(Warp *w, const XInsn *x, uint32_t mask) {
   refresh(w->cta, b);
   char err[768], nm[96];
   if (!bar_exec(b, w->id, mask, &r, x, err, sizeof err))
-    return exec_fault(w, x, -1, "%s: %s", full_name(x->src, nm, sizeof nm), err);
+    return exec_fault(w, x, -1, "%s: %s", insn_text(x->src, nm, sizeof nm), err);
   bool go = (b->w[w->id].release & mask) == mask;
   apply(w->cta, b, w, mask);
   return go ? XS_NEXT : XS_WAIT;

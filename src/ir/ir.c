@@ -2,6 +2,7 @@
  * queries. */
 #include "ir.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const struct { const char *name; int size; TypeKind kind; } types[] = {
@@ -42,6 +43,24 @@ Function *module_find_func(const Module *m, const char *name) {
 }
 
 const char *insn_mnemonic(const Insn *in) { return op_info[in->op].mnemonic; }
+
+const char *insn_text(const Insn *in, char *buf, size_t n) {
+  if (!in) {
+    snprintf(buf, n, "?");
+    return buf;
+  }
+  const char *mn = insn_mnemonic(in);
+  size_t k = 0;
+  while (mn[k] && mn[k] != '.') k++;
+  snprintf(buf, n, "%.*s", (int)k, mn);
+  /* the mnemonic's fixed parts are matched as modifiers; print each once */
+  for (int i = 0; i < in->nmods; i++) {
+    size_t len = strlen(buf);
+    snprintf(buf + len, n - len, "%s", in->mods[i]);
+  }
+  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
+  return buf;
+}
 
 bool insn_has_mod(const Insn *in, const char *mod) {
   for (int i = 0; i < in->nmods; i++)

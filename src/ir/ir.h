@@ -12,6 +12,7 @@
 #define PTXVM_IR_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../util/arena.h"
@@ -208,6 +209,9 @@ typedef struct Module {
 
 Function *module_find_func(const Module *m, const char *name);
 const char *insn_mnemonic(const Insn *in);
+/* The instruction as written, mnemonic and modifiers ("bar.red.or.pred"),
+ * into buf; "?" for NULL. */
+const char *insn_text(const Insn *in, char *buf, size_t n);
 bool insn_has_mod(const Insn *in, const char *mod);   /* mod with its dot */
 const char *module_file_name(const Module *m, int index);
 

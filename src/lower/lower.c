@@ -715,20 +715,6 @@ static void emit(Lower *L, const XInsn *x) {
   L->code[L->ncode++] = *x;
 }
 
-static char *insn_text(const Insn *in, char *buf, size_t n) {
-  const char *mn = insn_mnemonic(in);
-  size_t k = 0;
-  while (mn[k] && mn[k] != '.') k++;
-  snprintf(buf, n, "%.*s", (int)k, mn);
-  /* the mnemonic's fixed parts are matched as modifiers; print each once */
-  for (int i = 0; i < in->nmods; i++) {
-    size_t len = strlen(buf);
-    snprintf(buf + len, n - len, "%s", in->mods[i]);
-  }
-  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
-  return buf;
-}
-
 static void lower_insn(Lower *L, const Insn *in) {
   L->in = in;
   L->npre = 0;

@@ -18,23 +18,10 @@
 #include "../exec/interp.h"
 #include "mem.h"
 
-/* "ld.global.u32": the instruction as written, without operands. */
-static const char *insn_text(const XInsn *x, char *buf, size_t n) {
-  if (!x || !x->src) return "access";
-  const char *mn = insn_mnemonic(x->src);
-  size_t len = strcspn(mn, ".");
-  snprintf(buf, n, "%.*s", (int)len, mn);
-  for (int i = 0; i < x->src->nmods; i++) {
-    size_t k = strlen(buf);
-    if (k + 1 < n) snprintf(buf + k, n - k, "%s", x->src->mods[i]);
-  }
-  return buf;
-}
-
 static void *fault(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
                    uint32_t size, const char *why) {
   char t[128];
-  exec_fault(w, x, lane, "%s: %u-byte %s access at 0x%" PRIx64 " %s", insn_text(x, t, sizeof t),
+  exec_fault(w, x, lane, "%s: %u-byte %s access at 0x%" PRIx64 " %s", x && x->src ? insn_text(x->src, t, sizeof t) : "access",
              size, space, addr, why);
   return NULL;
 }

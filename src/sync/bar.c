@@ -1,5 +1,6 @@
 /* bar.c: the CTA barrier state machine (bar.h; sync digest §5.2, §5.3). */
 #include "bar.h"
+#include "../exec/exec.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,20 +28,6 @@ void bar_free(BarCta *b) {
 }
 
 void bar_set_live(BarCta *b, int wid, uint32_t live) { b->w[wid].live = live; }
-
-void bar_lanes_text(uint32_t m, char *buf, size_t n) {
-  size_t k = 0;
-  if (!n) return;
-  buf[0] = 0;
-  for (int l = 0; l < 32 && k + 12 < n; l++) {
-    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
-    int e = l;
-    while (e + 1 < 32 && (m >> (e + 1) & 1)) e++;
-    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
-    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
-  }
-  if (!k) snprintf(buf, n, "none");
-}
 
 static uint32_t live_warps(const BarCta *b) {
   uint32_t m = 0;
@@ -127,8 +114,8 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   Barrier *br = &b->bar[id];
   char t1[160], t2[160];
   if (r->aligned && mask != w->live) {
-    bar_lanes_text(mask, t1, sizeof t1);
-    bar_lanes_text(w->live, t2, sizeof t2);
+    lanes_text(mask, t1, sizeof t1);
+    lanes_text(w->live, t2, sizeof t2);
     snprintf(err, n, "aligned barrier %u (%s) reached by lanes %s of warp %d, which are not "
              "converged: its non-exited lanes are %s (use the non-aligned barrier.%s)",
              id, kn, t1, wid, t2, kn);
@@ -209,14 +196,14 @@ bool bar_describe(const BarCta *b, int wid, int lane, char *buf, size_t n) {
   char t[160];
   const char *kn = kind_name[w->kind[lane]];
   if (w->gather[id] >> lane & 1) {
-    bar_lanes_text(w->live & ~w->gather[id], t, sizeof t);
+    lanes_text(w->live & ~w->gather[id], t, sizeof t);
     snprintf(buf, n, "barrier %d (%s): its own warp is not gathered yet, lanes %s of warp %d "
              "have not reached a barrier instruction on id %d", id, kn, t, wid, id);
     return true;
   }
   uint32_t lw = live_warps(b), missing = lw & ~br->arrived_warps;
   char wl[160];
-  bar_lanes_text(missing, wl, sizeof wl);
+  lanes_text(missing, wl, sizeof wl);
   if (!missing) snprintf(wl, sizeof wl, "none (every warp with a live thread is here)");
   if (br->expected) {
     snprintf(buf, n, "barrier %d (%s): %u of %u threads arrived; warps not arrived: %s", id, kn,

@@ -98,7 +98,5 @@ bool bar_describe(const BarCta *b, int wid, int lane, char *buf, size_t n);
 struct Cta;
 BarCta *sync_bar_state(struct Cta *c);
 
-/* "0-3,5" */
-void bar_lanes_text(uint32_t m, char *buf, size_t n);
 
 #endif

@@ -30,20 +30,6 @@ static uint32_t needed(const Warp *w, uint32_t mask) { return mask & w->valid & 
 
 static int low(uint32_t m) { return m ? __builtin_ctz(m) : 0; }
 
-/* "0-3,8" */
-static void lanes_text(uint32_t m, char *buf, size_t n) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int l = 0; l < WARP_SIZE && k + 12 < n; l++) {
-    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
-    int e = l;
-    while (e + 1 < WARP_SIZE && (m >> (e + 1) & 1)) e++;
-    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
-    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
-  }
-  if (!k) snprintf(buf, n, "none");
-}
-
 static const char *mnem(const XInsn *x) { return x && x->src ? insn_mnemonic(x->src) : "?"; }
 
 static void fill(WsGather *g, uint32_t lanes, const XInsn *x, const uint64_t (*in)[3]) {
