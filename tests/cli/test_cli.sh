@@ -212,5 +212,14 @@ expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
 if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --help lacks --max-steps, its default or the --schedule lane groups"; fi
 
+# opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
+# does not yet, call (operands "*") is unchecked
+"$B/opcov" >"$T/opcov"
+rows=$(grep -c '^X(' src/ir/opcodes.def)
+if grep -q "^executes  *add  *ADD_INT" "$T/opcov" && grep -q "^not yet  *wgmma.fence" "$T/opcov" &&
+   grep -q "^unchecked  *call " "$T/opcov" && tail -1 "$T/opcov" | grep -q "^$rows rows: " &&
+   [ "$(wc -l < "$T/opcov")" -eq $((rows + 1)) ]; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: opcov output"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
