@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""bench/run.py: the ptxvm workload benchmarks (issue 8, "Benchmarks").
+
+Builds ptxvm (make) and the native C -O2 references (system cc), runs each
+workload under ptxvm at -j1 and -jN and natively, checks that the results
+agree, prints a table and writes it to bench/out/results.md.
+
+    python3 bench/run.py [--jobs N] [--only w1,w2] [--scale K] [--repeat R]
+
+--scale K divides each workload's problem size by 2^K (for a quick look;
+the default 0 is the issue's sizes); each command runs R times (3) and the
+fastest wall time counts. Stdlib only. Not part of `make test`.
+"""
+import argparse, os, re, struct, subprocess, sys, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench")
+OUT = os.path.join(BENCH, "out")
+PTXVM = os.path.join(ROOT, "build", "ptxvm")
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd):
+    """Run cmd under /usr/bin/time -v; return (wall s, peak RSS bytes, stdout, stderr)."""
+    tf = os.path.join(OUT, "time.txt")
+    t0 = time.monotonic()
+    p = subprocess.run(["/usr/bin/time", "-v", "-o", tf] + cmd,
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
+    if p.returncode != 0:
+        sys.stderr.write(p.stderr)
+        raise SystemExit("failed (exit %d): %s" % (p.returncode, " ".join(cmd)))
+    t = open(tf).read()
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", t).group(1)) * 1024
+    return wall, rss, p.stdout, p.stderr
+
+
+def has_stats():
+    p = subprocess.run([PTXVM, "run", "--help"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return "--stats" in p.stdout
+
+
+def thread_insns(text):
+    """Thread-instructions from `--stats` output, if ptxvm printed any."""
+    m = re.search(r"thread[- ]instructions[^0-9\n]*([0-9][0-9,_]*)", text, re.I)
+    return int(re.sub(r"[,_]", "", m.group(1))) if m else None
+
+
+def cmp_u32(a, b):
+    if len(a) != len(b):
+        return "size %d vs %d bytes" % (len(a), len(b))
+    if a != b:
+        x, y = struct.unpack("<%dI" % (len(a) // 4), a), struct.unpack("<%dI" % (len(b) // 4), b)
+        i = next(i for i in range(len(x)) if x[i] != y[i])
+        return "element %d: ptxvm %d, native %d" % (i, x[i], y[i])
+    return None
+
+
+F32_TOL = 1e-3   # |ptxvm - native| per element; |C| is ~ sqrt(n)/3 (~7.5 at n=512)
+
+
+def cmp_f32(a, b):
+    if len(a) != len(b):
+        return "size %d vs %d bytes" % (len(a), len(b))
+    x, y = struct.unpack("<%df" % (len(a) // 4), a), struct.unpack("<%df" % (len(b) // 4), b)
+    worst = max(range(len(x)), key=lambda i: abs(x[i] - y[i]))
+    if not abs(x[worst] - y[worst]) <= F32_TOL:
+        return "element %d: ptxvm %r, native %r (tolerance %g)" % (worst, x[worst], y[worst], F32_TOL)
+    return None
+
+
+def workloads(scale):
+    n1 = (1 << 24) >> scale          # W1: 2^24 s32
+    g1 = 1024                        # CTAs, 256 threads, grid-stride
+    n2 = max(32, 512 >> scale)       # W2: n x n x n SGEMM
+    n3 = (1 << 24) >> scale          # W3: 2^24 bytes
+    g3 = 1024
+    return [
+        dict(name="w1_reduce", desc="W1 reduction, %d s32, %d CTAs x 256" % (n1, g1),
+             kernel="_Z9w1_reducePKiPij", grid="%d" % g1, block="256",
+             args=["s32[%d]:rand=1" % n1, "s32[%d]:zero" % g1, "u32:%d" % n1], dump=1,
+             ref=[str(n1), str(g1), "1"], cmp=cmp_u32),
+        dict(name="w2_sgemm", desc="W2 SGEMM %dx%dx%d, 32x32 tiles" % (n2, n2, n2),
+             kernel="_Z8w2_sgemmPKfS0_Pfi", grid="%d,%d" % (n2 // 32, n2 // 32), block="32,32",
+             args=["f32[%d]:rand=1" % (n2 * n2), "f32[%d]:rand=2" % (n2 * n2),
+                   "f32[%d]:zero" % (n2 * n2), "s32:%d" % n2], dump=2,
+             ref=[str(n2), "1", "2"], cmp=cmp_f32),
+        dict(name="w3_hist", desc="W3 histogram, %d u8 -> 256 bins, %d CTAs x 256" % (n3, g3),
+             kernel="_Z7w3_histPKhPjj", grid="%d" % g3, block="256",
+             args=["u8[%d]:rand=3" % n3, "u32[256]:zero", "u32:%d" % n3], dump=1,
+             ref=[str(n3), str(g3), "3"], cmp=cmp_u32),
+    ]
+
+
+def fmt_t(s):
+    return "%.4f" % s
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--scale", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=3, help="runs of each; the fastest counts")
+    opt = ap.parse_args()
+    os.makedirs(OUT, exist_ok=True)
+    sh(["make", "-s", "-C", ROOT, "build/ptxvm"])
+    stats = has_stats()
+    rows, failed = [], 0
+    for w in workloads(opt.scale):
+        if opt.only and w["name"].split("_")[0] not in opt.only.split(",") and w["name"] not in opt.only.split(","):
+            continue
+        name = w["name"]
+        refbin = os.path.join(OUT, name + "_ref")
+        sh(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-o", refbin,
+            os.path.join(BENCH, "ref", name + ".c")])
+        nat_out = os.path.join(OUT, name + ".native.bin")
+        nat_t, nat_rss = None, 0
+        for _ in range(opt.repeat):
+            _, r, so, _ = timed([refbin] + w["ref"] + [nat_out])
+            t = float(so.split()[0])
+            nat_t, nat_rss = t if nat_t is None else min(nat_t, t), max(nat_rss, r)
+        res = {}
+        for j in (1, opt.jobs):
+            if j in res:
+                continue
+            vm_out = os.path.join(OUT, "%s.j%d.bin" % (name, j))
+            cmd = [PTXVM, "run", "-q", "-j", str(j), "-g", w["grid"], "-b", w["block"]]
+            if stats:
+                cmd.append("--stats")
+            for a in w["args"]:
+                cmd += ["-a", a]
+            cmd += ["-o", "%d=%s" % (w["dump"], vm_out), os.path.join(BENCH, "ptx", name + ".ptx"), w["kernel"]]
+            wall, rss, so, se = None, 0, "", ""
+            for _ in range(opt.repeat):
+                t, r, so, se = timed(cmd)
+                wall, rss = t if wall is None else min(wall, t), max(rss, r)
+            why = w["cmp"](open(vm_out, "rb").read(), open(nat_out, "rb").read())
+            res[j] = (wall, rss, thread_insns(so + se) if stats else None, why)
+            print("%s -j%d: %.3f s, peak %.1f MiB, %s" % (name, j, wall, rss / 2**20,
+                  "agrees with native" if why is None else "MISMATCH: " + why), flush=True)
+            if why is not None:
+                failed += 1
+        w1, rss1, ti1, why1 = res[1]
+        wn, rssn, tin, whyn = res[opt.jobs]
+        ti = ti1 if ti1 is not None else tin
+        rows.append([
+            w["desc"],
+            fmt_t(w1), fmt_t(wn), "%.2f" % (w1 / wn),
+            fmt_t(nat_t), "%.0f" % (w1 / nat_t) if nat_t > 0 else "n/a",
+            "%d" % ti if ti is not None else "n/a",
+            "%.3g" % (ti / w1) if ti is not None else "n/a",
+            "%.3g" % (ti / wn / opt.jobs) if ti is not None else "n/a",
+            "%.1f / %.1f" % (rss1 / 2**20, rssn / 2**20),
+            "%.1f" % (nat_rss / 2**20),
+            "ok" if why1 is None and whyn is None else "MISMATCH",
+        ])
+    head = ["workload", "ptxvm -j1 s", "ptxvm -j%d s" % opt.jobs, "speed-up", "native s",
+            "ptxvm -j1 / native", "thread-insns", "t-insn/s/host thread (-j1)",
+            "t-insn/s/host thread (-j%d)" % opt.jobs, "ptxvm peak MiB (-j1 / -j%d)" % opt.jobs,
+            "native peak MiB", "check"]
+    uname = os.uname()
+    lines = ["# ptxvm benchmarks", "",
+             "%s, %s %s, %d CPUs; %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                                         uname.sysname, uname.machine, os.cpu_count() or 1,
+                                         subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                                                        stdout=subprocess.PIPE, text=True).stdout.strip()),
+             "",
+             "| " + " | ".join(head) + " |",
+             "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(r) + " |" for r in rows]
+    lines += ["",
+              "Each time is the fastest of %d runs." % opt.repeat,
+              "ptxvm times are the whole process's wall time (parse, buffer initialisation, run, dump);",
+              "native is the reference's computation alone (input generation excluded), C -O2.",
+              "Integer results must match exactly; W2 floats within %g per element." % F32_TOL,
+              "thread-insns: from `ptxvm run --stats` when it exists, else n/a. Peak memory: /usr/bin/time -v.",
+              ""]
+    text = "\n".join(lines)
+    print()
+    print(text)
+    open(os.path.join(OUT, "results.md"), "w").write(text)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
