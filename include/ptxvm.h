@@ -94,6 +94,18 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, v
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed);
 
+/* Sets how many host threads run the clusters of the launches of ctx that
+ * follow (the CLI's -j): 0 (the default) as many as the host has CPUs, 1
+ * the calling thread alone. The CTAs of one cluster always run together on
+ * one thread; clusters are started in x, y, z order, and after a fault no
+ * further one is. A kernel whose clusters do not race gives the same results
+ * on any number of threads: the reported fault is that of the lowest
+ * cluster, and the printf callback is called from one thread at a time,
+ * each cluster's output in cluster order, none after a failed cluster's. A
+ * checked launch (ptxvm_set_check) runs on one thread.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
+
 /* Turns the checker on (on != 0) or off (0, the default) for the launches
  * of ctx that follow (the CLI's --check). A checked launch still runs to
  * completion past what it finds: a shfl.sync reading a lane that is

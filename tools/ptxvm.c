@@ -409,6 +409,7 @@ typedef struct RunOpts {
   unsigned grid[3], block[3], cluster[3];
   bool has_block, has_cluster, quiet, check;
   unsigned shared;
+  unsigned jobs;          /* -j N (0: the library's default, the CPUs) */
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
   uint64_t max_steps;     /* --max-steps N (0: the library's default) */
   uint64_t async_delay;   /* --async-delay NS (UINT64_MAX: the library's default) */
@@ -610,7 +611,8 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
               o->shared = (unsigned)v; break;
     case 'a': o->specs[o->nspecs++] = optarg; break;
     case 'o': if (!parse_dump(optarg, &o->dumps[o->ndumps++])) return bad("bad dump '%s' (N or N=PATH)", optarg); break;
-    case 'j': if (!parse_u64(optarg, &v) || v == 0 || v > 4096) return bad("bad job count '%s'", optarg); break;
+    case 'j': if (!parse_u64(optarg, &v) || v == 0 || v > 4096) return bad("bad job count '%s'", optarg);
+              o->jobs = (unsigned)v; break;
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
     case 'S': if (!parse_u64(optarg, &o->schedule)) return bad("bad schedule seed '%s'", optarg); break;
@@ -648,6 +650,7 @@ static int cmd_run(int argc, char **argv) {
       ptxvm_set_max_steps(ctx, o.max_steps);
       ptxvm_set_async_delay(ctx, o.async_delay);
       ptxvm_set_check(ctx, o.check);
+      ptxvm_set_jobs(ctx, o.jobs);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }

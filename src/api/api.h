@@ -29,6 +29,7 @@ struct ptxvm_context {
   uint64_t async_delay;     /* ptxvm_set_async_delay; UINT64_MAX = default */
   bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
+  unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
 };
 
 /* The context's device, created on first use; NULL when the host refuses

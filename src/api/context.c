@@ -47,6 +47,12 @@ ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed) {
   return api_ok(ctx);
 }
 
+ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  ctx->jobs = jobs;
+  return api_ok(ctx);
+}
+
 ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on) {
   if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
   ctx->check = on != 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../exec/interp.h"
 #include "api.h"
@@ -96,6 +97,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
               .schedule = ctx->schedule, .max_steps = ctx->max_steps,
               .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  l.jobs = ctx->jobs ? ctx->jobs : ncpu > 0 ? (unsigned)ncpu : 1;
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

@@ -79,16 +79,24 @@ static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- errors ---- */
 
+static _Thread_local uint64_t cur_cluster;
+
+void launch_set_current(uint64_t cluster_index) { cur_cluster = cluster_index; }
+
+/* A fault of this cluster or of one before it (interp.h launch_set_current). */
 static bool launch_failed(Launch *l) {
   pthread_mutex_lock(&error_lock);
-  bool f = l->error != NULL;
+  bool f = l->error != NULL && l->error_cluster <= cur_cluster;
   pthread_mutex_unlock(&error_lock);
   return f;
 }
 
 static void set_error(Launch *l, char *msg, bool deadlock) {
   pthread_mutex_lock(&error_lock);
-  if (!l->error) { l->error = msg; l->deadlock = deadlock; msg = NULL; }
+  if (!l->error || cur_cluster < l->error_cluster) {
+    char *old = l->error;
+    l->error = msg; l->deadlock = deadlock; l->error_cluster = cur_cluster; msg = old;
+  }
   pthread_mutex_unlock(&error_lock);
   free(msg);
 }

@@ -37,7 +37,12 @@ struct Launch {
                                PTXVM_ASYNC_DELAY or 2000 (src/exec/async.c) */
   uint64_t async_delay;     /* virtual ns from issue to copy completion */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
-  char *error;              /* first fault: malloc'd message; the launch stops */
+  unsigned jobs;            /* host threads running clusters (launch_run);
+                               0 or 1: one, in the calling thread */
+  char *error;              /* first fault: malloc'd message; the launch stops.
+                               Of faults in several clusters, the one of the
+                               lowest cluster index (x, y, z order) is kept */
+  uint64_t error_cluster;   /* that index */
   bool deadlock;            /* set with error when the failure is a deadlock
                                (the API reports PTXVM_ERROR_DEADLOCK) */
   /* Device printf output (vprintf, src/exec/printf.c): each formatted call
@@ -88,6 +93,11 @@ struct Cluster {
  * (a deadlock report listing every waiting warp of every CTA of the cluster
  * in launch->error). Returns true on completion. */
 bool cluster_run(Launch *launch, const uint32_t clusterid[3]);
+/* The linear index (x, y, z order) of the cluster the calling host thread
+ * runs (0 unless set): a fault it records replaces one of a higher index,
+ * and it stops only for a fault of its own or of a lower index, so that a
+ * launch on several threads fails as it would on one (launch_run). */
+void launch_set_current(uint64_t cluster_index);
 /* Runs one CTA alone, as a cluster of one (unit tests). */
 bool cta_run(Launch *launch, const uint32_t ctaid[3]);
 
@@ -115,8 +125,13 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n);
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
                   const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen);
 /* Runs every cluster of the launch (clusters in x, y, z order), stopping
- * at the first one that fails (launch->error set). Returns true when all
- * completed. */
+ * at the first one that fails (launch->error set). With launch->jobs > 1
+ * (and no --check) the clusters run on that many host threads, taken in
+ * order; after a fault no further cluster is started, the fault of the
+ * lowest cluster index is the launch's, and printf output is passed on
+ * cluster by cluster in index order, none of the clusters after the
+ * failing one: what a run on one thread gives, for kernels whose clusters
+ * do not race. Returns true when all completed. */
 bool launch_run(Launch *launch);
 
 #endif

@@ -6,12 +6,18 @@
  * oversized dimensions, more than 1024 threads per CTA, a grid that is not a
  * whole number of clusters, a cluster larger than the kernel allows, a CTA
  * shape that breaks .reqntid / .maxntid / .reqnctapercluster, shared memory
- * beyond 227 KiB. launch_run then runs the clusters one after another
- * (clusters in x, y, z order; the CTAs of a cluster run together, their
- * warps interleaved: cluster_run), and stops at the first that fails. Running clusters on a pool of host threads
- * (-j) is the grid scheduler's next step (DESIGN.md); the order here is one
- * valid interleaving of independent CTAs. */
+ * beyond 227 KiB. launch_run then runs the clusters (the CTAs of a
+ * cluster together, their warps interleaved: cluster_run), in x, y, z
+ * order, one after another (Launch.jobs <= 1, or a checked launch) or on a
+ * pool of Launch.jobs host threads (-j) that take the next cluster in order;
+ * either stops at the first that fails. Clusters share only global memory
+ * (atomics are host atomics, src/exec/atom.c), the first fault (set_error
+ * keeps the lowest cluster index) and the printf callback, to which each
+ * cluster's output is passed whole in index order: a race-free kernel gives
+ * the same results and output on any number of threads. */
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../exec/interp.h"
@@ -103,16 +109,141 @@ bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t
   return directives_ok(kernel, block, cluster, err, errlen);
 }
 
+/* ---- clusters on a pool of host threads ---- */
+
+/* The printf output of one finished cluster, waiting for those before it. */
+typedef struct Pending {
+  uint64_t idx;
+  char *text;
+  size_t len;
+  struct Pending *next;
+} Pending;
+
+typedef struct Buf { char *p; size_t n, cap; bool oom; } Buf;
+
+typedef struct Pool {
+  Launch *l;
+  uint32_t n[3];
+  uint64_t total;
+  pthread_mutex_t lock;
+  uint64_t next;            /* the next cluster to start */
+  uint64_t stop;            /* clusters >= stop are not started (failure + 1) */
+  uint64_t flushed;         /* clusters whose output has been passed on */
+  Pending *pending;         /* finished, not yet passed on, by index */
+  void (*fn)(const char *text, size_t len, void *user);
+  void *user;
+} Pool;
+
+static _Thread_local Buf *cur_buf;
+
+/* Launch.printf_fn while the pool runs: the text goes to the cluster's buffer. */
+static void buffer_printf(const char *text, size_t len, void *user) {
+  (void)user;
+  Buf *b = cur_buf;
+  if (!b || b->oom) return;
+  if (b->n + len > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + len) cap *= 2;
+    char *p = realloc(b->p, cap);
+    if (!p) { b->oom = true; return; }
+    b->p = p;
+    b->cap = cap;
+  }
+  memcpy(b->p + b->n, text, len);
+  b->n += len;
+}
+
+/* Under p->lock: passes on the output of the finished clusters that follow
+ * the last passed on, in index order, none after a failed one. */
+static void flush_pending(Pool *p) {
+  while (p->pending && p->pending->idx == p->flushed) {
+    Pending *h = p->pending;
+    p->pending = h->next;
+    if (h->idx < p->stop && p->fn && h->len) p->fn(h->text, h->len, p->user);
+    free(h->text);
+    free(h);
+    p->flushed++;
+  }
+}
+
+static void *worker(void *arg) {
+  Pool *p = arg;
+  Launch *l = p->l;
+  for (;;) {
+    pthread_mutex_lock(&p->lock);
+    if (p->next >= p->total || p->next >= p->stop) { pthread_mutex_unlock(&p->lock); break; }
+    uint64_t idx = p->next++;
+    pthread_mutex_unlock(&p->lock);
+    const uint32_t id[3] = {(uint32_t)(idx % p->n[0]), (uint32_t)(idx / p->n[0] % p->n[1]),
+                            (uint32_t)(idx / ((uint64_t)p->n[0] * p->n[1]))};
+    Buf b = {0};
+    cur_buf = &b;
+    launch_set_current(idx);
+    bool ok = cluster_run(l, id);
+    cur_buf = NULL;
+    Pending *e = malloc(sizeof *e);
+    pthread_mutex_lock(&p->lock);
+    if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
+    if (e) {
+      *e = (Pending){idx, b.p, b.n, NULL};
+      Pending **at = &p->pending;
+      while (*at && (*at)->idx < idx) at = &(*at)->next;
+      e->next = *at;
+      *at = e;
+    } else {
+      free(b.p);
+      if (idx + 1 < p->stop) p->stop = idx + 1;   /* cannot keep the order */
+    }
+    flush_pending(p);
+    pthread_mutex_unlock(&p->lock);
+    if (!e) break;
+  }
+  return NULL;
+}
+
+static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
+  uint64_t nt = l->jobs < total ? l->jobs : total;
+  Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
+            .fn = l->printf_fn, .user = l->printf_user};
+  pthread_t *th = calloc((size_t)nt, sizeof *th);
+  if (!th) return false;
+  pthread_mutex_init(&p.lock, NULL);
+  if (l->printf_fn) { l->printf_fn = buffer_printf; l->printf_user = NULL; }
+  uint64_t started = 0;
+  for (; started < nt; started++)
+    if (pthread_create(&th[started], NULL, worker, &p)) break;
+  if (!started) worker(&p);
+  for (uint64_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+  l->printf_fn = p.fn;
+  l->printf_user = p.user;
+  launch_set_current(0);
+  while (p.pending) {   /* after a failure: the clusters that ran past it */
+    Pending *h = p.pending;
+    p.pending = h->next;
+    free(h->text);
+    free(h);
+  }
+  pthread_mutex_destroy(&p.lock);
+  free(th);
+  return p.stop == UINT64_MAX && p.next >= total && !l->error;
+}
+
 bool launch_run(Launch *l) {
   const uint32_t *g = l->grid, *c = l->cluster;
   uint32_t n[3];
   for (int i = 0; i < 3; i++) n[i] = g[i] / (c[i] ? c[i] : 1);
+  uint64_t total = (uint64_t)n[0] * n[1] * n[2];
+  /* --check stays on one thread: its findings keep their order */
+  if (l->jobs > 1 && total > 1 && !l->check) return run_pool(l, n, total);
+  uint64_t idx = 0;
   for (uint32_t z = 0; z < n[2]; z++)
     for (uint32_t y = 0; y < n[1]; y++)
       for (uint32_t x = 0; x < n[0]; x++) {
         const uint32_t id[3] = {x, y, z};
-        if (!cluster_run(l, id)) return false;
-        if (l->error) return false;
+        launch_set_current(idx++);
+        bool ok = cluster_run(l, id);
+        if (!ok || l->error) { launch_set_current(0); return false; }
       }
+  launch_set_current(0);
   return true;
 }
