@@ -82,7 +82,7 @@ clean:
 
 -include $(LIB_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/opcov.d
 
-# workload benchmarks W1-W3 (bench/run.py; not in test): table in bench/out/results.md
+# workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:
 	sh bench/run.sh
 .PHONY: bench
