@@ -169,7 +169,7 @@ def main():
         ti = ti1 if ti1 is not None else tin
         rows.append([
             w["desc"],
-            fmt_t(w1), fmt_t(wn), "%.2f" % (w1 / wn),
+            fmt_t(w1), fmt_t(wn), "%.2f" % (w1 / wn), "%.0f%%" % (100 * w1 / wn / opt.jobs),
             fmt_t(nat_t), "%.0f" % (w1 / nat_t) if nat_t > 0 else "n/a",
             "%d" % ti if ti is not None else "n/a",
             "%.3g" % (ti / w1) if ti is not None else "n/a",
@@ -178,7 +178,7 @@ def main():
             "%.1f" % (nat_rss / 2**20),
             "ok" if why1 is None and whyn is None else "MISMATCH",
         ])
-    head = ["workload", "ptxvm -j1 s", "ptxvm -j%d s" % opt.jobs, "speed-up", "native s",
+    head = ["workload", "ptxvm -j1 s", "ptxvm -j%d s" % opt.jobs, "speed-up", "parallel efficiency", "native s",
             "ptxvm -j1 / native", "thread-insns", "t-insn/s/host thread (-j1)",
             "t-insn/s/host thread (-j%d)" % opt.jobs, "ptxvm peak MiB (-j1 / -j%d)" % opt.jobs,
             "native peak MiB", "check"]
