@@ -12,40 +12,7 @@
 
 #include "check.h"
 
-#define HEAD ".version 7.8\n.target sm_90\n.address_size 64\n"
-
-/* Parses, lowers and runs kernel `k` of src on one CTA of `threads`
- * threads with one u64 parameter pointing at a zeroed buffer of n u32.
- * Copies the buffer to out; returns the launch error (malloc'd) or NULL. */
-static char *run(const char *src, uint32_t threads, uint32_t *out, int n, uint64_t max_steps,
-                 bool *ok) {
-  char *err = NULL;
-  *ok = false;
-  Module *m = front_parse(src, strlen(src), "t.ptx", &err);
-  if (!m) return err;
-  Device *d = dev_create((size_t)1 << 26);
-  Program *p = program_build(m, d, &err);
-  if (!p) { dev_destroy(d); module_free(m); return err; }
-  uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256);
-  Launch L;
-  memset(&L, 0, sizeof L);
-  L.prog = p;
-  L.kernel = module_find_func(m, "k");
-  L.dev = d;
-  L.grid[0] = L.grid[1] = L.grid[2] = 1;
-  L.block[0] = threads; L.block[1] = L.block[2] = 1;
-  L.cluster[0] = L.cluster[1] = L.cluster[2] = 1;
-  L.params = (const uint8_t *)&buf;
-  L.param_size = 8;
-  L.max_steps = max_steps;
-  uint32_t ctaid[3] = {0, 0, 0};
-  *ok = cta_run(&L, ctaid);
-  memcpy(out, dev_host(d, buf, (uint64_t)n * 4), (size_t)n * 4);
-  program_free(p);
-  dev_destroy(d);
-  module_free(m);
-  return L.error;
-}
+#include "kernel_harness.h"
 
 static const char *k_tid =
   HEAD ".visible .entry k(.param .u64 o) {\n"
@@ -56,7 +23,7 @@ static const char *k_tid =
 static void test_simple(void) {
   uint32_t out[40];
   bool ok;
-  char *e = run(k_tid, 40, out, 40, 0, &ok);
+  char *e = run_kernel(k_tid, 40, out, 40, 0, &ok);
   CHECK(ok && !e);
   int good = 1;
   for (int i = 0; i < 40; i++) good &= out[i] == (uint32_t)(3 * i);
@@ -120,7 +87,7 @@ static void test_recursion(void) {
     " mul.wide.u32 %rd2, %r1, 4; add.s64 %rd3, %rd1, %rd2; st.global.u32 [%rd3], %r2; }\n";
   uint32_t out[32];
   bool ok;
-  char *e = run(src, 32, out, 32, 0, &ok);
+  char *e = run_kernel(src, 32, out, 32, 0, &ok);
   CHECK(ok && !e);
   int good = 1;
   for (uint32_t i = 0; i < 32; i++) good &= out[i] == i * (i + 1) / 2;
@@ -132,7 +99,7 @@ static void test_watchdog(void) {
   const char *src = HEAD ".visible .entry k(.param .u64 o) {\nL: bra L;\n}\n";
   uint32_t out[1];
   bool ok;
-  char *e = run(src, 1, out, 1, 100000, &ok);
+  char *e = run_kernel(src, 1, out, 1, 100000, &ok);
   CHECK(!ok && e && strstr(e, "runaway"));
   free(e);
 }

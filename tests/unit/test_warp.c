@@ -14,37 +14,14 @@
 
 #include "check.h"
 
-#define HEAD ".version 7.8\n.target sm_90\n.address_size 64\n"
+#include "kernel_harness.h"
 
-/* Runs kernel k of src on one CTA of `threads` threads with one u64
- * parameter pointing at n zeroed u32; copies them to out. Returns the
- * launch error (malloc'd) or NULL. */
+/* run_kernel, where completing with an error set is itself an error */
 static char *run(const char *src, uint32_t threads, uint32_t *out, int n) {
-  char *err = NULL;
-  Module *m = front_parse(src, strlen(src), "t.ptx", &err);
-  if (!m) return err;
-  Device *d = dev_create((size_t)1 << 24);
-  Program *p = program_build(m, d, &err);
-  if (!p) { dev_destroy(d); module_free(m); return err; }
-  uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256);
-  Launch L;
-  memset(&L, 0, sizeof L);
-  L.prog = p;
-  L.kernel = module_find_func(m, "k");
-  L.dev = d;
-  L.grid[0] = L.grid[1] = L.grid[2] = 1;
-  L.block[0] = threads; L.block[1] = L.block[2] = 1;
-  L.cluster[0] = L.cluster[1] = L.cluster[2] = 1;
-  L.params = (const uint8_t *)&buf;
-  L.param_size = 8;
-  uint32_t ctaid[3] = {0, 0, 0};
-  bool ok = cta_run(&L, ctaid);
-  memcpy(out, dev_host(d, buf, (uint64_t)n * 4), (size_t)n * 4);
-  program_free(p);
-  dev_destroy(d);
-  module_free(m);
-  if (ok && L.error) { free(L.error); return strdup("completed with an error set"); }
-  return L.error;
+  bool ok;
+  char *e = run_kernel(src, threads, out, n, 0, &ok);
+  if (ok && e) { free(e); return strdup("completed with an error set"); }
+  return e;
 }
 
 /* the kernel prologue: %r1 = %tid.x, %r2 = %laneid, %rd3 = &out[tid] */
