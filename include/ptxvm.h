@@ -42,7 +42,8 @@ extern "C" {
   X(PTXVM_ERROR_NOT_SUPPORTED, "the PTX uses a feature ptxvm does not support") \
   X(PTXVM_ERROR_LAUNCH_FAILED, "the kernel faulted")                          \
   X(PTXVM_ERROR_DEADLOCK, "the kernel deadlocked")                            \
-  X(PTXVM_ERROR_HAZARD, "a hazard was found under --check")
+  X(PTXVM_ERROR_HAZARD, "a hazard was found under --check")                    \
+  X(PTXVM_ERROR_CANCELLED, "the launch was cancelled")
 
 typedef enum ptxvm_status {
 #define PTXVM_X_(name, msg) name,
@@ -125,6 +126,17 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
  * loop cannot hang the host. 0 selects the default, 2^28 (268435456).
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps);
+
+/* Cancels the launch of ctx that is running: it stops within a scheduling
+ * quantum (each cluster checks between rounds of its warps, the launcher
+ * between clusters) and ptxvm_launch returns PTXVM_ERROR_CANCELLED. The one
+ * call that may be made from any thread while another uses ctx, and from a
+ * signal handler: it only sets an atomic flag (the CLI calls it on SIGINT).
+ * The flag is cleared when a launch starts, so a cancel while no launch is
+ * running has no effect. Device memory holds whatever the kernel wrote.
+ * Does not change ptxvm_last_error.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_cancel(ptxvm_context *ctx);
 
 /* Sets the completion delay of asynchronous copies (cp.async, cp.async.bulk)
  * for the launches of ctx that follow, in virtual nanoseconds from issue
@@ -271,6 +283,8 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
  *         PTXVM_ERROR_HAZARD (checking on, ptxvm_set_check: the kernel ran
  *           to completion and the checker found something; the message
  *           lists the findings),
+ *         PTXVM_ERROR_CANCELLED (ptxvm_cancel, from another thread or a
+ *           signal handler, stopped it),
  *         PTXVM_ERROR_OUT_OF_MEMORY, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY.
  * After a fault, device memory holds whatever the kernel wrote before it. */
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],

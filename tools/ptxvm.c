@@ -15,6 +15,7 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -529,6 +530,15 @@ static int exit_for(ptxvm_status st) {
   }
 }
 
+/* SIGINT during a launch cancels it (ptxvm_cancel); SA_RESETHAND: a
+ * second SIGINT has the default effect. */
+static ptxvm_context *volatile sigint_ctx;
+
+static void on_sigint(int sig) {
+  (void)sig;
+  if (sigint_ctx) ptxvm_cancel(sigint_ctx);
+}
+
 static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts *o, Arg *args) {
   ptxvm_function *fn = pick_kernel(mod, o->kernel);
   if (!fn) return EXIT_INPUT;
@@ -552,10 +562,19 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
                o->dumps[i].arg);
   bool hazard = false;
   if (rc == EXIT_OK) {
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    sigemptyset(&sa.sa_mask);
+    sigint_ctx = ctx;
+    sigaction(SIGINT, &sa, &old);
     ptxvm_status st = ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
+    sigaction(SIGINT, &old, NULL);
+    sigint_ctx = NULL;
     rc = exit_for(st);
     hazard = st == PTXVM_ERROR_HAZARD;
-    if (st != PTXVM_SUCCESS) {
+    if (st == PTXVM_ERROR_CANCELLED) {
+      fprintf(stderr, "ptxvm: cancelled\n");
+      rc = EXIT_FAULT;
+    } else if (st != PTXVM_SUCCESS) {
       const char *msg = ptxvm_last_error(ctx);
       fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st),
               *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");

@@ -2,6 +2,8 @@
 #ifndef PTXVM_API_H
 #define PTXVM_API_H
 
+#include <stdatomic.h>
+
 #include "../../include/ptxvm.h"
 #include "../front/front.h"
 
@@ -30,6 +32,7 @@ struct ptxvm_context {
   bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
+  atomic_int cancel;        /* ptxvm_cancel; cleared as a launch starts */
 };
 
 /* The context's device, created on first use; NULL when the host refuses

@@ -66,6 +66,12 @@ ptxvm_status ptxvm_set_async_delay(ptxvm_context *ctx, uint64_t ns) {
   return PTXVM_SUCCESS;
 }
 
+ptxvm_status ptxvm_cancel(ptxvm_context *ctx) {
+  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+  atomic_store(&ctx->cancel, 1);   /* lock-free: async-signal-safe */
+  return PTXVM_SUCCESS;
+}
+
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps) {
   if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
   ctx->max_steps = max_steps;

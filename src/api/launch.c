@@ -64,6 +64,10 @@ static ptxvm_status run(ptxvm_function *fn, Launch *l) {
   ptxvm_context *ctx = fn->mod->ctx;
   bool ok = launch_run(l);
   char *found = launch_findings_take(l);
+  if (!ok && !l->error && launch_cancelled(l)) {
+    free(found);
+    return api_fail(ctx, PTXVM_ERROR_CANCELLED, "kernel '%s': the launch was cancelled", fn->f->name);
+  }
   if (ok) {
     free(l->error);
     return found ? api_fail_owned(ctx, PTXVM_ERROR_HAZARD, found) : api_ok(ctx);
@@ -99,6 +103,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
               .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   l.jobs = ctx->jobs ? ctx->jobs : ncpu > 0 ? (unsigned)ncpu : 1;
+  atomic_store(&ctx->cancel, 0);
+  l.cancel = &ctx->cancel;
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];

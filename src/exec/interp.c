@@ -727,7 +727,7 @@ static bool cluster_loop(Cluster *cl) {
       if (cta_done(c)) c->exited = true;
       all_done &= c->exited;
     }
-    if (stop || launch_failed(L)) return false;
+    if (stop || launch_failed(L) || launch_cancelled(L)) return false;
     if (all_done) return true;
     total += ran;
     if (total > max) { report_runaway(cl, total); return false; }

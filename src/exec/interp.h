@@ -37,6 +37,9 @@ struct Launch {
                                PTXVM_ASYNC_DELAY or 2000 (src/exec/async.c) */
   uint64_t async_delay;     /* virtual ns from issue to copy completion */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
+  _Atomic int *cancel;      /* nonzero: stop (ptxvm_cancel); checked once a
+                               round by each cluster and between clusters;
+                               NULL when none */
   unsigned jobs;            /* host threads running clusters (launch_run);
                                0 or 1: one, in the calling thread */
   char *error;              /* first fault: malloc'd message; the launch stops.
@@ -52,6 +55,11 @@ struct Launch {
 };
 
 typedef struct LaunchFindings LaunchFindings;
+
+/* Whether the launch has been cancelled (Launch.cancel). */
+static inline bool launch_cancelled(const Launch *l) {
+  return l->cancel && __atomic_load_n(l->cancel, __ATOMIC_RELAXED);
+}
 
 /* Whether the launch records checker findings (exec_report); a Warp made
  * by hand without a launch (unit tests) never does. */

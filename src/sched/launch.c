@@ -171,7 +171,10 @@ static void *worker(void *arg) {
   Launch *l = p->l;
   for (;;) {
     pthread_mutex_lock(&p->lock);
-    if (p->next >= p->total || p->next >= p->stop) { pthread_mutex_unlock(&p->lock); break; }
+    if (p->next >= p->total || p->next >= p->stop || launch_cancelled(l)) {
+      pthread_mutex_unlock(&p->lock);
+      break;
+    }
     uint64_t idx = p->next++;
     pthread_mutex_unlock(&p->lock);
     const uint32_t id[3] = {(uint32_t)(idx % p->n[0]), (uint32_t)(idx / p->n[0] % p->n[1]),
@@ -242,7 +245,7 @@ bool launch_run(Launch *l) {
         const uint32_t id[3] = {x, y, z};
         launch_set_current(idx++);
         bool ok = cluster_run(l, id);
-        if (!ok || l->error) { launch_set_current(0); return false; }
+        if (!ok || l->error || launch_cancelled(l)) { launch_set_current(0); return false; }
       }
   launch_set_current(0);
   return true;

@@ -212,6 +212,31 @@ expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
 if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --help lacks --max-steps, its default or the --schedule lane groups"; fi
 
+# SIGINT cancels a launch (ptxvm_cancel): exit 1, "ptxvm: cancelled", promptly
+cat > "$T/endless.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+L:
+  bra.uni L;
+}
+PTX
+"$PTXVM" run --max-steps 100000000000000 -g 8 -b 64 "$T/endless.ptx" -a 'u32[1]:zero' 2>"$T/int.err" &
+pid=$!
+sleep 0.5
+kill -INT "$pid"
+i=0
+while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 "$pid" 2>/dev/null; then
+  kill -KILL "$pid"; wait "$pid"; fail=$((fail + 1)); echo "FAIL: SIGINT did not stop the launch within 5 s"
+else
+  wait "$pid"; rc=$?
+  if [ "$rc" = 1 ] && grep -q "^ptxvm: cancelled$" "$T/int.err"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: SIGINT: exit $rc, stderr: $(cat "$T/int.err")"; fi
+fi
+
 # opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
 # does not yet, call (operands "*") is unchecked
 "$B/opcov" >"$T/opcov"
