@@ -77,6 +77,7 @@ static bool settle(Cluster *cl, CBar *b) {
   }
   if (any_arrived && all) {
     b->phase++;
+    exec_count(EV_BAR_CLUSTER);
     for (int r = 0; r < cl->ncta; r++)
       for (int i = 0; i < cl->ctas[r].nwarps; i++) b->w[r * b->maxw + i].arrived = 0;
   }

@@ -194,4 +194,10 @@ bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x);
 FAMILIES(X)
 #undef X
 
+/* Instrumentation (ptxvm_launch_stats): counts one synchronization event in
+ * the statistics of the cluster the calling host thread runs (nothing
+ * outside a cluster run). Implemented in interp.c. */
+typedef enum { EV_BAR_CTA, EV_WARP_SYNC, EV_BAR_CLUSTER, EV_MBAR_PHASE, EV_COUNT } ExecEvent;
+void exec_count(ExecEvent e);
+
 #endif

@@ -45,6 +45,7 @@ static void reset(Barrier *br) {
 /* Releases every lane parked at id with the .red result; resets. */
 static void complete(BarCta *b, uint32_t id) {
   Barrier *br = &b->bar[id];
+  exec_count(EV_BAR_CTA);
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;

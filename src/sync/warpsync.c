@@ -87,6 +87,7 @@ XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name
       g.mask = masks[k]; g.key = key; g.arrived = sets[k]; g.done = done;
       fill(&g, sets[k], x, in);
       done(w, &g, sets[k]);
+      exec_count(EV_WARP_SYNC);
     }
     return XS_NEXT;
   }
@@ -111,6 +112,7 @@ void warpsync_poll(Warp *w) {
     if (needed(w, g->mask) & ~g->arrived) { k++; continue; }
     uint32_t lanes = g->arrived;
     g->done(w, g, lanes);
+    exec_count(EV_WARP_SYNC);
     interp_release(w, lanes);
     ws->g[k] = ws->g[--ws->n];
   }
