@@ -290,6 +290,38 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
                           const unsigned cluster[3], unsigned dyn_shared_bytes, void **params);
 
+/* Instrumentation: what the last ptxvm_launch of ctx executed (also after a
+ * fault; zero before the first launch). A warp-instruction is one
+ * instruction issued for a lane group, guard-false ones included; its
+ * thread-instructions are the lanes that execute it (the popcount of the
+ * group's mask with the guard applied). Per family: the opcode families of
+ * src/ir/ir.h FAMILIES, named by ptxvm_stats_family_name. Barrier
+ * completions: bar/barrier (CTA), the warp rendezvous of the .sync
+ * collectives (bar.warp.sync, shfl.sync, ...), barrier.cluster phases, and
+ * mbarrier phase completions. A split is a divergent branch; a merge is a
+ * lane group rejoining another at the same pc. The counts do not depend on
+ * the number of host threads (ptxvm_set_jobs). Peak memory is the process's
+ * (getrusage ru_maxrss). */
+#define PTXVM_STATS_FAMILIES 18
+typedef struct ptxvm_stats {
+  uint64_t warp_insns, thread_insns;                  /* totals */
+  uint64_t family_warp_insns[PTXVM_STATS_FAMILIES];
+  uint64_t family_thread_insns[PTXVM_STATS_FAMILIES];
+  uint64_t bar_cta, warp_sync, bar_cluster;           /* barrier completions */
+  uint64_t mbar_phases;                               /* mbarrier phase completions */
+  uint64_t splits, merges;                            /* lane groups */
+  double wall_s;                                      /* the launch's wall time */
+  double thread_insns_per_s;                          /* thread_insns / wall_s */
+  uint64_t peak_rss_kb;                               /* process peak, KiB */
+} ptxvm_stats;
+
+/* Fills *out with the statistics of ctx's last launch.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out is NULL). */
+ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out);
+/* The name of family i (0 <= i < PTXVM_STATS_FAMILIES: "INT", "FLOAT",
+ * ...); NULL otherwise. */
+const char *ptxvm_stats_family_name(int i);
+
 #ifdef __cplusplus
 }
 #endif

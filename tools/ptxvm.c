@@ -51,7 +51,32 @@ static void usage(FILE *f) {
         "                           runaway report, exit 1 (268435456 = 2^28)\n"
         "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
         "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
+        "      --stats              after the launch, print what it executed on stderr:\n"
+        "                           warp- and thread-instructions (total, per family),\n"
+        "                           barrier and mbarrier completions, lane-group splits\n"
+        "                           and merges, wall time, rate, peak memory\n"
         "  -q, --quiet              print nothing but dumps and errors\n", f);
+}
+
+/* --stats: the block on stderr (ptxvm_launch_stats); nothing when no
+ * launch ran. bench/run.py reads the "thread-instructions:" line. */
+static void print_stats(ptxvm_context *ctx) {
+  ptxvm_stats s;
+  if (ptxvm_launch_stats(ctx, &s) != PTXVM_SUCCESS || s.wall_s <= 0) return;
+  fprintf(stderr, "ptxvm stats:\n");
+  fprintf(stderr, "  warp-instructions: %" PRIu64 "\n", s.warp_insns);
+  fprintf(stderr, "  thread-instructions: %" PRIu64 "\n", s.thread_insns);
+  for (int i = 0; i < PTXVM_STATS_FAMILIES; i++)
+    if (s.family_warp_insns[i])
+      fprintf(stderr, "  family %s: warp %" PRIu64 ", thread %" PRIu64 "\n", ptxvm_stats_family_name(i),
+              s.family_warp_insns[i], s.family_thread_insns[i]);
+  fprintf(stderr, "  barriers completed: cta %" PRIu64 ", warp-sync %" PRIu64 ", cluster %" PRIu64 "\n",
+          s.bar_cta, s.warp_sync, s.bar_cluster);
+  fprintf(stderr, "  mbarrier phases completed: %" PRIu64 "\n", s.mbar_phases);
+  fprintf(stderr, "  lane groups: splits %" PRIu64 ", merges %" PRIu64 "\n", s.splits, s.merges);
+  fprintf(stderr, "  wall time: %.6f s\n", s.wall_s);
+  fprintf(stderr, "  thread-instructions per second: %.4g\n", s.thread_insns_per_s);
+  fprintf(stderr, "  peak memory: %" PRIu64 " KiB\n", s.peak_rss_kb);
 }
 
 /* Device printf output goes to standard output as the kernel produces it. */
@@ -409,6 +434,7 @@ typedef struct Dump { int arg; const char *path; } Dump;
 typedef struct RunOpts {
   unsigned grid[3], block[3], cluster[3];
   bool has_block, has_cluster, quiet, check;
+  bool stats;             /* --stats */
   unsigned shared;
   unsigned jobs;          /* -j N (0: the library's default, the CPUs) */
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
@@ -585,6 +611,7 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     int r = dump(ctx, &args[o->dumps[i].arg], &o->dumps[i]);
     if (r != EXIT_OK) rc = r;
   }
+  if (o->stats) print_stats(ctx);
   free(values);
   return rc;
 }
@@ -612,7 +639,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
     {"jobs", required_argument, NULL, 'j'},   {"quiet", no_argument, NULL, 'q'},
     {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
     {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
-    {"async-delay", required_argument, NULL, 'D'},
+    {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -634,6 +661,7 @@ static int parse_run_opts(int argc, char **argv, RunOpts *o) {
               o->jobs = (unsigned)v; break;
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
+    case 'T': o->stats = true; break;
     case 'S': if (!parse_u64(optarg, &o->schedule)) return bad("bad schedule seed '%s'", optarg); break;
     case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
                 return bad("bad step limit '%s' (a count >= 1)", optarg);

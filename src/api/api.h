@@ -32,6 +32,7 @@ struct ptxvm_context {
   bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
+  ptxvm_stats stats;        /* of the last launch (ptxvm_launch_stats) */
   atomic_int cancel;        /* ptxvm_cancel; cleared as a launch starts */
 };
 

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../exec/interp.h"
@@ -55,6 +57,30 @@ static uint8_t *build_params(ptxvm_function *fn, void **params, uint32_t *size, 
   }
   *size = fi.param_bytes;
   return buf;
+}
+
+_Static_assert(FAM_COUNT == PTXVM_STATS_FAMILIES, "ptxvm_stats: one entry per opcode family");
+
+/* ctx->stats from the counters of a launch that took wall_s seconds. */
+static void record_stats(ptxvm_context *ctx, const LaunchStats *ls, double wall_s) {
+  ptxvm_stats *o = &ctx->stats;
+  memset(o, 0, sizeof *o);
+  for (int f = 0; f < FAM_COUNT; f++) {
+    o->family_warp_insns[f] = ls->warp_insns[f];
+    o->family_thread_insns[f] = ls->thread_insns[f];
+    o->warp_insns += ls->warp_insns[f];
+    o->thread_insns += ls->thread_insns[f];
+  }
+  o->bar_cta = ls->events[EV_BAR_CTA];
+  o->warp_sync = ls->events[EV_WARP_SYNC];
+  o->bar_cluster = ls->events[EV_BAR_CLUSTER];
+  o->mbar_phases = ls->events[EV_MBAR_PHASE];
+  o->splits = ls->splits;
+  o->merges = ls->merges;
+  o->wall_s = wall_s;
+  o->thread_insns_per_s = wall_s > 0 ? (double)o->thread_insns / wall_s : 0;
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) == 0) o->peak_rss_kb = (uint64_t)ru.ru_maxrss;
 }
 
 /* A fault or deadlock is the status, its message first and the checker's
@@ -118,7 +144,26 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   uint8_t *buf = build_params(fn, params, &l.param_size, &st);
   if (!buf) return st;
   l.params = buf;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   st = run(fn, &l);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  record_stats(ctx, &l.stats, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   free(buf);
   return st;
+}
+
+ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out) {
+  if (!ctx || !out) return PTXVM_ERROR_INVALID_VALUE;
+  *out = ctx->stats;
+  return PTXVM_SUCCESS;
+}
+
+const char *ptxvm_stats_family_name(int i) {
+  static const char *const names[] = {
+#define X(f) #f,
+      FAMILIES(X)
+#undef X
+  };
+  return i >= 0 && i < PTXVM_STATS_FAMILIES ? names[i] : NULL;
 }

@@ -73,6 +73,8 @@ typedef struct WState {
   uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
   Save *saves; int nsaves, capsaves;
+  uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
+  uint64_t splits, merges;
 } WState;
 
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -82,6 +84,13 @@ static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local uint64_t cur_cluster;
 
 void launch_set_current(uint64_t cluster_index) { cur_cluster = cluster_index; }
+
+/* ---- instrumentation ---- */
+
+static _Thread_local LaunchStats *cur_stats;   /* the running cluster's */
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void exec_count(ExecEvent e) { if (cur_stats) cur_stats->events[e]++; }
 
 /* A fault of this cluster or of one before it (interp.h launch_set_current). */
 static bool launch_failed(Launch *l) {
@@ -163,6 +172,7 @@ static bool sched_free(const Warp *w, uint32_t pc);
 /* Picks the group to run: innermost frame, lowest pc, among runnable lanes
  * not deprioritised (unless only those are left). */
 static bool pick_group(Warp *w, WState *s) {
+  uint32_t prev = s->have ? s->gmask : 0;
   flush(s);
   uint32_t live = w->valid & ~w->exited & ~s->waiting;
   if (!live) return false;
@@ -181,6 +191,7 @@ static bool pick_group(Warp *w, WState *s) {
     if (s->pc[l] == s->pc[best]) m |= 1u << l;
     else if (s->pc[l] < lim) lim = s->pc[l];
   }
+  if (prev && (m & prev) == prev && m != prev) s->merges++;
   s->gmask = m;
   s->gpc = s->pc[best];
   s->limit = lim;
@@ -452,6 +463,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
       return true;
     }
     flush(s);
+    if (taken) s->splits++;
     for (int l = 0; l < WARP_SIZE; l++)
       if (g >> l & 1) s->pc[l] = (taken >> l & 1) ? x->target : pc + 1;
     s->regroup = true;
@@ -512,6 +524,9 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
     }
     s->cur_mask = exec;
     w->steps++;
+    Family fam = op_info[x->op].family;
+    s->wi[fam]++;
+    s->ti[fam] += (uint64_t)__builtin_popcount(exec);
     XStatus st = exec ? x->fn(w, x, exec) : XS_NEXT;
     if (!after(w, s, x, st, exec)) { *stop = true; return n + 1; }
   }
@@ -557,6 +572,14 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
 
 static void warp_free(Warp *w) {
   WState *s = w->interp;
+  if (s && cur_stats) {
+    for (int f = 0; f < FAM_COUNT; f++) {
+      cur_stats->warp_insns[f] += s->wi[f];
+      cur_stats->thread_insns[f] += s->ti[f];
+    }
+    cur_stats->splits += s->splits;
+    cur_stats->merges += s->merges;
+  }
   if (s) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
@@ -740,6 +763,8 @@ static bool cluster_loop(Cluster *cl) {
 
 static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], const uint32_t dim[3]) {
   int n = (int)(dim[0] * dim[1] * dim[2]);
+  LaunchStats st = {0};
+  cur_stats = &st;
   cl->launch = launch;
   cl->ncta = n;
   cl->ctas = calloc((size_t)n, sizeof *cl->ctas);
@@ -753,9 +778,20 @@ static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], con
   }
   if (!ok) set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
   else ok = cluster_loop(cl);
-  for (int r = 0; cl->ctas && r < n; r++) cta_free(&cl->ctas[r]);
+  for (int r = 0; cl->ctas && r < n; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
   cluster_bar_free(cl);
   free(cl->ctas);
+  cur_stats = NULL;
+  pthread_mutex_lock(&stats_lock);
+  LaunchStats *d = &launch->stats;
+  for (int f = 0; f < FAM_COUNT; f++) {
+    d->warp_insns[f] += st.warp_insns[f];
+    d->thread_insns[f] += st.thread_insns[f];
+  }
+  for (int e = 0; e < EV_COUNT; e++) d->events[e] += st.events[e];
+  d->splits += st.splits;
+  d->merges += st.merges;
+  pthread_mutex_unlock(&stats_lock);
   return ok;
 }
 

@@ -20,6 +20,18 @@ uint32_t program_static_shared(const Program *p, const Function *kernel);
 /* Device address of a module-scope variable (0 if it has none). */
 uint64_t program_var_addr(const Program *p, const Symbol *var);
 
+/* Counters of a launch (ptxvm_launch_stats): per opcode family, warp- and
+ * thread-instructions (popcount of the executing mask, guard applied);
+ * synchronization completions by ExecEvent; lane-group splits (a divergent
+ * branch) and merges (a group picked that strictly contains the previous
+ * one). Kept per warp and per cluster, added to Launch.stats when a cluster
+ * ends (under a lock). */
+typedef struct LaunchStats {
+  uint64_t warp_insns[FAM_COUNT], thread_insns[FAM_COUNT];
+  uint64_t events[EV_COUNT];
+  uint64_t splits, merges;
+} LaunchStats;
+
 struct Launch {
   const Program *prog;
   const Function *kernel;
@@ -52,6 +64,7 @@ struct Launch {
      is passed whole, in execution order; NULL discards it. */
   void (*printf_fn)(const char *text, size_t len, void *user);
   void *printf_user;
+  LaunchStats stats;        /* what ran (cluster_run adds each cluster's) */
 };
 
 typedef struct LaunchFindings LaunchFindings;
