@@ -42,8 +42,16 @@ $(B)/libptxvm.a: $(LIB_OBJ)
 $(B)/libptxvm.so: $(LIB_OBJ)
 	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/libptxvm.a
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# gpurun: `ptxvm run` on a real GPU through the CUDA driver API, for ground
+# truth (tests/gpu/README.md); needs cuda.h and libcuda, so not in `all`.
+CUDA_HOME ?= /usr/local/cuda
+gpurun: $(B)/gpurun
+$(B)/tools/gpurun.o: CFLAGS += -I$(CUDA_HOME)/include
+$(B)/gpurun: $(B)/tools/gpurun.o $(B)/tools/runargs.o $(B)/libptxvm.a
+	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda $(LDLIBS)
 
 # opcov: which opcodes.def rows execute (tools/opcov.c)
 $(B)/opcov: $(B)/tools/opcov.o $(B)/libptxvm.a
@@ -80,7 +88,7 @@ clean:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/opcov.d
+-include $(LIB_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

@@ -41,6 +41,18 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   ptxas:PATH       where ptxas exists: it rejects every err_*.ptx and accepts
                    every ok_*.ptx (ptxas -arch=sm_90, or the file's own
                    .target when newer, e.g. sm_90a)
+  gpu:PATH, gpu:NAME.VARIANT:KERNEL
+                   ground truth: what a real GPU did with the same launches
+                   (tests/gpu/sm90_truth.json, recorded by tests/gpu/record.py
+                   on an sm_90 GPU) must be what the test expects of ptxvm:
+                   the same stdout (compared as above) and exit 0 where the
+                   GPU ran; exit 1 where the GPU hung; exit != 0 where the
+                   launch failed on the GPU; exit 2 where the driver rejected
+                   the PTX. A file changed since the recording, or a launch
+                   never recorded, is skipped (re-record on a GPU). Documented
+                   differences (undefined behaviour that ptxvm reports, races,
+                   layouts) are listed with reasons in tests/gpu/differences.txt,
+                   which works as tests/known_failures.txt does
   san-unit:NAME, san-check:PATH, san-cuda:NAME.VARIANT:KERNEL
                    with --san-build DIR (ASan+UBSan, `make SAN=1`): the unit
                    tests, the front-end corpora (diag, cuda) and the MANIFEST
@@ -59,6 +71,8 @@ line with the skipped and known counts, and as the last line exactly
 import argparse
 import concurrent.futures
 import fnmatch
+import hashlib
+import json
 import os
 import re
 import shlex
@@ -373,6 +387,75 @@ def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None):
     return Result(tid, "pass")
 
 
+TRUTH = "tests/gpu/sm90_truth.json"
+_truth = None
+
+
+def truth():
+    """The GPU's records by launch id ({} when none were recorded)."""
+    global _truth
+    if _truth is None:
+        p = os.path.join(ROOT, TRUTH)
+        _truth = {r["id"]: r for r in json.load(open(p))["launches"]} if os.path.exists(p) else {}
+    return _truth
+
+
+def file_sha(path):
+    """A hash of a PTX file's code: its whole-line comments (the test's
+    header: EXPECT lines, prose) do not change what the GPU did."""
+    with open(os.path.join(ROOT, path), "rb") as f:
+        code = [l for l in f.read().split(b"\n") if not l.lstrip().startswith(b"//")]
+    return hashlib.sha256(b"\n".join(code)).hexdigest()[:16]
+
+
+def t_gpu(tid, path, ids, want_rc, stdout_ok):
+    """The GPU's records of `ids` (one file's launches) against what the test
+    expects of ptxvm: exit status `want_rc`, and stdout_ok(stdout) is None."""
+    recs = [truth().get(i) for i in ids]
+    if not recs or None in recs:
+        return Result(tid, "skip", "not recorded on a GPU (tests/gpu/README.md)")
+    if any(r["sha"] != file_sha(path) for r in recs):
+        return Result(tid, "skip", "changed since it was recorded on a GPU")
+    if any(r["rc"] == 2 and "higher than default SM version" in r["stderr"] for r in recs):
+        return Result(tid, "skip", "its .target is newer than the recording GPU")
+    rcs = [r["rc"] for r in recs]
+    err = " | ".join(r["stderr"].strip() for r in recs if r["stderr"].strip())[:200]
+    if None in rcs:
+        why = None if want_rc == 1 else "hangs on the GPU, expected exit %d" % want_rc
+    elif any(rc == 2 for rc in rcs):
+        why = None if want_rc == 2 else "the driver rejects it: %s" % err
+    elif any(rc != 0 for rc in rcs):
+        why = None if want_rc != 0 else "fails on the GPU: %s" % err
+    elif want_rc != 0:
+        why = "runs on the GPU (exit 0), expected exit %d" % want_rc
+    else:
+        why = stdout_ok("".join(r["stdout"] for r in recs))
+        why = why and "on the GPU: " + why
+    return Result(tid, "fail", why) if why else Result(tid, "pass")
+
+
+def expect_lines_ok(expect):
+    def ok(out):
+        got = [l.rstrip() for l in out.splitlines()]
+        for i in range(max(len(got), len(expect))):
+            g = got[i] if i < len(got) else "(nothing)"
+            e = expect[i] if i < len(expect) else "(nothing)"
+            if g != e:
+                return "stdout line %d: got '%s', expected '%s'" % (i + 1, g[:120], e[:120])
+        return None
+    return ok
+
+
+def gpu_run_job(f):
+    """gpu:PATH for a RUN file: the GPU against its EXPECT and EXIT lines."""
+    h = header(f)
+    runs = [v for k, v in h if k == "RUN"]
+    expect = [v.rstrip() for k, v in h if k == "EXPECT"]
+    exits = [v.strip() for k, v in h if k == "EXIT"]
+    ids = ["run:%s#%d" % (f, i) for i in range(len(runs))]
+    return ("gpu:" + f, t_gpu, f, ids, int(exits[-1]) if exits else 0, expect_lines_ok(expect))
+
+
 SPEC_RE = re.compile(r"^(\w+)(?:\[(\d*)\])?:")
 
 
@@ -448,6 +531,8 @@ def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
                 jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
                 continue
             jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+            jobs.append(("gpu:" + tid, t_gpu, path, ["cuda:" + tid], 0,
+                         lambda out, e=expected: compare_output(out, e)))
             if san_ptxvm:
                 jobs.append(("san-cuda:" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,
                              timeout * 2, SAN_ENV))
@@ -513,6 +598,7 @@ def plan(args, ptxas):
         if kind == "run":
             if any(k == "RUN" for k, _ in header(f)):
                 jobs.append(("run:" + f, t_run, f, ptxvm, args.timeout))
+                jobs.append(gpu_run_job(f))
             elif args.files:
                 jobs.append(("run:" + f, lambda tid: Result(tid, "skip", "no RUN line")))
             continue
@@ -583,6 +669,7 @@ def main():
         return 1
     ptxas = find_ptxas()
     known = load_known(os.path.join(ROOT, "tests/known_failures.txt"))
+    known.update(load_known(os.path.join(ROOT, "tests/gpu/differences.txt")))
     jobs = plan(args, ptxas)
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:

@@ -1,0 +1,154 @@
+/* gpurun.c: `ptxvm run` on a real GPU, for ground truth.
+ *
+ *   gpurun [RUN OPTIONS] FILE.ptx [KERNEL]
+ *
+ * Takes the options and argument specs of `ptxvm run` (runargs.c: the same
+ * parser, the same buffers, the same dump format) and launches the kernel
+ * through the CUDA driver API instead of ptxvm, so that the two outputs can
+ * be compared byte for byte (tests/gpu/README.md). ptxvm's library reads the
+ * module only for the kernel's parameters and directives; the driver JIT
+ * compiles the PTX itself. Options that exist only in ptxvm (-j, --check,
+ * --schedule, --max-steps, --async-delay, --stats) are accepted and ignored.
+ * A kernel that never ends is not this program's business: run it under
+ * timeout(1). Exit status as ptxvm's: 0 ran, 1 the launch failed on the
+ * device (trap, bad address, ...), 2 the input was unusable. */
+#include <cuda.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runargs.h"
+
+static int cuda_bad(CUresult r, const char *what) {
+  const char *name = "?", *text = "?";
+  cuGetErrorName(r, &name);
+  cuGetErrorString(r, &text);
+  fprintf(stderr, "gpurun: %s: %s: %s\n", what, name, text);
+  return EXIT_FAULT;
+}
+
+/* The file's bytes, NUL-terminated (cuModuleLoadDataEx takes a C string). */
+static char *slurp(const char *path) {
+  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
+  if (!f) return NULL;
+  size_t cap = 1 << 16, n = 0;
+  char *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n - 1, f);
+    if (n < cap - 1) break;
+    char *nb = realloc(buf, cap *= 2);
+    if (!nb) { free(buf); buf = NULL; } else buf = nb;
+  }
+  if (f != stdin) fclose(f);
+  if (buf) buf[n] = 0;
+  return buf;
+}
+
+/* The driver's verdict on the PTX first: the JIT compiler's log when it
+ * rejects it (exit 2), whatever ptxvm thinks of it. */
+static int driver_load(const char *ptx, CUmodule *mod) {
+  CUdevice dev;
+  CUcontext cctx;
+  CUresult r;
+  if ((r = cuInit(0)) || (r = cuDeviceGet(&dev, 0)) || (r = cuDevicePrimaryCtxRetain(&cctx, dev)) ||
+      (r = cuCtxSetCurrent(cctx)))
+    return cuda_bad(r, "no device");
+  static char log[1 << 14];
+  CUjit_option jo[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES};
+  void *jv[] = {log, (void *)(uintptr_t)sizeof log};
+  if ((r = cuModuleLoadDataEx(mod, ptx, 2, jo, jv))) {
+    fprintf(stderr, "gpurun: the driver rejects the PTX:\n%s\n", log);
+    cuda_bad(r, "cuModuleLoadDataEx");
+    return EXIT_INPUT;
+  }
+  return EXIT_OK;
+}
+
+/* Copies the buffers, launches, synchronizes, dumps. */
+static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodule mod) {
+  ptxvm_function_info fi;
+  ptxvm_function_get_info(fn, &fi);
+  unsigned block[3], cluster[3];
+  run_launch_shape(fn, o, block, cluster);
+  CUresult r;
+  CUfunction f;
+  if ((r = cuModuleGetFunction(&f, mod, fi.name))) return cuda_bad(r, "cuModuleGetFunction");
+  void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
+  if (!values) return run_bad("out of memory");
+  for (int i = 0; i < o->nspecs; i++) {
+    values[i] = args[i].by_value ? (void *)args[i].data : (void *)&args[i].bits;
+    if (!args[i].is_buf || args[i].by_value) continue;
+    size_t bytes = args[i].n * args[i].t->size;
+    CUdeviceptr p;
+    if ((r = cuMemAlloc(&p, bytes ? bytes : 1)) || (bytes && (r = cuMemcpyHtoD(p, args[i].data, bytes)))) {
+      free(values);
+      return cuda_bad(r, "buffer");
+    }
+    args[i].bits = p;
+  }
+  if (o->shared > 48 * 1024 &&
+      (r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)o->shared))) {
+    free(values);
+    return cuda_bad(r, "dynamic shared memory size");
+  }
+  /* a cluster shape from -c (a .reqnctapercluster one is compiled in) */
+  CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
+  attr.value.clusterDim.x = cluster[0];
+  attr.value.clusterDim.y = cluster[1];
+  attr.value.clusterDim.z = cluster[2];
+  bool cluster_attr = o->has_cluster && !fi.reqnctapercluster[0];
+  if (cluster_attr && cluster[0] * cluster[1] * cluster[2] > 8)
+    cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  CUlaunchConfig cfg = {
+    .gridDimX = o->grid[0], .gridDimY = o->grid[1], .gridDimZ = o->grid[2],
+    .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
+    .sharedMemBytes = o->shared, .attrs = &attr, .numAttrs = cluster_attr ? 1 : 0,
+  };
+  r = cuLaunchKernelEx(&cfg, f, values, NULL);
+  free(values);
+  if (r) return cuda_bad(r, "launch");
+  if ((r = cuCtxSynchronize())) return cuda_bad(r, "kernel");
+  fflush(stdout);   /* the device's printf output comes first, as in ptxvm */
+  for (int i = 0; i < o->ndumps; i++) {
+    Arg *a = &args[o->dumps[i].arg];
+    size_t bytes = a->n * a->t->size;
+    if (bytes && (r = cuMemcpyDtoH(a->data, a->bits, bytes))) return cuda_bad(r, "dump");
+    int rc = run_print_dump(a, &o->dumps[i]);
+    if (rc != EXIT_OK) return rc;
+  }
+  return EXIT_OK;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: gpurun [ptxvm run OPTIONS] FILE.ptx [KERNEL]\n"
+        "runs the kernel on GPU 0 through the CUDA driver API; see `ptxvm run --help`\n", f);
+}
+
+int main(int argc, char **argv) {
+  run_prog = "gpurun";
+  RunOpts o = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}};
+  o.specs = calloc((size_t)argc, sizeof *o.specs);
+  o.dumps = calloc((size_t)argc, sizeof *o.dumps);
+  Arg *args = calloc((size_t)argc, sizeof *args);
+  int rc = o.specs && o.dumps && args ? run_parse_opts(argc, argv, &o, usage) : run_bad("out of memory");
+  if (rc == EXIT_OK) rc = run_parse_args(&o, args);
+  char *ptx = NULL;
+  ptxvm_context *ctx = NULL;
+  ptxvm_module *mod = NULL;
+  ptxvm_function *fn = NULL;
+  CUmodule cmod = NULL;
+  if (rc == EXIT_OK && !(ptx = slurp(o.file))) rc = run_bad("cannot read %s", o.file);
+  if (rc == EXIT_OK) rc = driver_load(ptx, &cmod);
+  if (rc == EXIT_OK && ptxvm_context_create(&ctx) != PTXVM_SUCCESS) rc = run_bad("out of memory");
+  if (rc == EXIT_OK && ptxvm_module_load_data(ctx, ptx, strlen(ptx), o.file, &mod) != PTXVM_SUCCESS)
+    rc = run_bad("the driver accepts the module; ptxvm rejects it:\n%s", ptxvm_last_error(ctx));
+  if (rc == EXIT_OK && !(fn = run_pick_kernel(mod, o.kernel))) rc = EXIT_INPUT;
+  if (rc == EXIT_OK) rc = run_check_args(fn, &o, args);
+  if (rc == EXIT_OK) rc = launch_on_gpu(&o, args, fn, cmod);
+  ptxvm_context_destroy(ctx);
+  free(ptx);
+  for (int i = 0; i < o.nspecs; i++) free(args[i].data);
+  free(args);
+  free(o.specs);
+  free(o.dumps);
+  return rc;
+}

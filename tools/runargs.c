@@ -1,0 +1,444 @@
+/* runargs.c: the `ptxvm run` command line minus the device (runargs.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "runargs.h"
+
+const char *run_prog = "ptxvm";
+
+static const ArgType arg_types[] = {
+  {"u8", 1, 'u'},  {"u16", 2, 'u'}, {"u32", 4, 'u'}, {"u64", 8, 'u'},
+  {"s8", 1, 's'},  {"s16", 2, 's'}, {"s32", 4, 's'}, {"s64", 8, 's'},
+  {"b8", 1, 'b'},  {"b16", 2, 'b'}, {"b32", 4, 'b'}, {"b64", 8, 'b'},
+  {"f32", 4, 'f'}, {"f64", 8, 'f'},
+};
+
+int run_bad(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s: ", run_prog);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return EXIT_INPUT;
+}
+
+static const ArgType *find_type(const char *s, size_t len) {
+  for (size_t i = 0; i < sizeof arg_types / sizeof arg_types[0]; i++)
+    if (strlen(arg_types[i].name) == len && !strncmp(arg_types[i].name, s, len)) return &arg_types[i];
+  return NULL;
+}
+
+/* An unsigned decimal or 0x hexadecimal number filling all of s. */
+static bool parse_u64(const char *s, uint64_t *v) {
+  int base = 10;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; s += 2; }
+  if (!*s || !(base == 16 ? (bool)strchr("0123456789abcdefABCDEF", *s) : (*s >= '0' && *s <= '9')))
+    return false;
+  char *end;
+  errno = 0;
+  *v = strtoull(s, &end, base);
+  return !errno && !*end;
+}
+
+/* Exactly `digits` hex digits after a 2-character prefix. */
+static bool parse_bits(const char *s, int digits, uint64_t *v) {
+  if ((int)strlen(s + 2) != digits) return false;
+  for (const char *p = s + 2; *p; p++) if (!strchr("0123456789abcdefABCDEF", *p)) return false;
+  *v = strtoull(s + 2, NULL, 16);
+  return true;
+}
+
+static bool parse_float(const ArgType *t, const char *s, uint64_t *bits) {
+  uint64_t b;
+  double d;
+  if ((s[0] == '0') && (s[1] == 'f' || s[1] == 'F') && parse_bits(s, 8, &b)) {
+    float f;
+    uint32_t u = (uint32_t)b;
+    memcpy(&f, &u, 4);
+    if (t->size == 4) { *bits = u; return true; }
+    d = f;
+  } else if (s[0] == '0' && (s[1] == 'd' || s[1] == 'D') && parse_bits(s, 16, &b)) {
+    if (t->size == 8) { *bits = b; return true; }
+    memcpy(&d, &b, 8);
+  } else {
+    char *end;
+    if (!*s) return false;
+    d = strtod(s, &end);
+    if (*end) return false;
+  }
+  if (t->size == 4) {
+    float f = (float)d;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    *bits = u;
+  } else {
+    memcpy(bits, &d, 8);
+  }
+  return true;
+}
+
+/* The bits of VALUE as type t; false if it does not parse or fit. */
+static bool parse_value(const ArgType *t, const char *s, uint64_t *bits) {
+  if (t->kind == 'f') return parse_float(t, s, bits);
+  bool neg = *s == '-';
+  uint64_t v;
+  if (!parse_u64(s + neg, &v)) return false;
+  unsigned bitsz = 8 * t->size;
+  uint64_t umax = bitsz == 64 ? UINT64_MAX : (1ull << bitsz) - 1;
+  uint64_t smax = umax >> 1;   /* largest positive signed value */
+  if (neg) {
+    if (t->kind == 'u' || v > smax + 1) return false;   /* s and b take -2^(n-1).. */
+    v = (uint64_t)0 - v;
+  } else if (v > (t->kind == 's' ? smax : umax)) {
+    return false;
+  }
+  *bits = v & umax;
+  return true;
+}
+
+static uint64_t splitmix64(uint64_t *state) {
+  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return z ^ (z >> 31);
+}
+
+/* Element i of a rand=SEED buffer (README "rand=SEED"). */
+static uint64_t rand_bits(const ArgType *t, uint64_t x) {
+  if (t->kind != 'f') return x;   /* stored as its low t->size bytes */
+  if (t->size == 4) {
+    float f = (float)((double)(x >> 40) * 0x1p-24) * 2.0f - 1.0f;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  double d = ((double)(x >> 11) * 0x1p-53) * 2.0 - 1.0;
+  uint64_t u;
+  memcpy(&u, &d, 8);
+  return u;
+}
+
+static void put(uint8_t *data, const ArgType *t, size_t i, uint64_t bits) {
+  memcpy(data + i * t->size, &bits, t->size);   /* little-endian host */
+}
+
+static uint64_t iota_bits(const ArgType *t, size_t i) {
+  if (t->kind != 'f') return i;
+  uint64_t b;
+  if (t->size == 4) {
+    float f = (float)i;
+    uint32_t u;
+    memcpy(&u, &f, 4);
+    return u;
+  }
+  double d = (double)i;
+  memcpy(&b, &d, 8);
+  return b;
+}
+
+/* Reads a whole file for @PATH. */
+static uint8_t *read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  size_t cap = 4096, n = 0;
+  uint8_t *buf = malloc(cap);
+  while (buf) {
+    n += fread(buf + n, 1, cap - n, f);
+    if (n < cap) break;
+    uint8_t *nb = realloc(buf, cap *= 2);
+    if (!nb) { free(buf); buf = NULL; } else buf = nb;
+  }
+  if (ferror(f)) { free(buf); buf = NULL; }
+  fclose(f);
+  *len = n;
+  return buf;
+}
+
+/* Fills a buffer argument from INIT; a->n may be unknown (SIZE_MAX) for @PATH. */
+static int init_buffer(Arg *a, const char *init) {
+  const ArgType *t = a->t;
+  if (*init == '@') {
+    size_t len;
+    uint8_t *bytes = read_file(init + 1, &len);
+    if (!bytes) return run_bad("argument '%s': cannot read %s: %s", a->spec, init + 1, strerror(errno));
+    if (len % t->size || (a->n != SIZE_MAX && len != a->n * t->size)) {
+      free(bytes);
+      return run_bad("argument '%s': %s holds %zu bytes, not %s %s elements of %u bytes", a->spec,
+                 init + 1, len, a->n == SIZE_MAX ? "whole" : "exactly N", t->name, t->size);
+    }
+    a->n = len / t->size;
+    a->data = bytes;
+    return EXIT_OK;
+  }
+  if (a->n == SIZE_MAX) return run_bad("argument '%s': the element count may be left out only with @PATH", a->spec);
+  a->data = calloc(a->n ? a->n : 1, t->size);
+  if (!a->data) return run_bad("argument '%s': out of memory", a->spec);
+  uint64_t v;
+  if (!strcmp(init, "zero")) return EXIT_OK;
+  if (!strcmp(init, "iota")) {
+    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, iota_bits(t, i));
+    return EXIT_OK;
+  }
+  if (!strncmp(init, "fill=", 5)) {
+    if (!parse_value(t, init + 5, &v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, init + 5, t->name);
+    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, v);
+    return EXIT_OK;
+  }
+  if (!strncmp(init, "rand=", 5)) {
+    uint64_t state;
+    if (!parse_u64(init + 5, &state)) return run_bad("argument '%s': '%s' is not a seed (an unsigned integer)", a->spec, init + 5);
+    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, rand_bits(t, splitmix64(&state)));
+    return EXIT_OK;
+  }
+  /* V0,V1,...: exactly N values */
+  size_t i = 0;
+  const char *p = init;
+  for (;;) {
+    size_t len = strcspn(p, ",");
+    char tok[128];
+    if (len == 0 || len >= sizeof tok) return run_bad("argument '%s': bad element list or initializer '%s'", a->spec, init);
+    memcpy(tok, p, len);
+    tok[len] = 0;
+    if (!parse_value(t, tok, &v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, tok, t->name);
+    if (i < a->n) put(a->data, t, i, v);
+    i++;
+    if (!p[len]) break;
+    p += len + 1;
+  }
+  if (i != a->n) return run_bad("argument '%s': %zu values given for %zu elements", a->spec, i, a->n);
+  return EXIT_OK;
+}
+
+/* TYPE:VALUE or TYPE[N]:INIT. */
+static int parse_arg(Arg *a, const char *spec) {
+  memset(a, 0, sizeof *a);
+  a->spec = spec;
+  size_t tl = strcspn(spec, "[:");
+  a->t = find_type(spec, tl);
+  if (!a->t) return run_bad("argument '%s': unknown type '%.*s' (u8..u64, s8..s64, b8..b64, f32, f64)", spec, (int)tl, spec);
+  const char *p = spec + tl;
+  if (*p == ':') {
+    if (!parse_value(a->t, p + 1, &a->bits)) return run_bad("argument '%s': '%s' is not a %s value", spec, p + 1, a->t->name);
+    return EXIT_OK;
+  }
+  if (*p != '[') return run_bad("argument '%s': expected TYPE:VALUE or TYPE[N]:INIT", spec);
+  a->is_buf = true;
+  const char *close = strchr(p, ']');
+  if (!close || close[1] != ':') return run_bad("argument '%s': expected TYPE[N]:INIT", spec);
+  if (close == p + 1) {
+    a->n = SIZE_MAX;
+  } else {
+    char num[32];
+    uint64_t n;
+    size_t len = (size_t)(close - p - 1);
+    if (len >= sizeof num) return run_bad("argument '%s': bad element count", spec);
+    memcpy(num, p + 1, len);
+    num[len] = 0;
+    if (!parse_u64(num, &n) || n > ((uint64_t)1 << 40) / a->t->size) return run_bad("argument '%s': bad element count '%s'", spec, num);
+    a->n = (size_t)n;
+  }
+  return init_buffer(a, close + 2);
+}
+
+/* X[,Y[,Z]] with every part >= 1. */
+static bool parse_dims(const char *s, unsigned d[3]) {
+  d[0] = d[1] = d[2] = 1;
+  for (int i = 0; i < 3; i++) {
+    char *end;
+    if (*s < '0' || *s > '9') return false;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || v == 0 || v > UINT32_MAX) return false;
+    d[i] = (unsigned)v;
+    if (!*end) return true;
+    if (*end != ',' || i == 2) return false;
+    s = end + 1;
+  }
+  return false;
+}
+
+static void print_elem(const ArgType *t, const uint8_t *p) {
+  uint64_t v = 0;
+  memcpy(&v, p, t->size);
+  if (t->kind == 'f') {
+    if (t->size == 4) { float f; memcpy(&f, p, 4); printf("%.9g", (double)f); }
+    else { double d; memcpy(&d, p, 8); printf("%.17g", d); }
+  } else if (t->kind == 's') {
+    unsigned sh = 64 - 8 * t->size;
+    printf("%" PRId64, (int64_t)(v << sh) >> sh);
+  } else {
+    printf("%" PRIu64, v);
+  }
+}
+
+/* Picks KERNEL, or the module's only .entry. */
+ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name) {
+  ptxvm_function *fn = NULL;
+  if (name) {
+    if (ptxvm_module_get_function(mod, name, &fn) != PTXVM_SUCCESS) {
+      run_bad("no kernel '%s' in the module", name);
+      return NULL;
+    }
+    ptxvm_function_info fi;
+    ptxvm_function_get_info(fn, &fi);
+    if (!fi.is_entry || !fi.has_body) {
+      run_bad("'%s' is not a kernel (.entry with a body)", name);
+      return NULL;
+    }
+    return fn;
+  }
+  int entries = 0;
+  for (int i = 0; i < ptxvm_module_function_count(mod); i++) {
+    ptxvm_function *f = ptxvm_module_function_at(mod, i);
+    ptxvm_function_info fi;
+    ptxvm_function_get_info(f, &fi);
+    if (fi.is_entry && fi.has_body) { fn = f; entries++; }
+  }
+  if (entries != 1) {
+    run_bad(entries ? "the module has %d kernels; name one" : "the module has no kernel (.entry)", entries);
+    return NULL;
+  }
+  return fn;
+}
+
+/* -o N[=PATH] */
+static bool parse_dump(const char *s, Dump *d) {
+  const char *eq = strchr(s, '=');
+  char num[24];
+  size_t len = eq ? (size_t)(eq - s) : strlen(s);
+  uint64_t v;
+  if (len == 0 || len >= sizeof num) return false;
+  memcpy(num, s, len);
+  num[len] = 0;
+  if (!parse_u64(num, &v) || v > 4096) return false;
+  d->arg = (int)v;
+  d->path = eq ? eq + 1 : NULL;
+  return !eq || eq[1];
+}
+
+int run_parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) {
+  static const struct option longs[] = {
+    {"grid", required_argument, NULL, 'g'},   {"block", required_argument, NULL, 'b'},
+    {"cluster", required_argument, NULL, 'c'}, {"shared", required_argument, NULL, 's'},
+    {"arg", required_argument, NULL, 'a'},    {"dump", required_argument, NULL, 'o'},
+    {"jobs", required_argument, NULL, 'j'},   {"quiet", no_argument, NULL, 'q'},
+    {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
+    {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
+    {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
+    {NULL, 0, NULL, 0},
+  };
+  uint64_t v;
+  int c;
+  optind = 1;
+  opterr = 0;
+  while ((c = getopt_long(argc, argv, ":g:b:c:s:a:o:j:qh", longs, NULL)) != -1) {
+    switch (c) {
+    case 'g': if (!parse_dims(optarg, o->grid)) return run_bad("bad grid '%s' (X[,Y[,Z]], each >= 1)", optarg); break;
+    case 'b': if (!parse_dims(optarg, o->block)) return run_bad("bad block '%s' (X[,Y[,Z]], each >= 1)", optarg);
+              o->has_block = true; break;
+    case 'c': if (!parse_dims(optarg, o->cluster)) return run_bad("bad cluster '%s' (X[,Y[,Z]], each >= 1)", optarg);
+              o->has_cluster = true; break;
+    case 's': if (!parse_u64(optarg, &v) || v > UINT32_MAX) return run_bad("bad shared memory size '%s'", optarg);
+              o->shared = (unsigned)v; break;
+    case 'a': o->specs[o->nspecs++] = optarg; break;
+    case 'o': if (!parse_dump(optarg, &o->dumps[o->ndumps++])) return run_bad("bad dump '%s' (N or N=PATH)", optarg); break;
+    case 'j': if (!parse_u64(optarg, &v) || v == 0 || v > 4096) return run_bad("bad job count '%s'", optarg);
+              o->jobs = (unsigned)v; break;
+    case 'q': o->quiet = true; break;
+    case 'C': o->check = true; break;
+    case 'T': o->stats = true; break;
+    case 'S': if (!parse_u64(optarg, &o->schedule)) return run_bad("bad schedule seed '%s'", optarg); break;
+    case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
+                return run_bad("bad step limit '%s' (a count >= 1)", optarg);
+              break;
+    case 'D': if (!parse_u64(optarg, &o->async_delay) || o->async_delay == UINT64_MAX)
+                return run_bad("bad async delay '%s' (virtual nanoseconds)", optarg);
+              break;
+    case 'h': usage(stdout); exit(EXIT_OK);
+    case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);
+    default: return run_bad("unknown option '%s'", argv[optind - 1]);
+    }
+  }
+  if (optind >= argc) return run_bad("run: missing FILE.ptx");
+  o->file = argv[optind++];
+  if (optind < argc) o->kernel = argv[optind++];
+  if (optind < argc) return run_bad("run: unexpected argument '%s'", argv[optind]);
+  return EXIT_OK;
+}
+
+
+int run_parse_args(const RunOpts *o, Arg *args) {
+  for (int i = 0; i < o->nspecs; i++) {
+    int rc = parse_arg(&args[i], o->specs[i]);
+    if (rc != EXIT_OK) return rc;
+  }
+  return EXIT_OK;
+}
+
+void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], unsigned cluster[3]) {
+  ptxvm_function_info fi;
+  ptxvm_function_get_info(fn, &fi);
+  for (int i = 0; i < 3; i++) {
+    block[i] = o->has_block || !fi.reqntid[0] ? o->block[i] : fi.reqntid[i] ? fi.reqntid[i] : 1;
+    cluster[i] = o->has_cluster || !fi.reqnctapercluster[0] ? o->cluster[i]
+               : fi.reqnctapercluster[i] ? fi.reqnctapercluster[i] : 1;
+  }
+}
+
+int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
+  ptxvm_function_info fi;
+  ptxvm_function_get_info(fn, &fi);
+  for (int i = 0; i < o->ndumps; i++)
+    if (o->dumps[i].arg >= o->nspecs || !args[o->dumps[i].arg].is_buf)
+      return run_bad("-o %d: argument %d is not a buffer (TYPE[N]:INIT)", o->dumps[i].arg, o->dumps[i].arg);
+  if (o->nspecs != fi.nparams)
+    return run_bad("kernel '%s' takes %d parameter%s, %d given with -a", fi.name, fi.nparams,
+                   fi.nparams == 1 ? "" : "s", o->nspecs);
+  for (int i = 0; i < o->nspecs; i++) {
+    ptxvm_param_info pi;
+    ptxvm_function_get_param(fn, 0, i, &pi);
+    if (args[i].is_buf && pi.array_len > 0) {
+      /* an array parameter (a by-value aggregate): the elements are its bytes */
+      size_t bytes = args[i].n * args[i].t->size;
+      if (bytes != pi.size)
+        return run_bad("argument %d '%s' is %zu bytes but parameter %s is .%s[%u] of %u bytes (TYPE[N]:INIT "
+                       "gives an array parameter its bytes by value; they must fill it exactly)", i,
+                       args[i].spec, bytes, pi.name, pi.type, pi.array_len, pi.size);
+      args[i].by_value = true;
+      continue;
+    }
+    unsigned size = args[i].is_buf ? 8 : args[i].t->size;
+    if (pi.size != size)
+      return run_bad("argument %d '%s' is %u bytes but parameter %s is .%s of %u bytes%s", i,
+                     args[i].spec, size, pi.name, pi.type, pi.size,
+                     args[i].is_buf ? " (a buffer passes a 64-bit address)" : "");
+  }
+  for (int i = 0; i < o->ndumps; i++)
+    if (args[o->dumps[i].arg].by_value)
+      return run_bad("-o %d: argument %d is passed by value (an array parameter), not a buffer",
+                     o->dumps[i].arg, o->dumps[i].arg);
+  return EXIT_OK;
+}
+
+int run_print_dump(const Arg *a, const Dump *d) {
+  size_t bytes = a->n * a->t->size;
+  if (d->path) {
+    FILE *f = fopen(d->path, "wb");
+    if (!f || fwrite(a->data, 1, bytes, f) != bytes || fclose(f)) {
+      if (f) fclose(f);
+      return run_bad("cannot write %s: %s", d->path, strerror(errno));
+    }
+    return EXIT_OK;
+  }
+  for (size_t i = 0; i < a->n; i++) {
+    if (i) putchar(' ');
+    print_elem(a->t, a->data + i * a->t->size);
+  }
+  putchar('\n');
+  return EXIT_OK;
+}

@@ -1,0 +1,68 @@
+/* runargs.h: what `ptxvm run` and `gpurun` share (shared/CLI.md "ptxvm run"):
+ * the options, the argument specs (TYPE:VALUE, TYPE[N]:INIT), the choice of
+ * kernel and launch shape, and the dump format. Each tool supplies only the
+ * device it runs on: ptxvm's library, or the CUDA driver (tools/gpurun.c). */
+#ifndef PTXVM_RUNARGS_H
+#define PTXVM_RUNARGS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ptxvm.h"
+
+enum { EXIT_OK = 0, EXIT_FAULT = 1, EXIT_INPUT = 2 };
+
+typedef struct ArgType {
+  const char *name;
+  unsigned size;     /* bytes */
+  char kind;         /* 'u', 's', 'b', 'f' */
+} ArgType;
+
+typedef struct Arg {
+  const char *spec;
+  const ArgType *t;
+  bool is_buf;
+  bool by_value;          /* TYPE[N]:INIT for an array parameter: its bytes, not a buffer */
+  uint64_t bits;          /* scalar value, or the buffer's device address */
+  size_t n;               /* buffer elements */
+  uint8_t *data;          /* buffer contents (host copy) */
+} Arg;
+
+typedef struct Dump { int arg; const char *path; } Dump;
+
+typedef struct RunOpts {
+  unsigned grid[3], block[3], cluster[3];
+  bool has_block, has_cluster, quiet, check;
+  bool stats;             /* --stats */
+  unsigned shared;
+  unsigned jobs;          /* -j N (0: the library's default, the CPUs) */
+  uint64_t schedule;      /* --schedule SEED (0: warps in order) */
+  uint64_t max_steps;     /* --max-steps N (0: the library's default) */
+  uint64_t async_delay;   /* --async-delay NS (UINT64_MAX: the library's default) */
+  const char **specs; int nspecs;
+  Dump *dumps; int ndumps;
+  const char *file, *kernel;
+} RunOpts;
+
+/* "PROG: message" on stderr (PROG is run_prog); returns EXIT_INPUT. */
+extern const char *run_prog;
+int run_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Parses argv (argv[0] is the subcommand) into o; `usage` prints --help.
+ * Returns EXIT_OK or EXIT_INPUT after a message. */
+int run_parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *));
+/* Parses each -a spec into args[] (host copies of buffers included). */
+int run_parse_args(const RunOpts *o, Arg *args);
+/* KERNEL, or the module's only .entry; NULL after a message. */
+ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name);
+/* The CTA and cluster shape: -b/-c, else .reqntid/.reqnctapercluster. */
+void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], unsigned cluster[3]);
+/* Checks the args against fn's parameters and the dumps against the args;
+ * marks array parameters by_value. Buffers still need a device address. */
+int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args);
+/* Prints (or writes to d->path) a buffer whose device contents are in a->data. */
+int run_print_dump(const Arg *a, const Dump *d);
+
+#endif
