@@ -227,12 +227,13 @@ EXEC(cvt_tf32) {
  * (f8_round_rn, fpconv.h). Packing: from two f32, a goes to d[15:8] and b
  * to d[7:0]; from an f16x2/bf16x2 a, a[31:16] -> d[15:8], a[15:0] -> d[7:0];
  * to f16x2, a[15:8] -> d[31:16], a[7:0] -> d[15:0]. .relu turns negative
- * values into +0 (NaN stays NaN) before the rounding; .satfinite (mandatory
+ * values and -0 into +0 (NaN stays NaN; -0 -> +0 as sm_90 does, tests/gpu)
+ * before the rounding; .satfinite (mandatory
  * in the narrowing forms) makes overflow and infinity the largest finite
  * value of that sign, NaN staying NaN. Widening to f16 is exact; a NaN gives
  * the canonical f16 NaN. x->sub: 1 for e4m3, x->imm: satfinite. */
 static double f8_relu(double d, uint32_t mods) {
-  return (mods & XM_RELU) && !isnan(d) && d < 0 ? 0.0 : d;
+  return (mods & XM_RELU) && !isnan(d) && signbit(d) ? 0.0 : d;
 }
 static uint32_t f8_one(double d, const XInsn *x) {
   return f8_round_rn(f8_relu(d, x->mods), x->sub != 0, x->imm != 0);

@@ -20,7 +20,8 @@
  *   div by zero:   unsigned and signed give all ones (0xffff..., -1 for
  *                  signed), what the GPU's division sequence produces for
  *                  unsigned operands;
- *   rem by zero:   gives the dividend a;
+ *   rem by zero:   .u32 gives all ones, as sm_90 does (tests/gpu); the
+ *                  other types give the dividend a;
  *   MIN / -1:      div gives MIN (wraps), rem gives 0;
  *   fns base > 31: undefined in the ISA; gives 0xffffffff (not found). */
 #include "../lower/lower.h"
@@ -66,7 +67,7 @@ static inline uint64_t mullo_u64(uint64_t a, uint64_t b) { return a * b; }
 /* Division: see the header for the values of the unspecified cases. */
 static inline uint32_t div_u32(uint32_t a, uint32_t b) { return b ? a / b : UINT32_MAX; }
 static inline uint64_t div_u64(uint64_t a, uint64_t b) { return b ? a / b : UINT64_MAX; }
-static inline uint32_t rem_u32(uint32_t a, uint32_t b) { return b ? a % b : a; }
+static inline uint32_t rem_u32(uint32_t a, uint32_t b) { return b ? a % b : UINT32_MAX; }
 static inline uint64_t rem_u64(uint64_t a, uint64_t b) { return b ? a % b : a; }
 static inline uint32_t div_s32(uint32_t a, uint32_t b) {
   if (b == 0) return UINT32_MAX;
@@ -297,7 +298,7 @@ static void div_zero(Warp *w, const XInsn *x, uint32_t mask, int bits) {
   int l = __builtin_ctz(zero), n = __builtin_popcount(zero);
   exec_report(w, x, l, "%s.%s: integer division by zero in lane %d (%d lane%s): undefined result; "
               "ptxvm gives %s", div ? "div" : "rem", type_name((Type)x->type), l, n,
-              n == 1 ? "" : "s", div ? "all ones" : "the dividend");
+              n == 1 ? "" : "s", div || x->type == TY_U32 ? "all ones" : "the dividend");
 }
 #define DIVREM(NAME, W, BITS, F) \
   ALU2(NAME##_alu, W, W, W, F(a[l], b[l])) \

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Independent reference for tests/ptx/cvt/fp8_*.ptx (cvt to and from
-.e4m3x2/.e5m2x2, PTX ISA §9.7.9.21 and §5.2.5.1). Written from the format
+.e4m3x2/.e5m2x2, PTX ISA section 9.7.9.21 and section 5.2.5.1). Written from the format
 definitions, not from ptxvm: every finite value of the format is listed
 (exact Fractions) and an input goes to the nearest one, ties to the even
 encoding. The list ends with one "overflow" value, the next step of the top
@@ -10,9 +10,9 @@ under round-to-nearest-even with an unbounded exponent.
 
   .satfinite: overflow and +-inf give the largest finite value of that
               sign (e4m3 448 = 0x7e, e5m2 57344 = 0x7b); NaN gives NaN.
-  .relu:      a negative value becomes +0 first; NaN stays NaN. -0 is not
-              negative, so it stays -0 (the ISA: "clamps the result to 0 if
-              negative").
+  .relu:      a negative value becomes +0 first; NaN stays NaN. -0 becomes
+              +0 too (the ISA: "clamps the result to 0 if negative" leaves -0
+              open; an H200 gives +0: tests/gpu/sm90_truth.json).
   NaN results are written 0x7f (fp8) and 0x7fff (f16): the canonical NaNs
   ptxvm documents (fpconv.h); the ISA leaves payloads open.
 
@@ -58,7 +58,7 @@ def to_f8(x, e4m3, relu, sat=True):
     """x: Fraction, NAN, ('inf', sign) or ('zero', sign)."""
     if x == NAN: return 0x7f
     if isinstance(x, tuple) and x[0] == 'zero':
-        return 0x80 if x[1] < 0 else 0
+        return 0x80 if x[1] < 0 and not relu else 0
     if isinstance(x, tuple):
         sign = x[1] < 0
         if relu and sign: return 0
@@ -104,7 +104,7 @@ def f16_in(h):
 def to_f16(x, relu):
     """Exact (every fp8 value is an f16 value)."""
     if x == NAN: return 0x7fff
-    if isinstance(x, tuple) and x[0] == 'zero': return 0x8000 if x[1] < 0 else 0
+    if isinstance(x, tuple) and x[0] == 'zero': return 0x8000 if x[1] < 0 and not relu else 0
     if isinstance(x, tuple):
         if relu and x[1] < 0: return 0
         return (0x8000 if x[1] < 0 else 0) | 0x7c00
