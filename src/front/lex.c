@@ -43,6 +43,14 @@ static bool at_line_start(const Lexer *L) {
   return true;
 }
 
+/* ptxas (and the driver's JIT) reject any byte outside ASCII, in comments
+ * too; so do we, rather than accept a file the GPU toolchain refuses. */
+static void ascii_only(Lexer *L) {
+  if ((unsigned char)*L->p >= 0x80)
+    diag_error(L->P, L->line, col_of(L, L->p), 1, "non-ASCII character (byte 0x%02x); PTX is ASCII",
+               (unsigned char)*L->p);
+}
+
 /* Skips white space and comments; reports whether anything was skipped. */
 static bool skip_space(Lexer *L) {
   const char *start = L->p;
@@ -56,9 +64,9 @@ static bool skip_space(Lexer *L) {
       L->p++;
     } else if (c == '#' && at_line_start(L)) {
       /* a C preprocessor line marker (# 1 "kernel.cu"), which ptxas skips */
-      while (L->p < L->end && *L->p != '\n') L->p++;
+      while (L->p < L->end && *L->p != '\n') ascii_only(L), L->p++;
     } else if (c == '/' && L->p + 1 < L->end && L->p[1] == '/') {
-      while (L->p < L->end && *L->p != '\n') L->p++;
+      while (L->p < L->end && *L->p != '\n') ascii_only(L), L->p++;
     } else if (c == '/' && L->p + 1 < L->end && L->p[1] == '*') {
       uint32_t line = L->line, col = col_of(L, L->p);
       L->p += 2;
@@ -67,6 +75,7 @@ static bool skip_space(Lexer *L) {
           diag_error(L->P, line, col, 2, "unterminated comment");
         if (L->p[0] == '*' && L->p[1] == '/') { L->p += 2; break; }
         if (*L->p == '\n') { L->line++; L->line_start = L->p + 1; }
+        ascii_only(L);
         L->p++;
       }
     } else {
