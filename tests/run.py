@@ -408,13 +408,15 @@ def file_sha(path):
     return hashlib.sha256(b"\n".join(code)).hexdigest()[:16]
 
 
-def t_gpu(tid, path, ids, want_rc, stdout_ok):
-    """The GPU's records of `ids` (one file's launches) against what the test
-    expects of ptxvm: exit status `want_rc`, and stdout_ok(stdout) is None."""
-    recs = [truth().get(i) for i in ids]
+def t_gpu(tid, launches, want_rc, stdout_ok):
+    """The GPU's records of `launches` (one test's (id, argv) pairs) against
+    what the test expects of ptxvm: exit status `want_rc`, and
+    stdout_ok(stdout) is None."""
+    recs = [truth().get(i) for i, _ in launches]
     if not recs or None in recs:
         return Result(tid, "skip", "not recorded on a GPU (tests/gpu/README.md)")
-    if any(r["sha"] != file_sha(path) for r in recs):
+    ptx = lambda argv: next(a for a in argv if a.endswith(".ptx"))
+    if any(r["argv"] != argv or r["sha"] != file_sha(ptx(argv)) for r, (_, argv) in zip(recs, launches)):
         return Result(tid, "skip", "changed since it was recorded on a GPU")
     if any(r["rc"] == 2 and "higher than default SM version" in r["stderr"] for r in recs):
         return Result(tid, "skip", "its .target is newer than the recording GPU")
@@ -452,8 +454,9 @@ def gpu_run_job(f):
     runs = [v for k, v in h if k == "RUN"]
     expect = [v.rstrip() for k, v in h if k == "EXPECT"]
     exits = [v.strip() for k, v in h if k == "EXIT"]
-    ids = ["run:%s#%d" % (f, i) for i in range(len(runs))]
-    return ("gpu:" + f, t_gpu, f, ids, int(exits[-1]) if exits else 0, expect_lines_ok(expect))
+    launches = [("run:%s#%d" % (f, i), [a.replace("%s", f) for a in shlex.split(r)][2:])
+                for i, r in enumerate(runs)]
+    return ("gpu:" + f, t_gpu, launches, int(exits[-1]) if exits else 0, expect_lines_ok(expect))
 
 
 SPEC_RE = re.compile(r"^(\w+)(?:\[(\d*)\])?:")
@@ -531,7 +534,7 @@ def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
                 jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
                 continue
             jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
-            jobs.append(("gpu:" + tid, t_gpu, path, ["cuda:" + tid], 0,
+            jobs.append(("gpu:" + tid, t_gpu, [("cuda:" + tid, ["-q"] + opts + [path, kernel])], 0,
                          lambda out, e=expected: compare_output(out, e)))
             if san_ptxvm:
                 jobs.append(("san-cuda:" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,

@@ -17,11 +17,9 @@
  * exactly as the ISA's semantics say (d = a - (b + CC.CF)).
  *
  * Choices the ISA leaves open (also listed in the Notes of opcodes.def):
- *   div by zero:   unsigned and signed give all ones (0xffff..., -1 for
- *                  signed), what the GPU's division sequence produces for
- *                  unsigned operands;
- *   rem by zero:   .u32 gives all ones, as sm_90 does (tests/gpu); the
- *                  other types give the dividend a;
+ *   div, rem by zero: all ones (0xffff..., -1 for signed types), for every
+ *                  type and dividend: what an H200 gives (tests/ptx/truth/
+ *                  div_rem_zero.ptx against tests/gpu/sm90_truth.json);
  *   MIN / -1:      div gives MIN (wraps), rem gives 0;
  *   fns base > 31: undefined in the ISA; gives 0xffffffff (not found). */
 #include "../lower/lower.h"
@@ -68,14 +66,14 @@ static inline uint64_t mullo_u64(uint64_t a, uint64_t b) { return a * b; }
 static inline uint32_t div_u32(uint32_t a, uint32_t b) { return b ? a / b : UINT32_MAX; }
 static inline uint64_t div_u64(uint64_t a, uint64_t b) { return b ? a / b : UINT64_MAX; }
 static inline uint32_t rem_u32(uint32_t a, uint32_t b) { return b ? a % b : UINT32_MAX; }
-static inline uint64_t rem_u64(uint64_t a, uint64_t b) { return b ? a % b : a; }
+static inline uint64_t rem_u64(uint64_t a, uint64_t b) { return b ? a % b : UINT64_MAX; }
 static inline uint32_t div_s32(uint32_t a, uint32_t b) {
   if (b == 0) return UINT32_MAX;
   if (a == 0x80000000u && b == UINT32_MAX) return a;
   return (uint32_t)(as_s32(a) / as_s32(b));
 }
 static inline uint32_t rem_s32(uint32_t a, uint32_t b) {
-  if (b == 0) return a;
+  if (b == 0) return UINT32_MAX;
   if (a == 0x80000000u && b == UINT32_MAX) return 0;
   return (uint32_t)(as_s32(a) % as_s32(b));
 }
@@ -85,15 +83,15 @@ static inline uint64_t div_s64(uint64_t a, uint64_t b) {
   return (uint64_t)(as_s64(a) / as_s64(b));
 }
 static inline uint64_t rem_s64(uint64_t a, uint64_t b) {
-  if (b == 0) return a;
+  if (b == 0) return UINT64_MAX;
   if (a == 0x8000000000000000u && b == UINT64_MAX) return 0;
   return (uint64_t)(as_s64(a) % as_s64(b));
 }
 /* 16-bit: operands are exact in 32 bits, so only b == 0 is special. */
 static inline uint32_t div_u16(uint32_t a, uint32_t b) { a &= 0xffff; b &= 0xffff; return b ? a / b : 0xffff; }
-static inline uint32_t rem_u16(uint32_t a, uint32_t b) { a &= 0xffff; b &= 0xffff; return b ? a % b : a; }
+static inline uint32_t rem_u16(uint32_t a, uint32_t b) { a &= 0xffff; b &= 0xffff; return b ? a % b : 0xffff; }
 static inline uint32_t div_s16(uint32_t a, uint32_t b) { return sx16(b) ? lo16(sx16(a) / sx16(b)) : 0xffff; }
-static inline uint32_t rem_s16(uint32_t a, uint32_t b) { return sx16(b) ? lo16(sx16(a) % sx16(b)) : a & 0xffff; }
+static inline uint32_t rem_s16(uint32_t a, uint32_t b) { return sx16(b) ? lo16(sx16(a) % sx16(b)) : 0xffff; }
 
 static inline uint32_t popc64(uint64_t v) {
   v = v - ((v >> 1) & 0x5555555555555555u);
@@ -298,7 +296,7 @@ static void div_zero(Warp *w, const XInsn *x, uint32_t mask, int bits) {
   int l = __builtin_ctz(zero), n = __builtin_popcount(zero);
   exec_report(w, x, l, "%s.%s: integer division by zero in lane %d (%d lane%s): undefined result; "
               "ptxvm gives %s", div ? "div" : "rem", type_name((Type)x->type), l, n,
-              n == 1 ? "" : "s", div || x->type == TY_U32 ? "all ones" : "the dividend");
+              n == 1 ? "" : "s", "all ones");
 }
 #define DIVREM(NAME, W, BITS, F) \
   ALU2(NAME##_alu, W, W, W, F(a[l], b[l])) \
