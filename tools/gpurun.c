@@ -125,12 +125,9 @@ static void usage(FILE *f) {
 
 int main(int argc, char **argv) {
   run_prog = "gpurun";
-  RunOpts o = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}};
-  o.specs = calloc((size_t)argc, sizeof *o.specs);
-  o.dumps = calloc((size_t)argc, sizeof *o.dumps);
-  Arg *args = calloc((size_t)argc, sizeof *args);
-  int rc = o.specs && o.dumps && args ? run_parse_opts(argc, argv, &o, usage) : run_bad("out of memory");
-  if (rc == EXIT_OK) rc = run_parse_args(&o, args);
+  RunOpts o;
+  Arg *args;
+  int rc = run_begin(argc, argv, &o, &args, usage);
   char *ptx = NULL;
   ptxvm_context *ctx = NULL;
   ptxvm_module *mod = NULL;
@@ -146,9 +143,6 @@ int main(int argc, char **argv) {
   if (rc == EXIT_OK) rc = launch_on_gpu(&o, args, fn, cmod);
   ptxvm_context_destroy(ctx);
   free(ptx);
-  for (int i = 0; i < o.nspecs; i++) free(args[i].data);
-  free(args);
-  free(o.specs);
-  free(o.dumps);
+  run_end(&o, args);
   return rc;
 }

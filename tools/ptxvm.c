@@ -237,12 +237,9 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
 
 /* ptxvm run [OPTIONS] FILE.ptx [KERNEL]; argv[0] is "run". */
 static int cmd_run(int argc, char **argv) {
-  RunOpts o = {.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}, .async_delay = UINT64_MAX};
-  o.specs = calloc((size_t)argc, sizeof *o.specs);
-  o.dumps = calloc((size_t)argc, sizeof *o.dumps);
-  Arg *args = calloc((size_t)argc, sizeof *args);
-  int rc = o.specs && o.dumps && args ? run_parse_opts(argc, argv, &o, usage) : run_bad("out of memory");
-  if (rc == EXIT_OK) rc = run_parse_args(&o, args);
+  RunOpts o;
+  Arg *args;
+  int rc = run_begin(argc, argv, &o, &args, usage);
   ptxvm_context *ctx = NULL;
   if (rc == EXIT_OK) {
     ptxvm_module *mod = load(&ctx, o.file);
@@ -256,10 +253,7 @@ static int cmd_run(int argc, char **argv) {
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }
   ptxvm_context_destroy(ctx);
-  for (int i = 0; i < o.nspecs; i++) free(args[i].data);
-  free(args);
-  free(o.specs);
-  free(o.dumps);
+  run_end(&o, args);
   return rc;
 }
 

@@ -321,7 +321,7 @@ static bool parse_dump(const char *s, Dump *d) {
   return !eq || eq[1];
 }
 
-int run_parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) {
+static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) {
   static const struct option longs[] = {
     {"grid", required_argument, NULL, 'g'},   {"block", required_argument, NULL, 'b'},
     {"cluster", required_argument, NULL, 'c'}, {"shared", required_argument, NULL, 's'},
@@ -372,12 +372,22 @@ int run_parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) {
 }
 
 
-int run_parse_args(const RunOpts *o, Arg *args) {
-  for (int i = 0; i < o->nspecs; i++) {
-    int rc = parse_arg(&args[i], o->specs[i]);
-    if (rc != EXIT_OK) return rc;
-  }
-  return EXIT_OK;
+int run_begin(int argc, char **argv, RunOpts *o, Arg **args, void (*usage)(FILE *)) {
+  *o = (RunOpts){.grid = {1, 1, 1}, .block = {1, 1, 1}, .cluster = {1, 1, 1}, .async_delay = UINT64_MAX};
+  o->specs = calloc((size_t)argc, sizeof *o->specs);
+  o->dumps = calloc((size_t)argc, sizeof *o->dumps);
+  *args = calloc((size_t)argc, sizeof **args);
+  if (!o->specs || !o->dumps || !*args) return run_bad("out of memory");
+  int rc = parse_opts(argc, argv, o, usage);
+  for (int i = 0; rc == EXIT_OK && i < o->nspecs; i++) rc = parse_arg(&(*args)[i], o->specs[i]);
+  return rc;
+}
+
+void run_end(RunOpts *o, Arg *args) {
+  for (int i = 0; args && i < o->nspecs; i++) free(args[i].data);
+  free(args);
+  free(o->specs);
+  free(o->dumps);
 }
 
 void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], unsigned cluster[3]) {

@@ -50,11 +50,12 @@ typedef struct RunOpts {
 extern const char *run_prog;
 int run_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* Parses argv (argv[0] is the subcommand) into o; `usage` prints --help.
- * Returns EXIT_OK or EXIT_INPUT after a message. */
-int run_parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *));
-/* Parses each -a spec into args[] (host copies of buffers included). */
-int run_parse_args(const RunOpts *o, Arg *args);
+/* Parses argv (argv[0] is the subcommand) into *o and the -a specs into
+ * *args (host copies of buffers included; one Arg per spec); `usage` prints
+ * --help. Returns EXIT_OK, or EXIT_INPUT after a message. Either way
+ * run_end frees what it made. */
+int run_begin(int argc, char **argv, RunOpts *o, Arg **args, void (*usage)(FILE *));
+void run_end(RunOpts *o, Arg *args);
 /* KERNEL, or the module's only .entry; NULL after a message. */
 ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name);
 /* The CTA and cluster shape: -b/-c, else .reqntid/.reqnctapercluster. */
