@@ -43,6 +43,15 @@ static char *slurp(const char *path) {
   return buf;
 }
 
+static int cu_htod(void *u, uint64_t addr, const void *src, size_t bytes) {
+  (void)u;
+  return cuMemcpyHtoD(addr, src, bytes) != CUDA_SUCCESS;
+}
+static int cu_dtoh(void *u, void *dst, uint64_t addr, size_t bytes) {
+  (void)u;
+  return cuMemcpyDtoH(dst, addr, bytes) != CUDA_SUCCESS;
+}
+
 /* The driver's verdict on the PTX first: the JIT compiler's log when it
  * rejects it (exit 2), whatever ptxvm thinks of it. */
 static int driver_load(const char *ptx, CUmodule *mod) {
@@ -74,16 +83,22 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
   if ((r = cuModuleGetFunction(&f, mod, fi.name))) return cuda_bad(r, "cuModuleGetFunction");
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
+  RunDevice dev = {cu_htod, cu_dtoh, NULL};
   for (int i = 0; i < o->nspecs; i++) {
     values[i] = args[i].by_value ? (void *)args[i].data : (void *)&args[i].bits;
     if (!args[i].is_buf || args[i].by_value) continue;
     size_t bytes = args[i].n * args[i].t->size;
     CUdeviceptr p;
-    if ((r = cuMemAlloc(&p, bytes ? bytes : 1)) || (bytes && (r = cuMemcpyHtoD(p, args[i].data, bytes)))) {
+    if ((r = cuMemAlloc(&p, bytes ? bytes : 1))) {
       free(values);
       return cuda_bad(r, "buffer");
     }
     args[i].bits = p;
+    int rc = run_upload(&args[i], &dev);
+    if (rc != EXIT_OK) {
+      free(values);
+      return rc;
+    }
   }
   if (o->shared > 48 * 1024 &&
       (r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)o->shared))) {
@@ -109,10 +124,7 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
   if ((r = cuCtxSynchronize())) return cuda_bad(r, "kernel");
   fflush(stdout);   /* the device's printf output comes first, as in ptxvm */
   for (int i = 0; i < o->ndumps; i++) {
-    Arg *a = &args[o->dumps[i].arg];
-    size_t bytes = a->n * a->t->size;
-    if (bytes && (r = cuMemcpyDtoH(a->data, a->bits, bytes))) return cuda_bad(r, "dump");
-    int rc = run_print_dump(a, &o->dumps[i]);
+    int rc = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
     if (rc != EXIT_OK) return rc;
   }
   return EXIT_OK;

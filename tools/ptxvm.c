@@ -158,24 +158,25 @@ static int cmd_info(const char *path) {
 
 /* ---- ptxvm run (the options and argument specs: runargs.c) ---- */
 
-/* Copies each buffer to the device; values[i] points at parameter i's bytes. */
+static int vm_htod(void *u, uint64_t addr, const void *src, size_t bytes) {
+  return ptxvm_memcpy_htod(u, addr, src, bytes) != PTXVM_SUCCESS;
+}
+static int vm_dtoh(void *u, void *dst, uint64_t addr, size_t bytes) {
+  return ptxvm_memcpy_dtoh(u, dst, addr, bytes) != PTXVM_SUCCESS;
+}
+
+/* Allocates and fills each buffer; values[i] points at parameter i's bytes. */
 static int bind_args(ptxvm_context *ctx, const RunOpts *o, Arg *args, void **values) {
+  RunDevice dev = {vm_htod, vm_dtoh, ctx};
   for (int i = 0; i < o->nspecs; i++) {
     values[i] = args[i].by_value ? (void *)args[i].data : (void *)&args[i].bits;
     if (!args[i].is_buf || args[i].by_value) continue;
-    size_t bytes = args[i].n * args[i].t->size;
-    if (ptxvm_mem_alloc(ctx, bytes, &args[i].bits) != PTXVM_SUCCESS ||
-        (bytes && ptxvm_memcpy_htod(ctx, args[i].bits, args[i].data, bytes) != PTXVM_SUCCESS))
+    if (ptxvm_mem_alloc(ctx, args[i].n * args[i].t->size, &args[i].bits) != PTXVM_SUCCESS)
       return run_bad("argument %d '%s': %s", i, args[i].spec, ptxvm_last_error(ctx));
+    int rc = run_upload(&args[i], &dev);
+    if (rc != EXIT_OK) return rc;
   }
   return EXIT_OK;
-}
-
-static int dump(ptxvm_context *ctx, Arg *a, const Dump *d) {
-  size_t bytes = a->n * a->t->size;
-  if (bytes && ptxvm_memcpy_dtoh(ctx, a->data, a->bits, bytes) != PTXVM_SUCCESS)
-    return run_bad("dump of argument %d: %s", d->arg, ptxvm_last_error(ctx));
-  return run_print_dump(a, d);
 }
 
 static int exit_for(ptxvm_status st) {
@@ -227,7 +228,8 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   }
   /* a hazard under --check: the kernel completed, so its buffers are dumped */
   for (int i = 0; (rc == EXIT_OK || hazard) && i < o->ndumps; i++) {
-    int r = dump(ctx, &args[o->dumps[i].arg], &o->dumps[i]);
+    RunDevice dev = {vm_htod, vm_dtoh, ctx};
+    int r = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
     if (r != EXIT_OK) rc = r;
   }
   if (o->stats) print_stats(ctx);

@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "runargs.h"
 
@@ -101,15 +102,14 @@ static bool parse_value(const ArgType *t, const char *s, uint64_t *bits) {
   return true;
 }
 
-static uint64_t splitmix64(uint64_t *state) {
-  uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+/* Element i of a rand=SEED buffer (README "rand=SEED"): the (i+1)-th
+ * output of splitmix64 seeded with SEED, whose state advances by a constant,
+ * so any element can be made without its predecessors. */
+static uint64_t rand_bits(const ArgType *t, uint64_t seed, size_t i) {
+  uint64_t z = seed + (i + 1) * 0x9e3779b97f4a7c15ull;
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-  return z ^ (z >> 31);
-}
-
-/* Element i of a rand=SEED buffer (README "rand=SEED"). */
-static uint64_t rand_bits(const ArgType *t, uint64_t x) {
+  uint64_t x = z ^ (z >> 31);
   if (t->kind != 'f') return x;   /* stored as its low t->size bytes */
   if (t->size == 4) {
     float f = (float)((double)(x >> 40) * 0x1p-24) * 2.0f - 1.0f;
@@ -141,10 +141,48 @@ static uint64_t iota_bits(const ArgType *t, size_t i) {
   return b;
 }
 
-/* Reads a whole file for @PATH. */
-static uint8_t *read_file(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
+/* Elements [first, first + count) of a buffer argument into dst. */
+static int fill(const Arg *a, size_t first, size_t count, uint8_t *dst) {
+  const ArgType *t = a->t;
+  switch (a->init) {
+  case INIT_ZERO: memset(dst, 0, count * t->size); break;
+  case INIT_IOTA: for (size_t i = 0; i < count; i++) put(dst, t, i, iota_bits(t, first + i)); break;
+  case INIT_FILL: for (size_t i = 0; i < count; i++) put(dst, t, i, a->v); break;
+  case INIT_RAND: for (size_t i = 0; i < count; i++) put(dst, t, i, rand_bits(t, a->v, first + i)); break;
+  case INIT_LIST: memcpy(dst, a->data + first * t->size, count * t->size); break;
+  case INIT_FILE: {
+    FILE *f = fopen(a->path, "rb");
+    bool ok = f && !fseeko(f, (off_t)(first * t->size), SEEK_SET) &&
+              fread(dst, t->size, count, f) == count;
+    if (f) fclose(f);
+    if (!ok) return run_bad("argument '%s': cannot read %s", a->spec, a->path);
+    break;
+  }
+  }
+  return EXIT_OK;
+}
+
+/* Buffers move between host and device in pieces of this many bytes, so a
+ * large buffer is never held on the host as a whole. */
+enum { CHUNK = 1 << 20 };
+
+int run_upload(const Arg *a, const RunDevice *dev) {
+  size_t per = CHUNK / a->t->size, bytes = a->n * a->t->size;
+  uint8_t *buf = malloc(bytes < CHUNK ? (bytes ? bytes : 1) : CHUNK);
+  if (!buf) return run_bad("out of memory");
+  int rc = EXIT_OK;
+  for (size_t i = 0; rc == EXIT_OK && i < a->n; i += per) {
+    size_t k = a->n - i < per ? a->n - i : per;
+    rc = fill(a, i, k, buf);
+    if (rc == EXIT_OK && dev->htod(dev->u, a->bits + i * a->t->size, buf, k * a->t->size))
+      rc = run_bad("argument '%s': copy to the device failed", a->spec);
+  }
+  free(buf);
+  return rc;
+}
+
+/* All of a stream (for @PATH naming a pipe). */
+static uint8_t *read_stream(FILE *f, size_t *len) {
   size_t cap = 4096, n = 0;
   uint8_t *buf = malloc(cap);
   while (buf) {
@@ -153,50 +191,58 @@ static uint8_t *read_file(const char *path, size_t *len) {
     uint8_t *nb = realloc(buf, cap *= 2);
     if (!nb) { free(buf); buf = NULL; } else buf = nb;
   }
-  if (ferror(f)) { free(buf); buf = NULL; }
-  fclose(f);
+  if (buf && ferror(f)) { free(buf); buf = NULL; }
   *len = n;
   return buf;
 }
 
-/* Fills a buffer argument from INIT; a->n may be unknown (SIZE_MAX) for @PATH. */
+/* Fills a buffer argument from INIT; a->n may be unknown (SIZE_MAX) for
+ * @PATH. Only an element list is held on the host (it is short); the other
+ * forms are generated piece by piece (fill) as they are copied. */
 static int init_buffer(Arg *a, const char *init) {
   const ArgType *t = a->t;
   if (*init == '@') {
-    size_t len;
-    uint8_t *bytes = read_file(init + 1, &len);
-    if (!bytes) return run_bad("argument '%s': cannot read %s: %s", a->spec, init + 1, strerror(errno));
-    if (len % t->size || (a->n != SIZE_MAX && len != a->n * t->size)) {
-      free(bytes);
-      return run_bad("argument '%s': %s holds %zu bytes, not %s %s elements of %u bytes", a->spec,
-                 init + 1, len, a->n == SIZE_MAX ? "whole" : "exactly N", t->name, t->size);
+    struct stat st;
+    FILE *f = fopen(init + 1, "rb");
+    if (!f || fstat(fileno(f), &st)) {
+      if (f) fclose(f);
+      return run_bad("argument '%s': cannot read %s: %s", a->spec, init + 1, strerror(errno));
     }
+    size_t len = (size_t)st.st_size;
+    a->init = INIT_FILE;
+    if (!S_ISREG(st.st_mode)) {   /* a pipe: read it whole, it cannot be read again */
+      a->init = INIT_LIST;
+      a->data = read_stream(f, &len);
+    }
+    fclose(f);
+    if (!S_ISREG(st.st_mode) && !a->data)
+      return run_bad("argument '%s': cannot read %s", a->spec, init + 1);
+    if (len % t->size || (a->n != SIZE_MAX && len != a->n * t->size))
+      return run_bad("argument '%s': %s holds %zu bytes, not %s %s elements of %u bytes", a->spec,
+                     init + 1, len, a->n == SIZE_MAX ? "whole" : "exactly N", t->name, t->size);
     a->n = len / t->size;
-    a->data = bytes;
+    a->path = init + 1;
     return EXIT_OK;
   }
   if (a->n == SIZE_MAX) return run_bad("argument '%s': the element count may be left out only with @PATH", a->spec);
-  a->data = calloc(a->n ? a->n : 1, t->size);
-  if (!a->data) return run_bad("argument '%s': out of memory", a->spec);
-  uint64_t v;
-  if (!strcmp(init, "zero")) return EXIT_OK;
-  if (!strcmp(init, "iota")) {
-    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, iota_bits(t, i));
-    return EXIT_OK;
-  }
+  if (!strcmp(init, "zero")) { a->init = INIT_ZERO; return EXIT_OK; }
+  if (!strcmp(init, "iota")) { a->init = INIT_IOTA; return EXIT_OK; }
   if (!strncmp(init, "fill=", 5)) {
-    if (!parse_value(t, init + 5, &v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, init + 5, t->name);
-    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, v);
+    a->init = INIT_FILL;
+    if (!parse_value(t, init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, init + 5, t->name);
     return EXIT_OK;
   }
   if (!strncmp(init, "rand=", 5)) {
-    uint64_t state;
-    if (!parse_u64(init + 5, &state)) return run_bad("argument '%s': '%s' is not a seed (an unsigned integer)", a->spec, init + 5);
-    for (size_t i = 0; i < a->n; i++) put(a->data, t, i, rand_bits(t, splitmix64(&state)));
+    a->init = INIT_RAND;
+    if (!parse_u64(init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a seed (an unsigned integer)", a->spec, init + 5);
     return EXIT_OK;
   }
   /* V0,V1,...: exactly N values */
+  a->init = INIT_LIST;
+  a->data = calloc(a->n ? a->n : 1, t->size);
+  if (!a->data) return run_bad("argument '%s': out of memory", a->spec);
   size_t i = 0;
+  uint64_t v;
   const char *p = init;
   for (;;) {
     size_t len = strcspn(p, ",");
@@ -420,6 +466,13 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
                        "gives an array parameter its bytes by value; they must fill it exactly)", i,
                        args[i].spec, bytes, pi.name, pi.type, pi.array_len, pi.size);
       args[i].by_value = true;
+      if (args[i].init != INIT_LIST) {   /* its bytes are the parameter's value */
+        args[i].data = malloc(bytes ? bytes : 1);
+        if (!args[i].data) return run_bad("out of memory");
+        int rc = fill(&args[i], 0, args[i].n, args[i].data);
+        if (rc != EXIT_OK) return rc;
+        args[i].init = INIT_LIST;
+      }
       continue;
     }
     unsigned size = args[i].is_buf ? 8 : args[i].t->size;
@@ -435,20 +488,27 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   return EXIT_OK;
 }
 
-int run_print_dump(const Arg *a, const Dump *d) {
-  size_t bytes = a->n * a->t->size;
-  if (d->path) {
-    FILE *f = fopen(d->path, "wb");
-    if (!f || fwrite(a->data, 1, bytes, f) != bytes || fclose(f)) {
-      if (f) fclose(f);
-      return run_bad("cannot write %s: %s", d->path, strerror(errno));
+int run_dump(const Arg *a, const Dump *d, const RunDevice *dev) {
+  size_t per = CHUNK / a->t->size, bytes = a->n * a->t->size;
+  FILE *f = d->path ? fopen(d->path, "wb") : stdout;
+  uint8_t *buf = malloc(bytes < CHUNK ? (bytes ? bytes : 1) : CHUNK);
+  int rc = !f ? run_bad("cannot write %s: %s", d->path, strerror(errno))
+         : !buf ? run_bad("out of memory") : EXIT_OK;
+  for (size_t i = 0; rc == EXIT_OK && i < a->n; i += per) {
+    size_t k = a->n - i < per ? a->n - i : per;
+    if (dev->dtoh(dev->u, buf, a->bits + i * a->t->size, k * a->t->size)) {
+      rc = run_bad("dump of argument %d: copy from the device failed", d->arg);
+    } else if (d->path) {
+      if (fwrite(buf, a->t->size, k, f) != k) rc = run_bad("cannot write %s: %s", d->path, strerror(errno));
+    } else {
+      for (size_t j = 0; j < k; j++) {
+        if (i + j) putchar(' ');
+        print_elem(a->t, buf + j * a->t->size);
+      }
     }
-    return EXIT_OK;
   }
-  for (size_t i = 0; i < a->n; i++) {
-    if (i) putchar(' ');
-    print_elem(a->t, a->data + i * a->t->size);
-  }
-  putchar('\n');
-  return EXIT_OK;
+  if (!d->path && rc == EXIT_OK) putchar('\n');
+  if (d->path && f && fclose(f) && rc == EXIT_OK) rc = run_bad("cannot write %s: %s", d->path, strerror(errno));
+  free(buf);
+  return rc;
 }

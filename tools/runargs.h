@@ -20,6 +20,9 @@ typedef struct ArgType {
   char kind;         /* 'u', 's', 'b', 'f' */
 } ArgType;
 
+/* How a buffer's elements are made (TYPE[N]:INIT). */
+typedef enum { INIT_ZERO, INIT_IOTA, INIT_FILL, INIT_RAND, INIT_LIST, INIT_FILE } ArgInit;
+
 typedef struct Arg {
   const char *spec;
   const ArgType *t;
@@ -27,8 +30,19 @@ typedef struct Arg {
   bool by_value;          /* TYPE[N]:INIT for an array parameter: its bytes, not a buffer */
   uint64_t bits;          /* scalar value, or the buffer's device address */
   size_t n;               /* buffer elements */
-  uint8_t *data;          /* buffer contents (host copy) */
+  ArgInit init;
+  uint64_t v;             /* fill=V: V's bits; rand=SEED: SEED */
+  const char *path;       /* @PATH */
+  uint8_t *data;          /* INIT_LIST: the elements (also a by-value argument's bytes) */
 } Arg;
+
+/* The device a tool runs on, as the buffers see it: copies of `bytes`
+ * bytes to and from device address addr; each returns 0 on success. */
+typedef struct RunDevice {
+  int (*htod)(void *u, uint64_t addr, const void *src, size_t bytes);
+  int (*dtoh)(void *u, void *dst, uint64_t addr, size_t bytes);
+  void *u;
+} RunDevice;
 
 typedef struct Dump { int arg; const char *path; } Dump;
 
@@ -51,7 +65,7 @@ extern const char *run_prog;
 int run_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses argv (argv[0] is the subcommand) into *o and the -a specs into
- * *args (host copies of buffers included; one Arg per spec); `usage` prints
+ * *args (one Arg per spec); `usage` prints
  * --help. Returns EXIT_OK, or EXIT_INPUT after a message. Either way
  * run_end frees what it made. */
 int run_begin(int argc, char **argv, RunOpts *o, Arg **args, void (*usage)(FILE *));
@@ -63,7 +77,11 @@ void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], u
 /* Checks the args against fn's parameters and the dumps against the args;
  * marks array parameters by_value. Buffers still need a device address. */
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args);
-/* Prints (or writes to d->path) a buffer whose device contents are in a->data. */
-int run_print_dump(const Arg *a, const Dump *d);
+/* Writes the elements of a buffer to its device memory at a->bits, a piece
+ * at a time. */
+int run_upload(const Arg *a, const RunDevice *dev);
+/* Prints the buffer's device contents (shared/CLI.md "Dump format"), or
+ * writes its raw bytes to d->path, a piece at a time. */
+int run_dump(const Arg *a, const Dump *d, const RunDevice *dev);
 
 #endif
