@@ -53,6 +53,10 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    differences (undefined behaviour that ptxvm reports, races,
                    layouts) are listed with reasons in tests/gpu/differences.txt,
                    which works as tests/known_failures.txt does
+  j1-run:PATH, j1-cuda:NAME.VARIANT:KERNEL
+                   the run: and cuda: tests again on one host thread (-j 1
+                   first; a -j of the RUN line still wins): the results of
+                   -j1 and of the default, all CPUs, must be the same
   san-unit:NAME, san-check:PATH, san-cuda:NAME.VARIANT:KERNEL
                    with --san-build DIR (ASan+UBSan, `make SAN=1`): the unit
                    tests, the front-end corpora (diag, cuda) and the MANIFEST
@@ -162,7 +166,7 @@ def t_unit(tid, binary, timeout, env):
     return Result(tid, "pass")
 
 
-def t_run(tid, path, ptxvm, timeout):
+def t_run(tid, path, ptxvm, timeout, jobs=None):
     h = header(path)
     runs = [v for k, v in h if k == "RUN"]
     expect = [v.rstrip() for k, v in h if k == "EXPECT"]
@@ -178,6 +182,8 @@ def t_run(tid, path, ptxvm, timeout):
     for r in runs:
         argv = shlex.split(r)
         argv = [ptxvm if a == "ptxvm" else a.replace("%s", path) for a in argv]
+        if jobs and argv[1:2] == ["run"]:
+            argv[2:2] = ["-j", jobs]   # a later -j in the RUN line still wins
         rc, out, err = run_cmd(argv, timeout)
         if rc is None:
             return Result(tid, "fail", "timed out after %ds: %s" % (timeout, r))
@@ -372,8 +378,9 @@ def t_script(tid, argv, timeout):
     return Result(tid, "pass")
 
 
-def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None):
-    rc, out, err = run_cmd([ptxvm, "run", "-q", path, kernel] + opts, timeout, env)
+def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None, jobs=None):
+    rc, out, err = run_cmd([ptxvm, "run", "-q"] + (["-j", jobs] if jobs else []) + [path, kernel] + opts,
+                           timeout, env)
     if rc is None:
         return Result(tid, "fail", "timed out after %ds" % timeout)
     rep = san_report(err)
@@ -534,6 +541,7 @@ def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
                 jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
                 continue
             jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+            jobs.append(("j1-cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout, None, "1"))
             jobs.append(("gpu:" + tid, t_gpu, [("cuda:" + tid, ["-q"] + opts + [path, kernel])], 0,
                          lambda out, e=expected: compare_output(out, e)))
             if san_ptxvm:
@@ -601,6 +609,7 @@ def plan(args, ptxas):
         if kind == "run":
             if any(k == "RUN" for k, _ in header(f)):
                 jobs.append(("run:" + f, t_run, f, ptxvm, args.timeout))
+                jobs.append(("j1-run:" + f, t_run, f, ptxvm, args.timeout, "1"))
                 jobs.append(gpu_run_job(f))
             elif args.files:
                 jobs.append(("run:" + f, lambda tid: Result(tid, "skip", "no RUN line")))
