@@ -69,13 +69,16 @@ static bool row_has(const OpPattern *pat, const char *m) {
   return false;
 }
 
-/* Does some item of the row admit every type modifier the instruction has? */
+/* Does the row admit the instruction's type modifiers, each in an item of
+ * its own, in their order? (set.lt.u32.b32 is an integer set with a bad
+ * .lt, not an f16 set missing .f16.) */
 static bool row_takes_types(const OpPattern *pat, const char *const *mods,
                             const Type *types, int n) {
+  int i = 0;   /* each type, in order, in an item of its own, in order */
   for (int j = 0; j < n; j++) {
     if (types[j] == TY_NONE) continue;
     bool found = false;
-    for (int i = 0; i < pat->nitems && !found; i++)
+    for (; i < pat->nitems && !found; i++)
       for (int a = 0; a < pat->items[i].nalts; a++)
         if (pat->items[i].alts[a] == mods[j]) found = true;
     if (!found) return false;
@@ -527,7 +530,7 @@ void validate_operands(Parser *P, Insn *in) {
   for (int i = 0; i < pat->nopds; i++) {
     if (pat->opds[i].kind == '*') { rest = true; break; }
     max++;
-    if (!pat->opds[i].optional) min = max;
+    if (!pat->opds[i].optional) min++;
   }
   const char *mn = insn_mnemonic(in);
   if (in->nopds < min)
@@ -536,9 +539,15 @@ void validate_operands(Parser *P, Insn *in) {
   if (!rest && in->nopds > max)
     diag_error(P, in->line, in->opds[max].col, 1, "too many operands for '%s' (at most %d)",
                mn, max);
-  for (int i = 0; i < in->nopds && i < max; i++) {
+  /* With fewer operands than the pattern has, the last optional ones are
+   * the absent ones (bar.red's thread count sits before its predicate). */
+  bool absent[PAT_MAX_OPDS] = {false};
+  for (int i = max - 1, skip = in->nopds < max ? max - in->nopds : 0; i >= 0 && skip; i--)
+    if (pat->opds[i].optional) { absent[i] = true; skip--; }
+  for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
+    if (absent[i]) continue;
     const OpdSpec *sp = &pat->opds[i];
-    const Operand *o = &in->opds[i];
+    const Operand *o = &in->opds[k++];
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
       check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);
@@ -562,6 +571,13 @@ void validate_target(Parser *P, const Insn *in) {
                "'%s' requires .target sm_%d or higher (this module targets sm_%d)",
                oi->mnemonic, oi->min_sm, m->sm);
   int ver = m->ver_major * 10 + m->ver_minor;
+  /* The warp collectives without .sync (PTX ISA 9.0 9.7.8.6, 9.7.8.8) are
+   * gone for sm_70 and later from PTX ISA 6.4, as ptxas says. */
+  bool unsynced = in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_VOTE_BALLOT;
+  if (unsynced && m->sm >= 70 && ver >= 64)
+    diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
+               "'%s' without .sync is not supported on .target sm_70 and higher from PTX ISA "
+               "version 6.4 (use %s.sync)", oi->mnemonic, oi->mnemonic);
   if (oi->min_ptx > ver)
     diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
                "'%s' requires PTX ISA version %d.%d or higher (this module is %d.%d)",
