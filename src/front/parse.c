@@ -599,6 +599,9 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
   if (accept_punct(P, '=')) {
     if (kind == SYM_REG || d->space == SP_SHARED || d->space == SP_LOCAL || d->space == SP_PARAM)
       diag_error_tok(P, &nt, "variables in .%s cannot be initialized", space_name(d->space));
+    if (s->type == TY_F16 || s->type == TY_F16X2 || s->type == TY_BF16 || s->type == TY_BF16X2)
+      diag_error_tok(P, &nt, "a .%s variable cannot be initialized (ptxas allows no initial "
+                     "value for half-precision types)", type_name(s->type));
     InitVec init = {0};
     parse_init(P, &init, s, 0);
     s->init = init.v;
