@@ -84,6 +84,7 @@ static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local uint64_t cur_cluster;
 
 void launch_set_current(uint64_t cluster_index) { cur_cluster = cluster_index; }
+uint64_t launch_current(void) { return cur_cluster; }
 
 /* ---- instrumentation ---- */
 
@@ -715,22 +716,18 @@ static bool cta_done(const Cta *c) {
 
 /* Runs the warps of the cluster's CTAs round-robin, CTA by CTA in rank
  * order (Launch.schedule != 0: each round the CTAs and the warps of each
- * in a pseudo-random order, each warp for 1..64 instructions); false on
- * fault or deadlock. */
-static bool cluster_loop(Cluster *cl) {
+ * in a pseudo-random order, each warp for 1..64 instructions), until the
+ * cluster ends or `budget` warp-instructions ran (interp.h cluster_resume). */
+static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
   Launch *L = cl->launch;
-  uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, total = 0;
-  const uint32_t *c0 = cl->ctas[0].ctaid;
-  uint64_t st = L->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
-  int order[BAR_MAX_WARPS], corder[64];
-  for (int i = 0; i < BAR_MAX_WARPS; i++) order[i] = i;
-  for (int r = 0; r < 64; r++) corder[r] = r;
+  uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, here = 0;
+  int *order = cl->worder, *corder = cl->corder;
   for (;;) {
     uint64_t ran = 0;
     bool all_done = true, stop = false;
     if (L->schedule)
       for (int i = cl->ncta - 1; i > 0 && i < 64; i--) {
-        int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = corder[i];
+        int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = corder[i];
         corder[i] = corder[k]; corder[k] = t;
       }
     for (int q = 0; q < cl->ncta && !stop; q++) {
@@ -738,34 +735,40 @@ static bool cluster_loop(Cluster *cl) {
       if (c->exited) continue;
       if (L->schedule)
         for (int i = c->nwarps - 1; i > 0; i--) {
-          int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = order[i];
+          int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = order[i];
           order[i] = order[k]; order[k] = t;
         }
       for (int j = 0; j < c->nwarps && !stop; j++) {
         int i = L->schedule && j < BAR_MAX_WARPS && order[j] < c->nwarps ? order[j] : j;
         if (L->schedule && j < BAR_MAX_WARPS && order[j] >= c->nwarps) continue;
         if (warp_done(&c->warps[i])) continue;
-        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&st) % 64 : QUANTUM, &stop);
+        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&cl->rng) % 64 : QUANTUM, &stop);
       }
       if (cta_done(c)) c->exited = true;
       all_done &= c->exited;
     }
-    if (stop || launch_failed(L) || launch_cancelled(L)) return false;
-    if (all_done) return true;
-    total += ran;
-    if (total > max) { report_runaway(cl, total); return false; }
+    if (stop || launch_failed(L) || launch_cancelled(L)) return CLUSTER_FAILED;
+    if (all_done) return CLUSTER_DONE;
+    cl->steps += ran;
+    if (cl->steps > max) { report_runaway(cl, cl->steps); return CLUSTER_FAILED; }
     bool released = false;
     for (int r = 0; r < cl->ncta; r++) released |= sync_cta_poll(&cl->ctas[r]);   /* exits may complete CTA barriers */
     released |= cluster_bar_poll(cl);   /* ... and the cluster barrier */
-    if (!ran && !released) { report_deadlock(cl); return false; }
+    if (!ran && !released) { report_deadlock(cl); return CLUSTER_FAILED; }
+    if ((here += ran) >= budget) return CLUSTER_YIELD;
   }
 }
 
-static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], const uint32_t dim[3]) {
+_Static_assert(BAR_MAX_WARPS <= 1024 / WARP_SIZE, "Cluster.worder holds a CTA's warps");
+
+static Cluster *cluster_new(Launch *launch, const uint32_t first[3], const uint32_t dim[3],
+                            uint64_t index) {
   int n = (int)(dim[0] * dim[1] * dim[2]);
-  LaunchStats st = {0};
-  cur_stats = &st;
+  cur_cluster = index;
+  Cluster *cl = calloc(1, sizeof *cl);
+  if (!cl) { set_error(launch, strdup("out of memory creating a cluster's CTAs"), false); return NULL; }
   cl->launch = launch;
+  cl->index = index;
   cl->ncta = n;
   cl->ctas = calloc((size_t)n, sizeof *cl->ctas);
   bool ok = cl->ctas != NULL;
@@ -776,39 +779,73 @@ static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], con
     cl->ctas[r].cluster = cl;
     cl->ctas[r].rank = (uint32_t)r;
   }
-  if (!ok) set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
-  else ok = cluster_loop(cl);
-  for (int r = 0; cl->ctas && r < n; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
-  cluster_bar_free(cl);
-  free(cl->ctas);
-  cur_stats = NULL;
-  pthread_mutex_lock(&stats_lock);
-  LaunchStats *d = &launch->stats;
-  for (int f = 0; f < FAM_COUNT; f++) {
-    d->warp_insns[f] += st.warp_insns[f];
-    d->thread_insns[f] += st.thread_insns[f];
+  if (!ok) {
+    set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
+    cluster_end(cl);
+    return NULL;
   }
-  for (int e = 0; e < EV_COUNT; e++) d->events[e] += st.events[e];
-  d->splits += st.splits;
-  d->merges += st.merges;
-  pthread_mutex_unlock(&stats_lock);
-  return ok;
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  cl->rng = launch->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
+  for (int i = 0; i < 1024 / WARP_SIZE; i++) cl->worder[i] = i;
+  for (int r = 0; r < 64; r++) cl->corder[r] = r;
+  return cl;
 }
 
-bool cluster_run(Launch *launch, const uint32_t clusterid[3]) {
-  Cluster cl = {0};
+Cluster *cluster_start(Launch *launch, const uint32_t clusterid[3], uint64_t index) {
   uint32_t dim[3], first[3];
   for (int i = 0; i < 3; i++) {
     dim[i] = launch->cluster[i] ? launch->cluster[i] : 1;
     first[i] = clusterid[i] * dim[i];
-    cl.id[i] = clusterid[i];
   }
-  return cluster_go(launch, &cl, first, dim);
+  Cluster *cl = cluster_new(launch, first, dim, index);
+  if (cl) memcpy(cl->id, clusterid, sizeof cl->id);
+  return cl;
+}
+
+ClusterStatus cluster_resume(Cluster *cl, uint64_t budget) {
+  cur_cluster = cl->index;
+  cur_stats = &cl->stats;
+  ClusterStatus st = cluster_loop(cl, budget);
+  cur_stats = NULL;
+  return st;
+}
+
+void cluster_end(Cluster *cl) {
+  Launch *launch = cl->launch;
+  cur_cluster = cl->index;
+  cur_stats = &cl->stats;
+  for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
+  cluster_bar_free(cl);
+  free(cl->ctas);
+  cur_stats = NULL;
+  const LaunchStats *st = &cl->stats;
+  pthread_mutex_lock(&stats_lock);
+  LaunchStats *d = &launch->stats;
+  for (int f = 0; f < FAM_COUNT; f++) {
+    d->warp_insns[f] += st->warp_insns[f];
+    d->thread_insns[f] += st->thread_insns[f];
+  }
+  for (int e = 0; e < EV_COUNT; e++) d->events[e] += st->events[e];
+  d->splits += st->splits;
+  d->merges += st->merges;
+  pthread_mutex_unlock(&stats_lock);
+  free(cl);
+}
+
+static bool run_whole(Cluster *cl) {
+  if (!cl) return false;
+  bool ok = cluster_resume(cl, UINT64_MAX) == CLUSTER_DONE;
+  cluster_end(cl);
+  return ok;
+}
+
+bool cluster_run(Launch *launch, const uint32_t clusterid[3]) {
+  return run_whole(cluster_start(launch, clusterid, cur_cluster));
 }
 
 bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
-  Cluster cl = {0};
   static const uint32_t one[3] = {1, 1, 1};
-  for (int i = 0; i < 3; i++) cl.id[i] = ctaid[i];
-  return cluster_go(launch, &cl, ctaid, one);
+  Cluster *cl = cluster_new(launch, ctaid, one, cur_cluster);
+  if (cl) memcpy(cl->id, ctaid, sizeof cl->id);
+  return run_whole(cl);
 }
