@@ -72,6 +72,8 @@ typedef struct WState {
   void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
   uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
+  bool bypass;                      /* ... or instead of deprioritised lanes (then
+                                       perturbed is set too) */
   Save *saves; int nsaves, capsaves;
   uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
   uint64_t splits, merges;
@@ -169,6 +171,7 @@ uint32_t interp_pc(const Warp *w, int lane) {
 static uint64_t sched_next(uint64_t *st);
 static void perturb(Warp *w, WState *s, uint32_t cand);
 static bool sched_free(const Warp *w, uint32_t pc);
+static bool aligned_insn(const XInsn *x);
 
 /* Picks the group to run: innermost frame, lowest pc, among runnable lanes
  * not deprioritised (unless only those are left). */
@@ -199,7 +202,7 @@ static bool pick_group(Warp *w, WState *s) {
   s->have = true;
   s->regroup = false;
   if (m != live) s->limit = lim;   /* other groups exist: watch for merging */
-  s->perturbed = false;
+  s->bypass = s->perturbed = cand != live;   /* gives way at a convergence point */
   if (w->launch->schedule && !s->calm) perturb(w, s, cand);
   return true;
 }
@@ -221,6 +224,16 @@ static bool sched_free(const Warp *w, uint32_t pc) {
   if (x->op == OP_CALL || x->op == OP_BRX_IDX || (x->op == OP_BRA && x->target <= pc)) return false;
   return f != FAM_SYNC && f != FAM_MMA && !(x->mods & XM_ALIGNED) && x->op != OP_ACTIVEMASK &&
          x->op != OP_SHFL && x->op != OP_VOTE && x->op != OP_VOTE_BALLOT;
+}
+
+/* Whether every lane of the warp must execute x converged: the .aligned
+ * forms (bar.sync, bar.arrive and bar.red are aligned), MMA, the
+ * deprecated shfl and vote. Lanes passed over a deprioritised group
+ * (pick_group) wait before one, as the hardware reconverges them there. */
+static bool aligned_insn(const XInsn *x) {
+  return (x->mods & XM_ALIGNED) || op_info[x->op].family == FAM_MMA || x->op == OP_BAR_SYNC ||
+         x->op == OP_BAR_ARRIVE || x->op == OP_BAR_RED_POPC || x->op == OP_BAR_RED_PRED ||
+         x->op == OP_SHFL || x->op == OP_VOTE || x->op == OP_VOTE_BALLOT;
 }
 
 static void perturb(Warp *w, WState *s, uint32_t cand) {
@@ -245,6 +258,7 @@ static void perturb(Warp *w, WState *s, uint32_t cand) {
   s->gpc = s->pc[l];
   s->limit = lim < soon ? lim : soon;
   s->perturbed = true;
+  s->bypass = false;
 }
 
 /* Lanes of the group that are the only runnable ones? */
@@ -509,7 +523,9 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   uint64_t n = 0;
   for (; n < quantum; n++) {
     if ((!s->have || s->regroup) && !pick_group(w, s)) break;
-    if (s->perturbed && !sched_free(w, s->gpc)) {   /* Launch.schedule: give way */
+    /* Launch.schedule, or deprioritised lanes passed over (aligned_insn):
+       give way, the lowest group runs */
+    if (s->perturbed && (s->bypass ? aligned_insn(&code[s->gpc]) : !sched_free(w, s->gpc))) {
       s->calm = true;
       s->deprio = 0;   /* the lowest group must run, even one that was spinning */
       bool ok = pick_group(w, s);
@@ -656,21 +672,26 @@ static void report_deadlock(Cluster *cl) {
   set_error(L, msg, true);
 }
 
+/* The runaway report names where the first warp that can run runs (the
+ * spin loop, not lanes that wait for it at a barrier), else a live lane. */
 static void report_runaway(Cluster *cl, uint64_t steps) {
   Launch *L = cl->launch;
   char loc[512] = "";
   Cta *at = &cl->ctas[0];
-  for (int r = 0; r < cl->ncta && !loc[0]; r++) {
-    Cta *c = &cl->ctas[r];
-    for (int i = 0; i < c->nwarps; i++) {
-      Warp *w = &c->warps[i];
-      if (warp_done(w)) continue;
-      uint32_t live = w->valid & ~w->exited;
-      exec_where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
-      at = c;
-      break;
+  Warp *ww = NULL;
+  int lane = 0;
+  for (int pass = 0; pass < 2 && !ww; pass++)
+    for (int r = 0; r < cl->ncta && !ww; r++) {
+      Cta *c = &cl->ctas[r];
+      for (int i = 0; i < c->nwarps && !ww; i++) {
+        Warp *w = &c->warps[i];
+        uint32_t m = w->valid & ~w->exited & (pass ? ~0u : ~interp_waiting(w));
+        if (!m) continue;
+        const WState *s = w->interp;
+        ww = w; at = c; lane = lowest_lane(s->have && (s->gmask & m) ? s->gmask & m : m);
+      }
     }
-  }
+  if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
   char *msg = malloc(1024);
   if (!msg) return;
   snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
