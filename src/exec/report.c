@@ -8,7 +8,11 @@
  * (..), %tid (..)"). The list is bounded: REPORT_MAX findings are kept and
  * the rest only counted; a finding whose message repeats one already kept
  * for the same instruction is dropped (a loop reports once). One mutex
- * serialises recording, so CTAs may run on several host threads. */
+ * serialises recording, so CTAs may run on several host threads. Clusters
+ * resident together interleave (src/sched/launch.c), so each finding
+ * records its cluster's index and the list reads as if the clusters ran
+ * one after another: sorted by cluster, a repeat kept for the earliest
+ * cluster, and when the bound is reached the earliest clusters' kept. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -91,23 +95,27 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
   pthread_mutex_lock(&report_lock);
   LaunchFindings *lf = L->findings;
   if (!lf && !(lf = L->findings = calloc(1, sizeof *lf))) goto out;
-  Finding *at = NULL;   /* the slot to fill */
+  int drop = -1;   /* a finding of a later cluster that this one displaces */
   for (unsigned i = 0; i < lf->n; i++)
     if (lf->f[i].x == x && !strcmp(lf->f[i].msg, msg)) {
       if (cl >= lf->f[i].cluster) goto out;
-      at = &lf->f[i];   /* a lower cluster's repeat replaces it */
+      drop = (int)i;   /* a repeat found first by a later cluster */
     }
-  if (!at && lf->n == REPORT_MAX) {   /* full: keep the lowest clusters' */
+  if (drop < 0 && lf->n == REPORT_MAX) {   /* full: keep the earliest clusters' */
     lf->more++;
     for (unsigned i = 0; i < lf->n; i++)
-      if (!at || lf->f[i].cluster > at->cluster) at = &lf->f[i];
-    if (cl >= at->cluster) goto out;
+      if (drop < 0 || lf->f[i].cluster > lf->f[drop].cluster) drop = (int)i;
+    if (cl >= lf->f[drop].cluster) goto out;
   }
   char *text = exec_located(w, x, lane, msg), *key = strdup(msg);
   if (!text || !key) { free(text); free(key); goto out; }
-  if (!at) at = &lf->f[lf->n++];
-  else { free(at->text); free(at->msg); }
-  *at = (Finding){cl, x, key, text};
+  if (drop >= 0) {   /* appended below instead: the order within a cluster is kept */
+    free(lf->f[drop].text);
+    free(lf->f[drop].msg);
+    memmove(&lf->f[drop], &lf->f[drop + 1], (lf->n - (unsigned)drop - 1) * sizeof *lf->f);
+    lf->n--;
+  }
+  lf->f[lf->n++] = (Finding){cl, x, key, text};
 out:
   pthread_mutex_unlock(&report_lock);
 }
