@@ -33,7 +33,12 @@
  * returns XS_WAIT blocks until interp_release; when no warp can run, the
  * simple CTA barrier is polled (threads may have exited), and if nothing is
  * released the CTA is deadlocked: every blocked warp is reported with the
- * instruction it waits at. A step watchdog reports runaway loops. */
+ * instruction it waits at. A step watchdog reports runaway loops.
+ *
+ * A cluster is resumable (cluster_resume): its loop returns after a budget
+ * of warp-instructions, with what it needs to go on kept in the Cluster, so
+ * that the launcher (src/sched/launch.c) can run other clusters meanwhile
+ * and a CTA spinning on a flag that a later CTA sets does not starve it. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "../sync/warpsync.h"
@@ -673,9 +678,15 @@ static void report_deadlock(Cluster *cl) {
 }
 
 /* The runaway report names where the first warp that can run runs (the
- * spin loop, not lanes that wait for it at a barrier), else a live lane. */
+ * spin loop, not lanes that wait for it at a barrier), else a live lane.
+ * It leaves a fault of a later cluster in place: the spin most likely
+ * waits for a flag that cluster would have set. */
 static void report_runaway(Cluster *cl, uint64_t steps) {
   Launch *L = cl->launch;
+  pthread_mutex_lock(&error_lock);
+  bool faulted = L->error != NULL;
+  pthread_mutex_unlock(&error_lock);
+  if (faulted) return;
   char loc[512] = "";
   Cta *at = &cl->ctas[0];
   Warp *ww = NULL;
