@@ -64,7 +64,7 @@ struct Launch {
      is passed whole, in execution order; NULL discards it. */
   void (*printf_fn)(const char *text, size_t len, void *user);
   void *printf_user;
-  LaunchStats stats;        /* what ran (cluster_run adds each cluster's) */
+  LaunchStats stats;        /* what ran (cluster_end adds each cluster's) */
 };
 
 typedef struct LaunchFindings LaunchFindings;
