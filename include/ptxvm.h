@@ -99,11 +99,12 @@ ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed);
  * follow (the CLI's -j): 0 (the default) as many as the host has CPUs, 1
  * the calling thread alone. The CTAs of one cluster always run together on
  * one thread; clusters are started in x, y, z order, and after a fault no
- * further one is. Each thread keeps up to 16 CTAs resident (at least one
- * cluster) and runs them in turns, so a CTA that spins on a flag set by a
- * CTA started after it progresses on any number of threads, 1 included. A kernel whose clusters do not race gives the same results
- * on any number of threads: the reported fault is that of the lowest
- * cluster, and the printf callback is called from one thread at a time,
+ * further one is. Each thread keeps up to 16 CTAs resident (at least two
+ * clusters) and runs them in turns, so a CTA that spins on a flag set by a
+ * CTA started after it progresses on any number of threads, 1 included. A
+ * kernel whose clusters do not race gives the same results on any number
+ * of threads: the reported fault is that of the lowest cluster, and the
+ * printf callback is called from one thread at a time,
  * each cluster's output in cluster order, none after a failed cluster's. A
  * checked launch (ptxvm_set_check) runs on one thread.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */

@@ -13,7 +13,7 @@
  * starting them at the first that fails.
  *
  * Forward progress: like an SM, each host thread keeps up to RESIDENT_CTAS
- * CTAs resident (at least one cluster) and runs them in turns of SLICE
+ * CTAs resident (at least two clusters) and runs them in turns of SLICE
  * warp-instructions, so that a CTA spinning on a flag that a CTA started
  * after it sets (decoupled look-back) lets that one run, even at -j1. As on
  * a GPU, only started CTAs are sure to progress: one waiting for a CTA that
@@ -138,7 +138,7 @@ typedef struct Resident {
 } Resident;
 
 enum {
-  RESIDENT_CTAS = 16,       /* CTAs resident per host thread (at least one cluster) */
+  RESIDENT_CTAS = 16,       /* CTAs resident per host thread (at least two clusters) */
   SLICE = 1 << 16,          /* warp-instructions a cluster runs before the next's turn */
   WINDOW = 4096,            /* see take() */
 };
@@ -273,7 +273,7 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   for (int i = 0; i < 3; i++) ctas *= l->cluster[i] ? l->cluster[i] : 1;
   Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
             .fn = l->printf_fn, .user = l->printf_user,
-            .resident = ctas < RESIDENT_CTAS ? RESIDENT_CTAS / (int)ctas : 1};
+            .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2};
   pthread_t *th = calloc((size_t)nt, sizeof *th);
   if (!th) return false;
   pthread_mutex_init(&p.lock, NULL);
