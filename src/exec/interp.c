@@ -864,20 +864,12 @@ void cluster_end(Cluster *cl) {
   free(cl);
 }
 
-static bool run_whole(Cluster *cl) {
-  if (!cl) return false;
-  bool ok = cluster_resume(cl, UINT64_MAX) == CLUSTER_DONE;
-  cluster_end(cl);
-  return ok;
-}
-
-bool cluster_run(Launch *launch, const uint32_t clusterid[3]) {
-  return run_whole(cluster_start(launch, clusterid, cur_cluster));
-}
-
 bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
   static const uint32_t one[3] = {1, 1, 1};
   Cluster *cl = cluster_new(launch, ctaid, one, cur_cluster);
-  if (cl) memcpy(cl->id, ctaid, sizeof cl->id);
-  return run_whole(cl);
+  if (!cl) return false;
+  memcpy(cl->id, ctaid, sizeof cl->id);
+  bool ok = cluster_resume(cl, UINT64_MAX) == CLUSTER_DONE;
+  cluster_end(cl);
+  return ok;
 }

@@ -131,9 +131,6 @@ Cluster *cluster_start(Launch *launch, const uint32_t clusterid[3], uint64_t ind
 ClusterStatus cluster_resume(Cluster *cl, uint64_t budget);
 /* Frees the cluster and adds its counts to Launch.stats. */
 void cluster_end(Cluster *cl);
-/* Runs one cluster to completion (start, resume, end); true when it
- * completed. */
-bool cluster_run(Launch *launch, const uint32_t clusterid[3]);
 /* The linear index (x, y, z order) of the cluster the calling host thread
  * runs (0 unless set; cluster_start, cluster_resume and cluster_end set it):
  * a fault it records replaces one of a higher index, and it stops only for
