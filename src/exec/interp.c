@@ -703,11 +703,20 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
       }
     }
   if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
-  char *msg = malloc(1024);
+  char *msg = malloc(1536);
   if (!msg) return;
-  snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
-           "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
-           at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
+  int k = snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
+                   "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
+                   at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
+  uint32_t d[3], n[3];   /* clusters: CTAs per dimension, clusters per dimension */
+  for (int i = 0; i < 3; i++) { d[i] = L->cluster[i] ? L->cluster[i] : 1; n[i] = L->grid[i] / d[i]; }
+  uint64_t s = __atomic_load_n(&L->started, __ATOMIC_RELAXED);
+  if (k > 0 && k < 1024 && s && s < (uint64_t)n[0] * n[1] * n[2])   /* it may wait for one */
+    snprintf(msg + k, 512, "; the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
+             "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
+             "clusters if larger)",
+             (uint32_t)(s % n[0]) * d[0], (uint32_t)(s / n[0] % n[1]) * d[1],
+             (uint32_t)(s / ((uint64_t)n[0] * n[1])) * d[2]);
   set_error(L, msg, false);
 }
 

@@ -54,6 +54,8 @@ struct Launch {
                                NULL when none */
   unsigned jobs;            /* host threads running clusters (launch_run);
                                0 or 1: one, in the calling thread */
+  uint64_t started;         /* clusters started so far (launch_run; read by the
+                               runaway report, atomically) */
   char *error;              /* first fault: malloc'd message; the launch stops.
                                Of faults in several clusters, the one of the
                                lowest cluster index (x, y, z order) is kept */

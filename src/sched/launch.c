@@ -139,7 +139,9 @@ typedef struct Resident {
 
 enum {
   RESIDENT_CTAS = 16,       /* CTAs resident per host thread (at least two clusters) */
-  SLICE = 1 << 16,          /* warp-instructions a cluster runs before the next's turn */
+  SLICE = 1 << 12,          /* warp-instructions (at least a round: cluster_resume) a
+                               cluster runs before the next's turn; small, as a
+                               spinning CTA spends its whole turn */
   WINDOW = 4096,            /* see take() */
 };
 
@@ -202,6 +204,7 @@ static bool take(Pool *p, bool busy, uint64_t *idx) {
   if (!take_possible(p)) return false;
   if (busy && p->next >= p->flushed + WINDOW) return false;
   *idx = p->next++;
+  __atomic_store_n(&p->l->started, p->next, __ATOMIC_RELAXED);
   return true;
 }
 
