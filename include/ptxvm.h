@@ -99,9 +99,12 @@ ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed);
  * follow (the CLI's -j): 0 (the default) as many as the host has CPUs, 1
  * the calling thread alone. The CTAs of one cluster always run together on
  * one thread; clusters are started in x, y, z order, and after a fault no
- * further one is. A kernel whose clusters do not race gives the same results
- * on any number of threads: the reported fault is that of the lowest
- * cluster, and the printf callback is called from one thread at a time,
+ * further one is. Each thread keeps up to 16 CTAs resident (at least two
+ * clusters) and runs them in turns, so a CTA that spins on a flag set by a
+ * CTA started after it progresses on any number of threads, 1 included. A
+ * kernel whose clusters do not race gives the same results on any number
+ * of threads: the reported fault is that of the lowest cluster, and the
+ * printf callback is called from one thread at a time,
  * each cluster's output in cluster order, none after a failed cluster's. A
  * checked launch (ptxvm_set_check) runs on one thread.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
@@ -120,10 +123,11 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
 
-/* Sets the watchdog of the launches of ctx that follow: a CTA that has
- * executed more than max_steps warp-instructions without finishing is
- * stopped with a "runaway" report (PTXVM_ERROR_LAUNCH_FAILED), so a spin
- * loop cannot hang the host. 0 selects the default, 2^28 (268435456).
+/* Sets the watchdog of the launches of ctx that follow: a cluster (a CTA)
+ * that has executed more than max_steps warp-instructions without
+ * finishing is stopped with a "runaway" report naming its %ctaid and the
+ * loop (PTXVM_ERROR_LAUNCH_FAILED), so a spin loop cannot hang the host; a
+ * fault already recorded by a later cluster is reported instead. 0 selects the default, 2^28 (268435456).
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps);
 

@@ -33,7 +33,12 @@
  * returns XS_WAIT blocks until interp_release; when no warp can run, the
  * simple CTA barrier is polled (threads may have exited), and if nothing is
  * released the CTA is deadlocked: every blocked warp is reported with the
- * instruction it waits at. A step watchdog reports runaway loops. */
+ * instruction it waits at. A step watchdog reports runaway loops.
+ *
+ * A cluster is resumable (cluster_resume): its loop returns after a budget
+ * of warp-instructions, with what it needs to go on kept in the Cluster, so
+ * that the launcher (src/sched/launch.c) can run other clusters meanwhile
+ * and a CTA spinning on a flag that a later CTA sets does not starve it. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "../sync/warpsync.h"
@@ -72,6 +77,8 @@ typedef struct WState {
   void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
   uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
+  bool bypass;                      /* ... or instead of deprioritised lanes (then
+                                       perturbed is set too) */
   Save *saves; int nsaves, capsaves;
   uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
   uint64_t splits, merges;
@@ -84,6 +91,7 @@ static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local uint64_t cur_cluster;
 
 void launch_set_current(uint64_t cluster_index) { cur_cluster = cluster_index; }
+uint64_t launch_current(void) { return cur_cluster; }
 
 /* ---- instrumentation ---- */
 
@@ -168,6 +176,7 @@ uint32_t interp_pc(const Warp *w, int lane) {
 static uint64_t sched_next(uint64_t *st);
 static void perturb(Warp *w, WState *s, uint32_t cand);
 static bool sched_free(const Warp *w, uint32_t pc);
+static bool aligned_insn(const XInsn *x);
 
 /* Picks the group to run: innermost frame, lowest pc, among runnable lanes
  * not deprioritised (unless only those are left). */
@@ -198,7 +207,7 @@ static bool pick_group(Warp *w, WState *s) {
   s->have = true;
   s->regroup = false;
   if (m != live) s->limit = lim;   /* other groups exist: watch for merging */
-  s->perturbed = false;
+  s->bypass = s->perturbed = cand != live;   /* gives way at a convergence point */
   if (w->launch->schedule && !s->calm) perturb(w, s, cand);
   return true;
 }
@@ -220,6 +229,16 @@ static bool sched_free(const Warp *w, uint32_t pc) {
   if (x->op == OP_CALL || x->op == OP_BRX_IDX || (x->op == OP_BRA && x->target <= pc)) return false;
   return f != FAM_SYNC && f != FAM_MMA && !(x->mods & XM_ALIGNED) && x->op != OP_ACTIVEMASK &&
          x->op != OP_SHFL && x->op != OP_VOTE && x->op != OP_VOTE_BALLOT;
+}
+
+/* Whether every lane of the warp must execute x converged: the .aligned
+ * forms (bar.sync, bar.arrive and bar.red are aligned), MMA, the
+ * deprecated shfl and vote. Lanes passed over a deprioritised group
+ * (pick_group) wait before one, as the hardware reconverges them there. */
+static bool aligned_insn(const XInsn *x) {
+  return (x->mods & XM_ALIGNED) || op_info[x->op].family == FAM_MMA || x->op == OP_BAR_SYNC ||
+         x->op == OP_BAR_ARRIVE || x->op == OP_BAR_RED_POPC || x->op == OP_BAR_RED_PRED ||
+         x->op == OP_SHFL || x->op == OP_VOTE || x->op == OP_VOTE_BALLOT;
 }
 
 static void perturb(Warp *w, WState *s, uint32_t cand) {
@@ -244,6 +263,7 @@ static void perturb(Warp *w, WState *s, uint32_t cand) {
   s->gpc = s->pc[l];
   s->limit = lim < soon ? lim : soon;
   s->perturbed = true;
+  s->bypass = false;
 }
 
 /* Lanes of the group that are the only runnable ones? */
@@ -508,7 +528,9 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   uint64_t n = 0;
   for (; n < quantum; n++) {
     if ((!s->have || s->regroup) && !pick_group(w, s)) break;
-    if (s->perturbed && !sched_free(w, s->gpc)) {   /* Launch.schedule: give way */
+    /* Launch.schedule, or deprioritised lanes passed over (aligned_insn):
+       give way, the lowest group runs */
+    if (s->perturbed && (s->bypass ? aligned_insn(&code[s->gpc]) : !sched_free(w, s->gpc))) {
       s->calm = true;
       s->deprio = 0;   /* the lowest group must run, even one that was spinning */
       bool ok = pick_group(w, s);
@@ -655,26 +677,46 @@ static void report_deadlock(Cluster *cl) {
   set_error(L, msg, true);
 }
 
+/* The runaway report names where the first warp that can run runs (the
+ * spin loop, not lanes that wait for it at a barrier), else a live lane.
+ * It leaves a fault of a later cluster in place: the spin most likely
+ * waits for a flag that cluster would have set. */
 static void report_runaway(Cluster *cl, uint64_t steps) {
   Launch *L = cl->launch;
+  pthread_mutex_lock(&error_lock);
+  bool faulted = L->error != NULL;
+  pthread_mutex_unlock(&error_lock);
+  if (faulted) return;
   char loc[512] = "";
   Cta *at = &cl->ctas[0];
-  for (int r = 0; r < cl->ncta && !loc[0]; r++) {
-    Cta *c = &cl->ctas[r];
-    for (int i = 0; i < c->nwarps; i++) {
-      Warp *w = &c->warps[i];
-      if (warp_done(w)) continue;
-      uint32_t live = w->valid & ~w->exited;
-      exec_where(L->prog, &L->prog->code[interp_pc(w, lowest_lane(live))], loc, sizeof loc);
-      at = c;
-      break;
+  Warp *ww = NULL;
+  int lane = 0;
+  for (int pass = 0; pass < 2 && !ww; pass++)
+    for (int r = 0; r < cl->ncta && !ww; r++) {
+      Cta *c = &cl->ctas[r];
+      for (int i = 0; i < c->nwarps && !ww; i++) {
+        Warp *w = &c->warps[i];
+        uint32_t m = w->valid & ~w->exited & (pass ? ~0u : ~interp_waiting(w));
+        if (!m) continue;
+        const WState *s = w->interp;
+        ww = w; at = c; lane = lowest_lane(s->have && (s->gmask & m) ? s->gmask & m : m);
+      }
     }
-  }
-  char *msg = malloc(1024);
+  if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
+  char *msg = malloc(1536);
   if (!msg) return;
-  snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
-           "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
-           at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
+  int k = snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
+                   "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
+                   at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
+  uint32_t d[3], n[3];   /* clusters: CTAs per dimension, clusters per dimension */
+  for (int i = 0; i < 3; i++) { d[i] = L->cluster[i] ? L->cluster[i] : 1; n[i] = L->grid[i] / d[i]; }
+  uint64_t s = __atomic_load_n(&L->started, __ATOMIC_RELAXED);
+  if (k > 0 && k < 1024 && s && s < (uint64_t)n[0] * n[1] * n[2])   /* it may wait for one */
+    snprintf(msg + k, 512, "; the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
+             "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
+             "clusters if larger)",
+             (uint32_t)(s % n[0]) * d[0], (uint32_t)(s / n[0] % n[1]) * d[1],
+             (uint32_t)(s / ((uint64_t)n[0] * n[1])) * d[2]);
   set_error(L, msg, false);
 }
 
@@ -715,22 +757,18 @@ static bool cta_done(const Cta *c) {
 
 /* Runs the warps of the cluster's CTAs round-robin, CTA by CTA in rank
  * order (Launch.schedule != 0: each round the CTAs and the warps of each
- * in a pseudo-random order, each warp for 1..64 instructions); false on
- * fault or deadlock. */
-static bool cluster_loop(Cluster *cl) {
+ * in a pseudo-random order, each warp for 1..64 instructions), until the
+ * cluster ends or `budget` warp-instructions ran (interp.h cluster_resume). */
+static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
   Launch *L = cl->launch;
-  uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, total = 0;
-  const uint32_t *c0 = cl->ctas[0].ctaid;
-  uint64_t st = L->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
-  int order[BAR_MAX_WARPS], corder[64];
-  for (int i = 0; i < BAR_MAX_WARPS; i++) order[i] = i;
-  for (int r = 0; r < 64; r++) corder[r] = r;
+  uint64_t max = L->max_steps ? L->max_steps : DEFAULT_MAX_STEPS, here = 0;
+  int *order = cl->worder, *corder = cl->corder;
   for (;;) {
     uint64_t ran = 0;
     bool all_done = true, stop = false;
     if (L->schedule)
       for (int i = cl->ncta - 1; i > 0 && i < 64; i--) {
-        int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = corder[i];
+        int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = corder[i];
         corder[i] = corder[k]; corder[k] = t;
       }
     for (int q = 0; q < cl->ncta && !stop; q++) {
@@ -738,34 +776,40 @@ static bool cluster_loop(Cluster *cl) {
       if (c->exited) continue;
       if (L->schedule)
         for (int i = c->nwarps - 1; i > 0; i--) {
-          int k = (int)(sched_next(&st) % (uint64_t)(i + 1)), t = order[i];
+          int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = order[i];
           order[i] = order[k]; order[k] = t;
         }
       for (int j = 0; j < c->nwarps && !stop; j++) {
         int i = L->schedule && j < BAR_MAX_WARPS && order[j] < c->nwarps ? order[j] : j;
         if (L->schedule && j < BAR_MAX_WARPS && order[j] >= c->nwarps) continue;
         if (warp_done(&c->warps[i])) continue;
-        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&st) % 64 : QUANTUM, &stop);
+        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&cl->rng) % 64 : QUANTUM, &stop);
       }
       if (cta_done(c)) c->exited = true;
       all_done &= c->exited;
     }
-    if (stop || launch_failed(L) || launch_cancelled(L)) return false;
-    if (all_done) return true;
-    total += ran;
-    if (total > max) { report_runaway(cl, total); return false; }
+    if (stop || launch_failed(L) || launch_cancelled(L)) return CLUSTER_FAILED;
+    if (all_done) return CLUSTER_DONE;
+    cl->steps += ran;
+    if (cl->steps > max) { report_runaway(cl, cl->steps); return CLUSTER_FAILED; }
     bool released = false;
     for (int r = 0; r < cl->ncta; r++) released |= sync_cta_poll(&cl->ctas[r]);   /* exits may complete CTA barriers */
     released |= cluster_bar_poll(cl);   /* ... and the cluster barrier */
-    if (!ran && !released) { report_deadlock(cl); return false; }
+    if (!ran && !released) { report_deadlock(cl); return CLUSTER_FAILED; }
+    if ((here += ran) >= budget) return CLUSTER_YIELD;
   }
 }
 
-static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], const uint32_t dim[3]) {
+_Static_assert(BAR_MAX_WARPS <= 1024 / WARP_SIZE, "Cluster.worder holds a CTA's warps");
+
+static Cluster *cluster_new(Launch *launch, const uint32_t first[3], const uint32_t dim[3],
+                            uint64_t index) {
   int n = (int)(dim[0] * dim[1] * dim[2]);
-  LaunchStats st = {0};
-  cur_stats = &st;
+  cur_cluster = index;
+  Cluster *cl = calloc(1, sizeof *cl);
+  if (!cl) { set_error(launch, strdup("out of memory creating a cluster's CTAs"), false); return NULL; }
   cl->launch = launch;
+  cl->index = index;
   cl->ncta = n;
   cl->ctas = calloc((size_t)n, sizeof *cl->ctas);
   bool ok = cl->ctas != NULL;
@@ -776,39 +820,65 @@ static bool cluster_go(Launch *launch, Cluster *cl, const uint32_t first[3], con
     cl->ctas[r].cluster = cl;
     cl->ctas[r].rank = (uint32_t)r;
   }
-  if (!ok) set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
-  else ok = cluster_loop(cl);
-  for (int r = 0; cl->ctas && r < n; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
-  cluster_bar_free(cl);
-  free(cl->ctas);
-  cur_stats = NULL;
-  pthread_mutex_lock(&stats_lock);
-  LaunchStats *d = &launch->stats;
-  for (int f = 0; f < FAM_COUNT; f++) {
-    d->warp_insns[f] += st.warp_insns[f];
-    d->thread_insns[f] += st.thread_insns[f];
+  if (!ok) {
+    set_error(launch, strdup("out of memory creating a cluster's CTAs"), false);
+    cluster_end(cl);
+    return NULL;
   }
-  for (int e = 0; e < EV_COUNT; e++) d->events[e] += st.events[e];
-  d->splits += st.splits;
-  d->merges += st.merges;
-  pthread_mutex_unlock(&stats_lock);
-  return ok;
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  cl->rng = launch->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
+  for (int i = 0; i < 1024 / WARP_SIZE; i++) cl->worder[i] = i;
+  for (int r = 0; r < 64; r++) cl->corder[r] = r;
+  return cl;
 }
 
-bool cluster_run(Launch *launch, const uint32_t clusterid[3]) {
-  Cluster cl = {0};
+Cluster *cluster_start(Launch *launch, const uint32_t clusterid[3], uint64_t index) {
   uint32_t dim[3], first[3];
   for (int i = 0; i < 3; i++) {
     dim[i] = launch->cluster[i] ? launch->cluster[i] : 1;
     first[i] = clusterid[i] * dim[i];
-    cl.id[i] = clusterid[i];
   }
-  return cluster_go(launch, &cl, first, dim);
+  Cluster *cl = cluster_new(launch, first, dim, index);
+  if (cl) memcpy(cl->id, clusterid, sizeof cl->id);
+  return cl;
+}
+
+ClusterStatus cluster_resume(Cluster *cl, uint64_t budget) {
+  cur_cluster = cl->index;
+  cur_stats = &cl->stats;
+  ClusterStatus st = cluster_loop(cl, budget);
+  cur_stats = NULL;
+  return st;
+}
+
+void cluster_end(Cluster *cl) {
+  Launch *launch = cl->launch;
+  cur_cluster = cl->index;
+  cur_stats = &cl->stats;
+  for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
+  cluster_bar_free(cl);
+  free(cl->ctas);
+  cur_stats = NULL;
+  const LaunchStats *st = &cl->stats;
+  pthread_mutex_lock(&stats_lock);
+  LaunchStats *d = &launch->stats;
+  for (int f = 0; f < FAM_COUNT; f++) {
+    d->warp_insns[f] += st->warp_insns[f];
+    d->thread_insns[f] += st->thread_insns[f];
+  }
+  for (int e = 0; e < EV_COUNT; e++) d->events[e] += st->events[e];
+  d->splits += st->splits;
+  d->merges += st->merges;
+  pthread_mutex_unlock(&stats_lock);
+  free(cl);
 }
 
 bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
-  Cluster cl = {0};
   static const uint32_t one[3] = {1, 1, 1};
-  for (int i = 0; i < 3; i++) cl.id[i] = ctaid[i];
-  return cluster_go(launch, &cl, ctaid, one);
+  Cluster *cl = cluster_new(launch, ctaid, one, cur_cluster);
+  if (!cl) return false;
+  memcpy(cl->id, ctaid, sizeof cl->id);
+  bool ok = cluster_resume(cl, UINT64_MAX) == CLUSTER_DONE;
+  cluster_end(cl);
+  return ok;
 }

@@ -54,6 +54,8 @@ struct Launch {
                                NULL when none */
   unsigned jobs;            /* host threads running clusters (launch_run);
                                0 or 1: one, in the calling thread */
+  uint64_t started;         /* clusters started so far (launch_run; read by the
+                               runaway report, atomically) */
   char *error;              /* first fault: malloc'd message; the launch stops.
                                Of faults in several clusters, the one of the
                                lowest cluster index (x, y, z order) is kept */
@@ -64,7 +66,7 @@ struct Launch {
      is passed whole, in execution order; NULL discards it. */
   void (*printf_fn)(const char *text, size_t len, void *user);
   void *printf_user;
-  LaunchStats stats;        /* what ran (cluster_run adds each cluster's) */
+  LaunchStats stats;        /* what ran (cluster_end adds each cluster's) */
 };
 
 typedef struct LaunchFindings LaunchFindings;
@@ -99,26 +101,45 @@ struct Cta {
 };
 
 /* The CTAs of one cluster, co-resident (a launch without clusters runs
- * clusters of one CTA). ctas[r] is the CTA of %cluster_ctarank r. */
+ * clusters of one CTA). ctas[r] is the CTA of %cluster_ctarank r. A
+ * cluster is resumable: what its loop needs between two cluster_resume
+ * calls is kept here. */
 struct Cluster {
   Launch *launch;
   uint32_t id[3];           /* %clusterid */
   int ncta;
   Cta *ctas;
   void *bar;                /* barrier.cluster state (src/exec/cluster.c) */
+  uint64_t index;           /* linear index in the grid (x, y, z order) */
+  uint64_t steps;           /* warp-instructions run so far (the watchdog) */
+  uint64_t rng;             /* Launch.schedule: CTA and warp order state */
+  int worder[1024 / WARP_SIZE], corder[64];   /* Launch.schedule: the orders */
+  LaunchStats stats;        /* added to Launch.stats by cluster_end */
 };
 
-/* Runs one cluster of the launch to completion: creates the warps of all its
- * CTAs, interleaves them (so that they can wait on each other) until every
- * thread exits, a fault occurs (launch->error set) or no warp can progress
- * (a deadlock report listing every waiting warp of every CTA of the cluster
- * in launch->error). Returns true on completion. */
-bool cluster_run(Launch *launch, const uint32_t clusterid[3]);
+typedef enum { CLUSTER_DONE, CLUSTER_FAILED, CLUSTER_YIELD } ClusterStatus;
+
+/* Creates the cluster of the launch at clusterid (linear index `index`):
+ * its CTAs and their warps. NULL (launch->error set) when memory runs out. */
+Cluster *cluster_start(Launch *launch, const uint32_t clusterid[3], uint64_t index);
+/* Runs the cluster's warps interleaved (so that its CTAs can wait on each
+ * other) until every thread has exited (CLUSTER_DONE), a fault occurs or no
+ * warp can progress (CLUSTER_FAILED: launch->error set, for a deadlock a
+ * report listing every waiting warp of every CTA of the cluster; also when
+ * the launch is cancelled or a lower cluster failed), or, after a round, at
+ * least `budget` warp-instructions ran since the call (CLUSTER_YIELD: call
+ * again to continue; the launcher runs other clusters meanwhile, so one
+ * that spins on a flag another sets lets it run). */
+ClusterStatus cluster_resume(Cluster *cl, uint64_t budget);
+/* Frees the cluster and adds its counts to Launch.stats. */
+void cluster_end(Cluster *cl);
 /* The linear index (x, y, z order) of the cluster the calling host thread
- * runs (0 unless set): a fault it records replaces one of a higher index,
- * and it stops only for a fault of its own or of a lower index, so that a
- * launch on several threads fails as it would on one (launch_run). */
+ * runs (0 unless set; cluster_start, cluster_resume and cluster_end set it):
+ * a fault it records replaces one of a higher index, and it stops only for
+ * a fault of its own or of a lower index, so that a launch on several
+ * threads fails as it would on one (launch_run). */
 void launch_set_current(uint64_t cluster_index);
+uint64_t launch_current(void);
 /* Runs one CTA alone, as a cluster of one (unit tests). */
 bool cta_run(Launch *launch, const uint32_t ctaid[3]);
 
@@ -145,14 +166,16 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n);
  * with a message in err (errlen bytes) when it is violated. */
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
                   const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen);
-/* Runs every cluster of the launch (clusters in x, y, z order), stopping
- * at the first one that fails (launch->error set). With launch->jobs > 1
- * (and no --check) the clusters run on that many host threads, taken in
- * order; after a fault no further cluster is started, the fault of the
- * lowest cluster index is the launch's, and printf output is passed on
- * cluster by cluster in index order, none of the clusters after the
- * failing one: what a run on one thread gives, for kernels whose clusters
- * do not race. Returns true when all completed. */
+/* Runs every cluster of the launch (clusters started in x, y, z order),
+ * stopping at the first one that fails (launch->error set). The clusters
+ * run on launch->jobs host threads (one with --check), each keeping up to
+ * 16 CTAs resident and running them in turns, so that a CTA waiting for a
+ * CTA started after it makes progress; after a fault no further cluster is
+ * started, the fault of the lowest cluster index is the launch's, and
+ * printf output is passed on cluster by cluster in index order, none of
+ * the clusters after the failing one: the same on any number of threads,
+ * for kernels whose clusters do not race. Returns true when all
+ * completed. */
 bool launch_run(Launch *launch);
 
 #endif

@@ -8,7 +8,11 @@
  * (..), %tid (..)"). The list is bounded: REPORT_MAX findings are kept and
  * the rest only counted; a finding whose message repeats one already kept
  * for the same instruction is dropped (a loop reports once). One mutex
- * serialises recording, so CTAs may run on several host threads. */
+ * serialises recording, so CTAs may run on several host threads. Clusters
+ * resident together interleave (src/sched/launch.c), so each finding
+ * records its cluster's index and the list reads as if the clusters ran
+ * one after another: sorted by cluster, a repeat kept for the earliest
+ * cluster, and when the bound is reached the earliest clusters' kept. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +25,7 @@
 enum { REPORT_MAX = 100 };
 
 typedef struct Finding {
+  uint64_t cluster;   /* linear index of the cluster that found it */
   const XInsn *x;
   char *msg;        /* the message, without the location (the dedupe key) */
   char *text;       /* message and location */
@@ -86,23 +91,52 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
     uint32_t live = w->valid & ~w->exited;
     lane = live ? __builtin_ctz(live) : 0;
   }
+  uint64_t cl = launch_current();
   pthread_mutex_lock(&report_lock);
   LaunchFindings *lf = L->findings;
   if (!lf && !(lf = L->findings = calloc(1, sizeof *lf))) goto out;
+  int drop = -1;   /* a finding of a later cluster that this one displaces */
   for (unsigned i = 0; i < lf->n; i++)
-    if (lf->f[i].x == x && !strcmp(lf->f[i].msg, msg)) goto out;
-  if (lf->n == REPORT_MAX) { lf->more++; goto out; }
+    if (lf->f[i].x == x && !strcmp(lf->f[i].msg, msg)) {
+      if (cl >= lf->f[i].cluster) goto out;
+      drop = (int)i;   /* a repeat found first by a later cluster */
+    }
+  if (drop < 0 && lf->n == REPORT_MAX) {   /* full: keep the earliest clusters' */
+    lf->more++;
+    for (unsigned i = 0; i < lf->n; i++)
+      if (drop < 0 || lf->f[i].cluster > lf->f[drop].cluster) drop = (int)i;
+    if (cl >= lf->f[drop].cluster) goto out;
+  }
   char *text = exec_located(w, x, lane, msg), *key = strdup(msg);
   if (!text || !key) { free(text); free(key); goto out; }
-  lf->f[lf->n++] = (Finding){x, key, text};
+  if (drop >= 0) {   /* appended below instead: the order within a cluster is kept */
+    free(lf->f[drop].text);
+    free(lf->f[drop].msg);
+    memmove(&lf->f[drop], &lf->f[drop + 1], (lf->n - (unsigned)drop - 1) * sizeof *lf->f);
+    lf->n--;
+  }
+  lf->f[lf->n++] = (Finding){cl, x, key, text};
 out:
   pthread_mutex_unlock(&report_lock);
+}
+
+/* Stable, by cluster: clusters resident together on a host thread
+ * (src/sched/launch.c) interleave, yet the findings read as if the
+ * clusters ran one after another. */
+static void sort_by_cluster(LaunchFindings *lf) {
+  for (unsigned i = 1; i < lf->n; i++) {
+    Finding f = lf->f[i];
+    unsigned j = i;
+    for (; j > 0 && lf->f[j - 1].cluster > f.cluster; j--) lf->f[j] = lf->f[j - 1];
+    lf->f[j] = f;
+  }
 }
 
 char *launch_findings_take(Launch *L) {
   LaunchFindings *lf = L->findings;
   L->findings = NULL;
   if (!lf) return NULL;
+  sort_by_cluster(lf);
   size_t n = 64;
   for (unsigned i = 0; i < lf->n; i++) n += strlen(lf->f[i].text) + 1;
   char *out = malloc(n);

@@ -7,14 +7,23 @@
  * whole number of clusters, a cluster larger than the kernel allows, a CTA
  * shape that breaks .reqntid / .maxntid / .reqnctapercluster, shared memory
  * beyond 227 KiB. launch_run then runs the clusters (the CTAs of a
- * cluster together, their warps interleaved: cluster_run), in x, y, z
- * order, one after another (Launch.jobs <= 1, or a checked launch) or on a
- * pool of Launch.jobs host threads (-j) that take the next cluster in order;
- * either stops at the first that fails. Clusters share only global memory
- * (atomics are host atomics, src/exec/atom.c), the first fault (set_error
- * keeps the lowest cluster index) and the printf callback, to which each
- * cluster's output is passed whole in index order: a race-free kernel gives
- * the same results and output on any number of threads. */
+ * cluster together, their warps interleaved: cluster_resume) on a pool of
+ * Launch.jobs host threads (-j; one, the caller's, for jobs <= 1 or a
+ * checked launch) that start the clusters in x, y, z order and stop
+ * starting them at the first that fails.
+ *
+ * Forward progress: like an SM, each host thread keeps up to RESIDENT_CTAS
+ * CTAs resident (at least two clusters) and runs them in turns of SLICE
+ * warp-instructions, so that a CTA spinning on a flag that a CTA started
+ * after it sets (decoupled look-back) lets that one run, even at -j1. As on
+ * a GPU, only started CTAs are sure to progress: one waiting for a CTA that
+ * cannot become resident spins until the watchdog reports it (runaway).
+ *
+ * Clusters share only global memory (atomics are host atomics,
+ * src/exec/atom.c), the first fault (set_error keeps the lowest cluster
+ * index) and the printf callback, to which each cluster's output is passed
+ * whole in index order: a race-free kernel gives the same results and
+ * output on any number of threads. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,8 +130,24 @@ typedef struct Pending {
 
 typedef struct Buf { char *p; size_t n, cap; bool oom; } Buf;
 
+/* A cluster that has started and not ended, and its printf output. */
+typedef struct Resident {
+  Cluster *cl;
+  uint64_t idx;
+  Buf out;
+} Resident;
+
+enum {
+  RESIDENT_CTAS = 16,       /* CTAs resident per host thread (at least two clusters) */
+  SLICE = 1 << 12,          /* warp-instructions (at least a round: cluster_resume) a
+                               cluster runs before the next's turn; small, as a
+                               spinning CTA spends its whole turn */
+  WINDOW = 4096,            /* see take() */
+};
+
 typedef struct Pool {
   Launch *l;
+  int resident;             /* clusters resident per host thread */
   uint32_t n[3];
   uint64_t total;
   pthread_mutex_t lock;
@@ -135,6 +160,11 @@ typedef struct Pool {
 } Pool;
 
 static _Thread_local Buf *cur_buf;
+
+/* Under p->lock: whether a cluster may still be started (window aside). */
+static bool take_possible(const Pool *p) {
+  return p->next < p->total && p->next < p->stop && !launch_cancelled(p->l);
+}
 
 /* Launch.printf_fn while the pool runs: the text goes to the cluster's buffer. */
 static void buffer_printf(const char *text, size_t len, void *user) {
@@ -166,54 +196,93 @@ static void flush_pending(Pool *p) {
   }
 }
 
+/* Under p->lock: takes the next cluster to start into *idx. A thread that
+ * has clusters resident (`busy`) starts one only within WINDOW of the first
+ * whose output is not passed on, which bounds the Pending list while an
+ * early cluster spins. */
+static bool take(Pool *p, bool busy, uint64_t *idx) {
+  if (!take_possible(p)) return false;
+  if (busy && p->next >= p->flushed + WINDOW) return false;
+  *idx = p->next++;
+  __atomic_store_n(&p->l->started, p->next, __ATOMIC_RELAXED);
+  return true;
+}
+
+/* A cluster's run ended (done or failed): queue its output and pass on what
+ * is in order. */
+static void finished(Pool *p, uint64_t idx, bool ok, Buf *b) {
+  Pending *e = malloc(sizeof *e);
+  pthread_mutex_lock(&p->lock);
+  if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
+  if (e) {
+    *e = (Pending){idx, b->p, b->n, NULL};
+    Pending **at = &p->pending;
+    while (*at && (*at)->idx < idx) at = &(*at)->next;
+    e->next = *at;
+    *at = e;
+  } else {
+    free(b->p);
+    if (idx + 1 < p->stop) p->stop = idx + 1;   /* cannot keep the order */
+  }
+  flush_pending(p);
+  pthread_mutex_unlock(&p->lock);
+}
+
+/* One host thread: clusters taken in index order, up to `resident` at a
+ * time (a GPU SM's occupancy). Each runs for SLICE warp-instructions, then
+ * the next gets its turn: a new cluster while there is room, else the one
+ * that waited longest. So a CTA that spins on a flag set by a CTA started
+ * after it (decoupled look-back) lets that CTA run, at any -j. A cluster
+ * alone on its thread with nothing left to start runs without pause. */
 static void *worker(void *arg) {
   Pool *p = arg;
   Launch *l = p->l;
+  Resident ring[RESIDENT_CTAS];
+  int n = 0;
   for (;;) {
+    Resident r;
+    uint64_t idx;
     pthread_mutex_lock(&p->lock);
-    if (p->next >= p->total || p->next >= p->stop || launch_cancelled(l)) {
-      pthread_mutex_unlock(&p->lock);
+    bool fresh = n < p->resident && take(p, n > 0, &idx);
+    bool more = take_possible(p);
+    pthread_mutex_unlock(&p->lock);
+    if (fresh) {
+      const uint32_t id[3] = {(uint32_t)(idx % p->n[0]), (uint32_t)(idx / p->n[0] % p->n[1]),
+                              (uint32_t)(idx / ((uint64_t)p->n[0] * p->n[1]))};
+      r = (Resident){cluster_start(l, id, idx), idx, {0}};
+      if (!r.cl) { finished(p, idx, false, &r.out); continue; }
+    } else if (n) {
+      r = ring[0];
+      memmove(ring, ring + 1, (size_t)--n * sizeof *ring);
+    } else {
       break;
     }
-    uint64_t idx = p->next++;
-    pthread_mutex_unlock(&p->lock);
-    const uint32_t id[3] = {(uint32_t)(idx % p->n[0]), (uint32_t)(idx / p->n[0] % p->n[1]),
-                            (uint32_t)(idx / ((uint64_t)p->n[0] * p->n[1]))};
-    Buf b = {0};
-    cur_buf = &b;
-    launch_set_current(idx);
-    bool ok = cluster_run(l, id);
+    cur_buf = &r.out;
+    ClusterStatus st = cluster_resume(r.cl, n || more ? SLICE : UINT64_MAX);
     cur_buf = NULL;
-    Pending *e = malloc(sizeof *e);
-    pthread_mutex_lock(&p->lock);
-    if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
-    if (e) {
-      *e = (Pending){idx, b.p, b.n, NULL};
-      Pending **at = &p->pending;
-      while (*at && (*at)->idx < idx) at = &(*at)->next;
-      e->next = *at;
-      *at = e;
-    } else {
-      free(b.p);
-      if (idx + 1 < p->stop) p->stop = idx + 1;   /* cannot keep the order */
-    }
-    flush_pending(p);
-    pthread_mutex_unlock(&p->lock);
-    if (!e) break;
+    if (st == CLUSTER_YIELD) { ring[n++] = r; continue; }
+    cluster_end(r.cl);
+    finished(p, r.idx, st == CLUSTER_DONE, &r.out);
   }
   return NULL;
 }
 
+/* Runs the clusters on l->jobs host threads (--check: one, the caller, so
+ * that findings keep their order), each a worker. */
 static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
-  uint64_t nt = l->jobs < total ? l->jobs : total;
+  uint64_t nt = l->jobs > 1 && !l->check ? l->jobs : 1;
+  if (nt > total) nt = total;
+  uint32_t ctas = 1;
+  for (int i = 0; i < 3; i++) ctas *= l->cluster[i] ? l->cluster[i] : 1;
   Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
-            .fn = l->printf_fn, .user = l->printf_user};
+            .fn = l->printf_fn, .user = l->printf_user,
+            .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2};
   pthread_t *th = calloc((size_t)nt, sizeof *th);
   if (!th) return false;
   pthread_mutex_init(&p.lock, NULL);
   if (l->printf_fn) { l->printf_fn = buffer_printf; l->printf_user = NULL; }
   uint64_t started = 0;
-  for (; started < nt; started++)
+  for (; nt > 1 && started < nt; started++)
     if (pthread_create(&th[started], NULL, worker, &p)) break;
   if (!started) worker(&p);
   for (uint64_t i = 0; i < started; i++) pthread_join(th[i], NULL);
@@ -235,18 +304,5 @@ bool launch_run(Launch *l) {
   const uint32_t *g = l->grid, *c = l->cluster;
   uint32_t n[3];
   for (int i = 0; i < 3; i++) n[i] = g[i] / (c[i] ? c[i] : 1);
-  uint64_t total = (uint64_t)n[0] * n[1] * n[2];
-  /* --check stays on one thread: its findings keep their order */
-  if (l->jobs > 1 && total > 1 && !l->check) return run_pool(l, n, total);
-  uint64_t idx = 0;
-  for (uint32_t z = 0; z < n[2]; z++)
-    for (uint32_t y = 0; y < n[1]; y++)
-      for (uint32_t x = 0; x < n[0]; x++) {
-        const uint32_t id[3] = {x, y, z};
-        launch_set_current(idx++);
-        bool ok = cluster_run(l, id);
-        if (!ok || l->error || launch_cancelled(l)) { launch_set_current(0); return false; }
-      }
-  launch_set_current(0);
-  return true;
+  return run_pool(l, n, (uint64_t)n[0] * n[1] * n[2]);
 }

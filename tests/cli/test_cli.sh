@@ -237,6 +237,15 @@ else
     fail=$((fail + 1)); echo "FAIL: SIGINT: exit $rc, stderr: $(cat "$T/int.err")"; fi
 fi
 
+# --check with interleaved clusters (forward progress): the findings read in
+# cluster order, as if the clusters ran one after another
+"$PTXVM" run tests/ptx/sched/check_order_spin.ptx -g 8 -b 32 -j 1 --check -a 'u32[2]:zero' \
+  2>"$T/order.err"
+got=$(grep -o 'ptx:[0-9]*:3, kernel k, %ctaid ([0-9]' "$T/order.err" | tr '\n' ' ')
+want='ptx:39:3, kernel k, %ctaid (0 ptx:41:3, kernel k, %ctaid (0 ptx:30:3, kernel k, %ctaid (7 '
+if [ "$got" = "$want" ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: --check findings out of cluster order: $got"; fi
+
 # opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
 # does not yet, call (operands "*") is unchecked
 "$B/opcov" >"$T/opcov"
