@@ -342,7 +342,7 @@ bool exec_select_CMP(Lower *L, const Insn *in, XInsn *x) {
   case OP_SETP_H: case OP_SETP_H_BOOL: case OP_SETP_BF: case OP_SETP_BF_BOOL:
   case OP_SETP_B: case OP_SETP_B_BOOL:
     return lower_compare(L, in, x, false);
-  case OP_SET: case OP_SET_BOOL: case OP_SET_F: case OP_SET_F_BOOL:
+  case OP_SET: case OP_SET_BOOL: case OP_SET_B: case OP_SET_B_BOOL: case OP_SET_F: case OP_SET_F_BOOL:
   case OP_SET_H: case OP_SET_H_BOOL: case OP_SET_FROM_H: case OP_SET_FROM_H_BOOL:
   case OP_SET_H2: case OP_SET_H2_BOOL: case OP_SET_BF: case OP_SET_BF_BOOL:
   case OP_SET_FROM_BF: case OP_SET_FROM_BF_BOOL: case OP_SET_BF2: case OP_SET_BF2_BOOL:
