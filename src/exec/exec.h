@@ -147,6 +147,12 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
  * fault (exec_fault) and returns NULL. */
 void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
               uint32_t size, uint32_t align, bool write);
+/* The warp-wide fast path of loads and stores: a host pointer for the bytes
+ * [lo, hi) of state space sp when they lie in one place every access inside
+ * may use (one global allocation, the executing CTA's shared memory, the
+ * kernel's parameter buffer), else NULL. It reports nothing and checks no
+ * alignment: on NULL the caller takes mem_ptr lane by lane, which does. */
+void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
 
 /* ---- lowering interface used by family selectors ---- */
 

@@ -67,7 +67,12 @@ static uint32_t f32_fix(float f, uint32_t mods) {
 }
 static void f32_store(Warp *w, const XInsn *x, uint32_t mask, const float *r) {
   uint32_t t[WARP_SIZE];
-  FOR_LANES(l) t[l] = f32_fix(r[l], x->mods);
+  if (!(x->mods & (XM_FTZ | XM_SAT))) {   /* just the canonical NaN: a loop that vectorises */
+    FOR_LANES(l) {
+      uint32_t u = f32_bits(r[l]);
+      t[l] = (int32_t)(u & 0x7fffffffu) > 0x7f800000 ? F32_CNAN : u;
+    }
+  } else FOR_LANES(l) t[l] = f32_fix(r[l], x->mods);
   merge32(R32(w, x->slot[0]), t, mask);
 }
 static uint64_t f64_fix(double d) {

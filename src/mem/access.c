@@ -128,3 +128,27 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32
   default: return fault(w, x, lane, space_name(sp), addr, size, "is in an unsupported state space");
   }
 }
+
+/* The executing CTA's shared bytes [lo, hi) (offsets without rank bits). */
+static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
+  const Cta *c = w->cta;
+  return c && c->shared && hi <= c->shared_size ? c->shared + lo : NULL;
+}
+
+void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+  if (hi < lo) return NULL;
+  switch (sp) {
+  case SP_GLOBAL: return dev_host(w->launch->dev, lo, hi - lo);
+  case SP_CONST: return write ? NULL : dev_host(w->launch->dev, lo, hi - lo);
+  case SP_SHARED: return shared_span(w, lo, hi);
+  case SP_PARAM:
+    return !write && hi <= w->launch->param_size ? (uint8_t *)(uintptr_t)w->launch->params + lo : NULL;
+  case SP_NONE:
+  case SP_GENERIC:
+    if (in_window(lo, SHARED_WINDOW) && in_window(hi, SHARED_WINDOW))
+      return shared_span(w, lo - SHARED_WINDOW, hi - SHARED_WINDOW);
+    if (lo >= GLOBAL_BASE) return dev_host(w->launch->dev, lo, hi - lo);
+    return NULL;
+  default: return NULL;
+  }
+}
