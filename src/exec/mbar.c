@@ -60,6 +60,10 @@ typedef struct MbInsn {
 typedef struct MbEnt {
   uint32_t off; Mbar m; uint64_t enc;
   uint32_t observed;     /* phases a wait has seen complete (0..observed-1) */
+  bool woken;            /* the waiters were last woken at this phase and */
+  uint32_t woke_phase;   /* validity; whether a waiter is satisfied depends */
+  bool woke_valid;       /* on nothing else (satisfied), so until they change
+                            no waiter can be */
 } MbEnt;
 
 typedef struct MbWaiter {
@@ -76,8 +80,11 @@ typedef struct AsItem {
   int wl;                /* warp * 32 + lane of the issuing thread */
   bool bulk, tx, arrive, done;
   uint32_t group;        /* the lane's group sequence number at issue */
+  uint32_t ord;          /* issue order among the thread's items of its kind */
   uint64_t due;          /* virtual time of completion */
-  uint8_t *dst, *data;   /* destination; the bytes to land (malloc'd) */
+  uint8_t *dst, *data;   /* destination; the bytes to land: malloc'd, or NULL
+                            and in small (cp.async's 4, 8, 16 bytes) */
+  uint8_t small[16];
   uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
   const XInsn *x;        /* the issuing instruction (faults) */
   Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
@@ -87,12 +94,18 @@ typedef struct MbCta {
   MbEnt *e; int n, cap;
   AsItem *q; int nq, capq;
   uint32_t *gseq, *bseq; /* per thread: committed cp.async / bulk groups */
+  uint32_t *issued, *landed;   /* per thread and kind (AsItem.bulk): items
+                                  issued, items completed (they land in order) */
+  uint32_t *plain;       /* per thread: items in flight that are neither bulk
+                            nor tx (cp.async and deferred arrives) */
   MbWaiter *w;           /* nwarps x 32 */
   int nwarps;
   int idle;              /* forced time-outs since the last state change */
   const Launch *launch;
   Cta *cta;              /* the CTA it belongs to */
 } MbCta;
+
+static const uint8_t *as_bytes(const AsItem *it) { return it->data ? it->data : it->small; }
 
 static void mb_free(void *p) {
   MbCta *t = p;
@@ -104,12 +117,15 @@ static void mb_free(void *p) {
        shared memory may be gone already, and nobody can read it */
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own))
-      memcpy(it->dst, it->data, it->size);
+      memcpy(it->dst, as_bytes(it), it->size);
     free(it->data);
   }
   free(t->q);
   free(t->gseq);
   free(t->bseq);
+  free(t->issued);
+  free(t->landed);
+  free(t->plain);
   free(t->e);
   free(t->w);
   free(t);
@@ -129,7 +145,14 @@ static MbCta *table(Cta *c) {
     t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
     t->gseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->gseq);
     t->bseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->bseq);
-    if (!t->w || !t->gseq || !t->bseq) { free(t->w); free(t->gseq); free(t->bseq); free(t); return NULL; }
+    t->issued = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->issued);
+    t->landed = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->landed);
+    t->plain = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->plain);
+    if (!t->w || !t->gseq || !t->bseq || !t->issued || !t->landed || !t->plain) {
+      free(t->w); free(t->gseq); free(t->bseq); free(t->issued); free(t->landed); free(t->plain);
+      free(t);
+      return NULL;
+    }
     for (int i = 0; i < c->nwarps * WARP_SIZE; i++) t->w[i].ent = -1;
     b->ext = t;
     b->ext_free = mb_free;
@@ -257,6 +280,9 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
 /* A state change of entry k: wake the waiters whose phase completed. */
 static void changed(Cta *c, MbCta *t, int k) {
   t->idle = 0;
+  MbEnt *e = &t->e[k];
+  if (e->woken && e->woke_phase == e->m.phase && e->woke_valid == e->m.valid) return;
+  e->woken = true, e->woke_phase = e->m.phase, e->woke_valid = e->m.valid;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
     MbWaiter *q = &t->w[i];
     if (q->ent == k && !q->ready && satisfied(t, q)) release(c, t, i / WARP_SIZE, i % WARP_SIZE, true);
@@ -389,12 +415,15 @@ static uint64_t async_delay(const Warp *w) {
 static bool as_complete(Cta *c, MbCta *t, int i) {
   AsItem *it = &t->q[i];
   if (it->done) return true;
-  for (int j = 0; j < i; j++)
+  uint32_t *landed = &t->landed[it->wl * 2 + it->bulk];
+  for (int j = 0; j < i && it->ord != *landed; j++)   /* earlier items of the thread's kind */
     if (!t->q[j].done && t->q[j].wl == it->wl && !t->q[j].bulk == !it->bulk && !as_complete(c, t, j))
       return false;
   it->done = true;
+  (*landed)++;
+  if (!it->bulk && !it->tx) t->plain[it->wl]--;
   t->idle = 0;
-  if (!it->arrive && it->dst) memcpy(it->dst, it->data, it->size);
+  if (!it->arrive && it->dst) memcpy(it->dst, as_bytes(it), it->size);
   free(it->data);
   it->data = NULL;
   if (!it->tx && !it->arrive) return true;
@@ -442,6 +471,12 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
   return it;
 }
 
+/* Counts item it, its kind (bulk, tx, arrive) set, as issued. */
+static void as_issued(MbCta *t, AsItem *it) {
+  it->ord = t->issued[it->wl * 2 + it->bulk]++;
+  if (!it->bulk && !it->tx) t->plain[it->wl]++;
+}
+
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *dst,
                         const uint8_t *src, uint32_t size, uint32_t nsrc, bool tx, Space msp,
                         uint64_t maddr) {
@@ -452,14 +487,17 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, false, true, msp, maddr, &off)) return XS_TRAP;
   AsItem *it = as_push(w, x, lane, t);
-  uint8_t *data = malloc(size ? size : 1);
-  if (!it || !data) { free(data); return exec_fault(w, x, lane, "out of memory"); }
-  memcpy(data, src, nsrc);
-  memset(data + nsrc, 0, size - nsrc);
+  bool small = size <= sizeof it->small;   /* no allocation per cp.async */
+  uint8_t *data = small ? NULL : malloc(size);
+  if (!it || (!small && !data)) { free(data); return exec_fault(w, x, lane, "out of memory"); }
+  uint8_t *bytes = small ? it->small : data;
+  memcpy(bytes, src, nsrc);
+  memset(bytes + nsrc, 0, size - nsrc);
   it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
   it->moff = off;
   it->mc = mc;
   it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
+  as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
@@ -476,13 +514,11 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
-  bool inflight = false;
-  for (int i = 0; i < t->nq; i++)
-    if (!t->q[i].done && t->q[i].wl == wl && !t->q[i].bulk && !t->q[i].tx) inflight = true;
-  if (inflight) {
+  if (t->plain[wl]) {   /* the thread's earlier cp.async copies are in flight */
     AsItem *it = as_push(w, x, lane, t);
     if (!it) return exec_fault(w, x, lane, "out of memory");
     it->arrive = true; it->moff = off; it->group = t->gseq[wl];
+    as_issued(t, it);
     return XS_NEXT;
   }
   bool done = false;

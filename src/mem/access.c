@@ -105,8 +105,10 @@ static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint3
   return fault(w, x, lane, "generic", addr, size, "is in no state space's window");
 }
 
-void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32_t size,
-              uint32_t align, bool write) {
+/* mem_ptr past its fast path: the checks space by space, and the faults. */
+static __attribute__((noinline)) void *mem_ptr_checked(Warp *w, const XInsn *x, int lane, Space sp,
+                                                      uint64_t addr, uint32_t size, uint32_t align,
+                                                      bool write) {
   if (align > 1 && (addr & (align - 1))) {
     char why[64];
     snprintf(why, sizeof why, "is misaligned (needs %u-byte alignment)", align);
@@ -135,7 +137,9 @@ static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
   return c && c->shared && hi <= c->shared_size ? c->shared + lo : NULL;
 }
 
-void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+/* mem_span; static so that mem_ptr inlines it (-fPIC keeps exported
+   functions from being inlined). */
+static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
   if (hi < lo) return NULL;
   switch (sp) {
   case SP_GLOBAL: return dev_host(w->launch->dev, lo, hi - lo);
@@ -151,4 +155,14 @@ void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
     return NULL;
   default: return NULL;
   }
+}
+
+void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32_t size,
+              uint32_t align, bool write) {
+  void *p = align <= 1 || !(addr & (align - 1)) ? span_of(w, sp, addr, addr + size, write) : NULL;
+  return p ? p : mem_ptr_checked(w, x, lane, sp, addr, size, align, write);
+}
+
+void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+  return span_of(w, sp, lo, hi, write);
 }
