@@ -149,7 +149,7 @@ void interp_jump(Warp *w, int lane, uint32_t pc) {
 void interp_release(Warp *w, uint32_t lanes) {
   WState *s = w->interp;
   lanes &= s->waiting;
-  for (int l = 0; l < WARP_SIZE; l++) if (lanes >> l & 1) s->pc[l]++;
+  for (uint32_t r = lanes; r; r &= r - 1) s->pc[__builtin_ctz(r)]++;   /* often one lane */
   s->waiting &= ~lanes;
   s->regroup = true;
 }
