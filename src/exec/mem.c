@@ -249,6 +249,48 @@ static void st_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, u
   }
 }
 
+/* Any other weak access of one element of 1, 2, 4 or 8 bytes, on the fast
+ * path: each lane's offset from at, then a loop per element size (no
+ * memcpy of a variable size per lane). */
+static bool scalar(const MemOp *m) { return m->order == ORD_WEAK && m->n == 1 && m->size <= 8; }
+
+static void span_offsets(Warp *w, const MemOp *m, uint64_t bmin, uint64_t off[WARP_SIZE]) {
+  if (m->base == UINT32_MAX) { FOR_LANES(l) off[l] = 0; return; }
+  if (m->base64) { const uint64_t *b = R64(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
+  else { const uint32_t *b = R32(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
+}
+
+#define LD_LANES(T) do { T e_; FOR_LANES(l) if (ACTIVE(mask, l)) { memcpy(&e_, at + off[l], sizeof e_); v[l] = e_; } } while (0)
+#define ST_LANES(T) do { FOR_LANES(l) if (ACTIVE(mask, l)) { T e_ = (T)v[l]; memcpy(at + off[l], &e_, sizeof e_); } } while (0)
+
+static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint8_t *at,
+                      uint64_t bmin) {
+  uint64_t off[WARP_SIZE], v[WARP_SIZE];
+  span_offsets(w, m, bmin, off);
+  switch (m->size) {
+  case 1: LD_LANES(uint8_t); break;
+  case 2: LD_LANES(uint16_t); break;
+  case 4: LD_LANES(uint32_t); break;
+  default: LD_LANES(uint64_t); break;
+  }
+  unsigned regw = m->regw[0];
+  FOR_LANES(l) if (ACTIVE(mask, l)) reg_write(w, x->slot[0], regw, l, extend(v[l], m->size, m->sext));
+}
+
+static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint8_t *at,
+                      uint64_t bmin) {
+  uint64_t off[WARP_SIZE], v[WARP_SIZE];
+  span_offsets(w, m, bmin, off);
+  unsigned regw = m->regw[0];
+  FOR_LANES(l) v[l] = ACTIVE(mask, l) ? reg_read(w, x->slot[0], regw, l) : 0;
+  switch (m->size) {
+  case 1: ST_LANES(uint8_t); break;
+  case 2: ST_LANES(uint16_t); break;
+  case 4: ST_LANES(uint32_t); break;
+  default: ST_LANES(uint64_t); break;
+  }
+}
+
 static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
   const MemOp *m = x->aux;
   uint32_t total = (uint32_t)m->size * m->n;
@@ -256,6 +298,10 @@ static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
   uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
   if (at && plain32(m)) {
     ld_plain32(w, x, m, mask, at, bmin, bmax);
+    return XS_NEXT;
+  }
+  if (at && scalar(m)) {
+    ld_scalar(w, x, m, mask, at, bmin);
     return XS_NEXT;
   }
   FOR_LANES(l) {
@@ -275,6 +321,10 @@ static XStatus exec_st(Warp *w, const XInsn *x, uint32_t mask) {
   uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
   if (at && plain32(m)) {
     st_plain32(w, x, m, mask, at, bmin, bmax);
+    return XS_NEXT;
+  }
+  if (at && scalar(m)) {
+    st_scalar(w, x, m, mask, at, bmin);
     return XS_NEXT;
   }
   FOR_LANES(l) {
