@@ -97,20 +97,18 @@ static void store_bytes(void *p, unsigned size, uint64_t v, MemOrder o) {
 /* ---- handlers ---- */
 
 /* Lowest, highest and or of the base register values of the lanes in mask
- * (not empty). A full warp at one address or at base[0] + 4 l (the
- * commonest patterns) is found by a loop that vectorises, without compares. */
-static bool lanes_pattern(uint64_t nu, uint64_t nc, uint64_t b0, uint64_t top, uint64_t *mn,
-                          uint64_t *mx, uint64_t *any) {
+ * (not empty), by loops that vectorise for a full warp. For 64-bit bases,
+ * which SSE2 cannot compare, a full warp at one address or at base[0] + 4 l
+ * (the commonest patterns) is recognised first without compares. */
+static bool lanes_pattern(uint64_t nu, uint64_t nc, uint64_t b0, uint64_t *mn, uint64_t *mx,
+                          uint64_t *any) {
   if (!nu) { *mn = *mx = *any = b0; return true; }
-  if (!nc && b0 <= top - 124) { *mn = b0, *mx = b0 + 124, *any = b0 | 124; return true; }
+  if (!nc && b0 <= UINT64_MAX - 124) { *mn = b0, *mx = b0 + 124, *any = b0 | 124; return true; }
   return false;
 }
 static void lanes_range32(const uint32_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx, uint64_t *any) {
   uint32_t lo = UINT32_MAX, hi = 0, o = 0;
   if (mask == 0xffffffffu) {
-    uint32_t nu = 0, nc = 0;
-    FOR_LANES(l) { nu |= b[l] ^ b[0]; nc |= (b[l] - b[0]) ^ 4u * (uint32_t)l; }
-    if (lanes_pattern(nu, nc, b[0], UINT32_MAX, mn, mx, any)) return;
     int32_t slo = INT32_MAX, shi = INT32_MIN;   /* signed: SSE2 has no unsigned compares */
     FOR_LANES(l) {
       int32_t v = (int32_t)(b[l] ^ 0x80000000u);
@@ -130,7 +128,7 @@ static void lanes_range64(const uint64_t *b, uint32_t mask, uint64_t *mn, uint64
   if (mask == 0xffffffffu) {
     uint64_t nu = 0, nc = 0;
     FOR_LANES(l) { nu |= b[l] ^ b[0]; nc |= (b[l] - b[0]) ^ 4u * (uint64_t)l; }
-    if (lanes_pattern(nu, nc, b[0], UINT64_MAX, mn, mx, any)) return;
+    if (lanes_pattern(nu, nc, b[0], mn, mx, any)) return;
   }
   for (uint32_t r = mask; r; r &= r - 1) {
     uint64_t v = b[__builtin_ctz(r)];
@@ -260,7 +258,7 @@ static void span_offsets(Warp *w, const MemOp *m, uint64_t bmin, uint64_t off[WA
   else { const uint32_t *b = R32(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
 }
 
-#define LD_LANES(T) do { T e_; FOR_LANES(l) if (ACTIVE(mask, l)) { memcpy(&e_, at + off[l], sizeof e_); v[l] = e_; } } while (0)
+#define LD_LANES(T) do { FOR_LANES(l) { T e_ = 0; if (ACTIVE(mask, l)) memcpy(&e_, at + off[l], sizeof e_); v[l] = e_; } } while (0)
 #define ST_LANES(T) do { FOR_LANES(l) if (ACTIVE(mask, l)) { T e_ = (T)v[l]; memcpy(at + off[l], &e_, sizeof e_); } } while (0)
 
 static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint8_t *at,
@@ -273,8 +271,16 @@ static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, co
   case 4: LD_LANES(uint32_t); break;
   default: LD_LANES(uint64_t); break;
   }
-  unsigned regw = m->regw[0];
-  FOR_LANES(l) if (ACTIVE(mask, l)) reg_write(w, x->slot[0], regw, l, extend(v[l], m->size, m->sext));
+  unsigned regw = m->regw[0], size = m->size;
+  bool sext = m->sext;
+  if (regw > 4) {
+    FOR_LANES(l) v[l] = extend(v[l], size, sext);
+    merge64(R64(w, x->slot[0]), v, mask);
+  } else {
+    uint32_t t[WARP_SIZE];
+    FOR_LANES(l) t[l] = (uint32_t)trunc_bytes(extend(v[l], size, sext), regw);
+    merge32(R32(w, x->slot[0]), t, mask);
+  }
 }
 
 static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint8_t *at,
