@@ -526,7 +526,7 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
     w->steps++;
     Family fam = op_info[x->op].family;
     s->wi[fam]++;
-    s->ti[fam] += (uint64_t)__builtin_popcount(exec);
+    s->ti[fam] += exec == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(exec);   /* no popcnt in baseline x86-64 */
     XStatus st = exec ? x->fn(w, x, exec) : XS_NEXT;
     if (!after(w, s, x, st, exec)) { *stop = true; return n + 1; }
   }
