@@ -177,7 +177,7 @@ static uint64_t cv_one(uint64_t v, Type dt, Type st, uint32_t mods) {
   return cv_i2i(v, dt, st, mods);
 }
 
-#define EXEC(name) static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
+#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 
 /* The general cvt: one value, any of the scalar types. */
 EXEC(cvt) {

@@ -103,6 +103,18 @@ struct Warp {
   void *interp;           /* interpreter-private state (pcs, frames, ...) */
 };
 
+/* Lane loops gain most from wider vectors: LANE_CLONES gives a function a
+ * second copy built for x86-64-v3 (AVX2, FMA), chosen once at load for the
+ * CPU (GCC target_clones, an ifunc). Both copies compute the same bits:
+ * integer code, and float code whose expressions are never contracted
+ * (-ffp-contract=off, Makefile) and whose fmaf/fma are exactly specified.
+ * Elsewhere it is empty. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LANE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LANE_CLONES
+#endif
+
 /* Slot pointers: the 32 lanes of a register. */
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
 static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }

@@ -100,13 +100,14 @@ static void store_bytes(void *p, unsigned size, uint64_t v, MemOrder o) {
  * (not empty), by loops that vectorise for a full warp. For 64-bit bases,
  * which SSE2 cannot compare, a full warp at one address or at base[0] + 4 l
  * (the commonest patterns) is recognised first without compares. */
-static bool lanes_pattern(uint64_t nu, uint64_t nc, uint64_t b0, uint64_t *mn, uint64_t *mx,
+static inline bool lanes_pattern(uint64_t nu, uint64_t nc, uint64_t b0, uint64_t *mn, uint64_t *mx,
                           uint64_t *any) {
   if (!nu) { *mn = *mx = *any = b0; return true; }
   if (!nc && b0 <= UINT64_MAX - 124) { *mn = b0, *mx = b0 + 124, *any = b0 | 124; return true; }
   return false;
 }
-static void lanes_range32(const uint32_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx, uint64_t *any) {
+static inline void lanes_range32(const uint32_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx,
+                                 uint64_t *any) {
   uint32_t lo = UINT32_MAX, hi = 0, o = 0;
   if (mask == 0xffffffffu) {
     int32_t slo = INT32_MAX, shi = INT32_MIN;   /* signed: SSE2 has no unsigned compares */
@@ -123,7 +124,8 @@ static void lanes_range32(const uint32_t *b, uint32_t mask, uint64_t *mn, uint64
   }
   *mn = lo, *mx = hi, *any = o;
 }
-static void lanes_range64(const uint64_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx, uint64_t *any) {
+static inline void lanes_range64(const uint64_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx,
+                                 uint64_t *any) {
   uint64_t lo = UINT64_MAX, hi = 0, o = 0;
   if (mask == 0xffffffffu) {
     uint64_t nu = 0, nc = 0;
@@ -143,8 +145,8 @@ static void lanes_range64(const uint64_t *b, uint32_t mask, uint64_t *mn, uint64
  * base[l] is the base register's value (0 without one), at most *bmax; NULL:
  * go lane by lane through mem_ptr, which finds and reports the fault.
  * Nothing has been touched either way, so both paths do the same. */
-static uint8_t *warp_span(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, bool write,
-                          uint64_t *bmin, uint64_t *bmax) {
+LANE_CLONES static uint8_t *warp_span(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                      bool write, uint64_t *bmin, uint64_t *bmax) {
   uint64_t total = (uint64_t)m->size * m->n, mn = 0, mx = 0, any = 0, imm = (uint64_t)x->imm;
   if (!mask) return NULL;
   if (m->base != UINT32_MAX) {
@@ -166,7 +168,7 @@ static uint8_t *span_lane(Warp *w, const MemOp *m, uint8_t *at, uint64_t bmin, i
 }
 
 /* Lane l's base is base[0] + 4 l for every lane: a coalesced 4-byte access. */
-static bool consecutive4(const Warp *w, const MemOp *m) {
+static inline bool consecutive4(const Warp *w, const MemOp *m) {
   uint32_t bad = 0;
   if (m->base64) {
     const uint64_t *b = R64((Warp *)(uintptr_t)w, m->base);
@@ -212,8 +214,8 @@ static bool plain32(const MemOp *m) {
          m->base != UINT32_MAX;
 }
 
-static void ld_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint8_t *at,
-                       uint64_t bmin, uint64_t bmax) {
+LANE_CLONES static void ld_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                   const uint8_t *at, uint64_t bmin, uint64_t bmax) {
   uint32_t *d = R32(w, x->slot[0]), v;
   if (bmin == bmax) {
     memcpy(&v, at, 4);
@@ -252,39 +254,52 @@ static void st_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, u
  * memcpy of a variable size per lane). */
 static bool scalar(const MemOp *m) { return m->order == ORD_WEAK && m->n == 1 && m->size <= 8; }
 
-static void span_offsets(Warp *w, const MemOp *m, uint64_t bmin, uint64_t off[WARP_SIZE]) {
+static inline void span_offsets(Warp *w, const MemOp *m, uint64_t bmin, uint64_t off[WARP_SIZE]) {
   if (m->base == UINT32_MAX) { FOR_LANES(l) off[l] = 0; return; }
   if (m->base64) { const uint64_t *b = R64(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
   else { const uint32_t *b = R32(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
 }
 
-#define LD_LANES(T) do { FOR_LANES(l) { T e_ = 0; if (ACTIVE(mask, l)) memcpy(&e_, at + off[l], sizeof e_); v[l] = e_; } } while (0)
-#define ST_LANES(T) do { FOR_LANES(l) if (ACTIVE(mask, l)) { T e_ = (T)v[l]; memcpy(at + off[l], &e_, sizeof e_); } } while (0)
+/* v[l] = lane l's element of type T, extended through type S to 64 bits. */
+#define LD_LANES(T, S) do { \
+    if (mask == 0xffffffffu) \
+      FOR_LANES(l) { T e_; memcpy(&e_, at + off[l], sizeof e_); v[l] = (uint64_t)(S)e_; } \
+    else \
+      FOR_LANES(l) { \
+        T e_ = 0; \
+        if (ACTIVE(mask, l)) memcpy(&e_, at + off[l], sizeof e_); \
+        v[l] = (uint64_t)(S)e_; \
+      } \
+  } while (0)
+#define ST_LANES(T) do { \
+    FOR_LANES(l) if (ACTIVE(mask, l)) { T e_ = (T)v[l]; memcpy(at + off[l], &e_, sizeof e_); } \
+  } while (0)
 
-static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint8_t *at,
-                      uint64_t bmin) {
+LANE_CLONES static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                  const uint8_t *at, uint64_t bmin) {
   uint64_t off[WARP_SIZE], v[WARP_SIZE];
   span_offsets(w, m, bmin, off);
-  switch (m->size) {
-  case 1: LD_LANES(uint8_t); break;
-  case 2: LD_LANES(uint16_t); break;
-  case 4: LD_LANES(uint32_t); break;
-  default: LD_LANES(uint64_t); break;
+  switch (m->size * 2 + m->sext) {   /* extend (above) for each size */
+  case 2: LD_LANES(uint8_t, uint8_t); break;
+  case 3: LD_LANES(uint8_t, int8_t); break;
+  case 4: LD_LANES(uint16_t, uint16_t); break;
+  case 5: LD_LANES(uint16_t, int16_t); break;
+  case 8: LD_LANES(uint32_t, uint32_t); break;
+  case 9: LD_LANES(uint32_t, int32_t); break;
+  default: LD_LANES(uint64_t, uint64_t); break;
   }
-  unsigned regw = m->regw[0], size = m->size;
-  bool sext = m->sext;
+  unsigned regw = m->regw[0];
   if (regw > 4) {
-    FOR_LANES(l) v[l] = extend(v[l], size, sext);
     merge64(R64(w, x->slot[0]), v, mask);
-  } else {
-    uint32_t t[WARP_SIZE];
-    FOR_LANES(l) t[l] = (uint32_t)trunc_bytes(extend(v[l], size, sext), regw);
+  } else {   /* reg_write's truncation */
+    uint32_t t[WARP_SIZE], keep = regw >= 4 ? UINT32_MAX : (1u << 8 * regw) - 1;
+    FOR_LANES(l) t[l] = (uint32_t)v[l] & keep;
     merge32(R32(w, x->slot[0]), t, mask);
   }
 }
 
-static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint8_t *at,
-                      uint64_t bmin) {
+LANE_CLONES static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                  uint8_t *at, uint64_t bmin) {
   uint64_t off[WARP_SIZE], v[WARP_SIZE];
   span_offsets(w, m, bmin, off);
   unsigned regw = m->regw[0];
