@@ -133,7 +133,7 @@ static void mb_free(void *p) {
 
 static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n);
 
-static MbCta *table(Cta *c) {
+static MbCta *table_make(Cta *c) {
   BarCta *b = sync_bar_state(c);
   if (!b) return NULL;
   if (!b->ext) {
@@ -161,6 +161,12 @@ static MbCta *table(Cta *c) {
   return b->ext;
 }
 
+/* The CTA's table, made on first use. */
+static inline MbCta *table(Cta *c) {
+  const BarCta *b = c->sync;
+  return b && b->ext ? b->ext : table_make(c);
+}
+
 /* "`bar` (shared offset 0x10)" */
 static void obj_name(const Launch *L, uint32_t off, char *buf, size_t n) {
   const Program *p = L ? L->prog : NULL;
@@ -182,6 +188,26 @@ static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_
   obj_name(w->launch, off, on, sizeof on);
   if (e && e->m.valid) { st[0] = ':'; st[1] = ' '; mbar_text(&e->m, st + 2, sizeof st - 2); }
   return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", insn_text(x->src, nm, sizeof nm), why, on, st);
+}
+
+/* Entry e (NULL: none) of the object at host bytes p for lane l: valid and
+ * unchanged by other stores, or NULL after a fault; create (init): e as
+ * it is. */
+static MbEnt *entry_check(Warp *w, const XInsn *x, int l, MbEnt *e, const uint8_t *p,
+                          uint32_t off, bool create) {
+  if (!e || !e->m.valid) {
+    if (create) return e;
+    fault_obj(w, x, l, NULL, off, "the object is not a valid mbarrier (uninitialized or invalidated)");
+    return NULL;
+  }
+  uint64_t cur;
+  memcpy(&cur, p, 8);
+  if (cur != e->enc) {
+    fault_obj(w, x, l, e, off, "the object's memory was changed by a non-mbarrier access while it "
+              "was valid");
+    return NULL;
+  }
+  return e;
 }
 
 /* The entry of lane l's object; NULL after a fault. create: init. The
@@ -225,27 +251,33 @@ static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, 
     memset(e, 0, sizeof *e);
     e->off = off;
   }
-  if (!e || !e->m.valid) {
-    if (create) return e;
-    fault_obj(w, x, l, NULL, off, "the object is not a valid mbarrier (uninitialized or invalidated)");
-    return NULL;
-  }
-  uint64_t cur;
-  memcpy(&cur, p, 8);
-  if (cur != e->enc) {
-    fault_obj(w, x, l, e, off, "the object's memory was changed by a non-mbarrier access while it "
-              "was valid");
-    return NULL;
-  }
-  return e;
+  return entry_check(w, x, l, e, p, off, create);
 }
 
+/* The last object exec_mbar found, reused by the next lanes at the same
+ * address (a warp usually works on one mbarrier): everything lookup_at
+ * finds from an address alone; entry_check still runs for each lane. */
+typedef struct MbHit {
+  bool have;
+  uint64_t addr;
+  Cta *oc;
+  MbCta *t;
+  int k;
+  uint32_t off;
+} MbHit;
+
 static MbEnt *lookup(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
-                     bool remote_ok, uint32_t *offp) {
+                     bool remote_ok, uint32_t *offp, MbHit *hit) {
   const MbInsn *a = x->aux;
   uint64_t addr = (uint64_t)x->imm;
   if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
-  return lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
+  if (hit->have && hit->addr == addr) {
+    *ownp = hit->oc, *tp = hit->t, *offp = hit->off;
+    return entry_check(w, x, l, &hit->t->e[hit->k], hit->oc->shared + hit->off, hit->off, create);
+  }
+  MbEnt *e = lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
+  if (e) *hit = (MbHit){true, addr, *ownp, *tp, (int)(e - (*tp)->e), *offp};
+  return e;
 }
 
 /* Mirrors e into the object's bytes in its owner c's shared memory. */
@@ -277,16 +309,21 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   interp_release(w, 1u << l);
 }
 
-/* A state change of entry k: wake the waiters whose phase completed. */
-static void changed(Cta *c, MbCta *t, int k) {
-  t->idle = 0;
+/* Entry k's phase or validity moved: wake the waiters now satisfied. */
+static void wake(Cta *c, MbCta *t, int k) {
   MbEnt *e = &t->e[k];
-  if (e->woken && e->woke_phase == e->m.phase && e->woke_valid == e->m.valid) return;
   e->woken = true, e->woke_phase = e->m.phase, e->woke_valid = e->m.valid;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
     MbWaiter *q = &t->w[i];
     if (q->ent == k && !q->ready && satisfied(t, q)) release(c, t, i / WARP_SIZE, i % WARP_SIZE, true);
   }
+}
+
+/* A state change of entry k: wake the waiters whose phase completed. */
+static inline void changed(Cta *c, MbCta *t, int k) {
+  t->idle = 0;
+  const MbEnt *e = &t->e[k];
+  if (!e->woken || e->woke_phase != e->m.phase || e->woke_valid != e->m.valid) wake(c, t, k);
 }
 
 static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
@@ -306,12 +343,13 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
   }
   uint32_t parked = 0, ready = 0;
   MbCta *own_t = t;
+  MbHit hit = {0};
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint32_t off = 0;
     Cta *oc = w->cta;
     bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
-    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off);
+    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off, &hit);
     if (!e) return XS_TRAP;
     if (oc != w->cta && op == MO_ARRIVE && !a->sink)
       return fault_obj(w, x, l, e, off, "an arrive on another CTA's mbarrier cannot return a "
