@@ -14,6 +14,13 @@
  * of that order (CTAs run on several host threads); weak ones copy bytes.
  * Scopes are accepted and need nothing more: host atomics are system-wide.
  *
+ * Fast path (warp_span): the active lanes' addresses are first checked as
+ * one range (lowest to highest, all aligned) against mem_span; when it
+ * holds, no lane can fault and the lanes go straight to host bytes, a
+ * broadcast or a coalesced warp (lane l at base + 4 l) as one copy. When it
+ * does not, the lanes go through mem_ptr one by one, which reports the
+ * first bad lane exactly as before; neither path touches anything first.
+ *
  * Cache operators, eviction priorities and cache-policy operands are hints
  * and have no effect; prefetch, prefetchu, applypriority and discard do
  * nothing (discard leaves the data unchanged, which is one of the values the
