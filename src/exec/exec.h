@@ -71,6 +71,7 @@ struct XInsn {
   int32_t guard;          /* predicate slot, or -1 */
   bool guard_neg;
   uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
+  uint8_t fam;            /* op_info[op].family, set by lowering (interp's counters) */
   uint8_t sub;            /* family-defined sub-operation (compare op, ...) */
   uint32_t mods;          /* XM_* bits */
   uint32_t slot[XINSN_MAX_OPDS];  /* operand slots, in operand order; a vector

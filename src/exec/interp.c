@@ -524,7 +524,7 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
     }
     s->cur_mask = exec;
     w->steps++;
-    Family fam = op_info[x->op].family;
+    Family fam = (Family)x->fam;
     s->wi[fam]++;
     s->ti[fam] += exec == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(exec);   /* no popcnt in baseline x86-64 */
     XStatus st = exec ? x->fn(w, x, exec) : XS_NEXT;
