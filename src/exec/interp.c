@@ -133,7 +133,8 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
 
 static void flush(WState *s) {
   if (!s->have) return;
-  for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
+  if (s->gmask == UINT32_MAX) FOR_LANES(l) s->pc[l] = s->gpc;   /* a loop that vectorises */
+  else for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
   s->have = false;
 }
 
@@ -179,14 +180,19 @@ static bool pick_group(Warp *w, WState *s) {
   uint32_t cand = live & ~s->deprio;
   if (!cand) { s->deprio = 0; cand = live; }
   int best = -1;
-  for (int l = 0; l < WARP_SIZE; l++) {
+  uint32_t m = 0, lim = UINT32_MAX, diff = 1;
+  if (cand == UINT32_MAX) {   /* a full warp: converged (one pc, one depth) is the usual case */
+    diff = 0;
+    FOR_LANES(l) diff |= (s->pc[l] ^ s->pc[0]) | (s->depth[l] ^ s->depth[0]);
+    if (!diff) best = 0, m = cand;
+  }
+  for (int l = 0; diff && l < WARP_SIZE; l++) {
     if (!(cand >> l & 1)) continue;
     if (best < 0 || s->depth[l] > s->depth[best] ||
         (s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best]))
       best = l;
   }
-  uint32_t m = 0, lim = UINT32_MAX;
-  for (int l = 0; l < WARP_SIZE; l++) {
+  for (int l = 0; diff && l < WARP_SIZE; l++) {
     if (!(cand >> l & 1) || s->depth[l] != s->depth[best]) continue;
     if (s->pc[l] == s->pc[best]) m |= 1u << l;
     else if (s->pc[l] < lim) lim = s->pc[l];
