@@ -107,6 +107,16 @@ typedef struct MbCta {
 
 static const uint8_t *as_bytes(const AsItem *it) { return it->data ? it->data : it->small; }
 
+/* memcpy with the sizes of cp.async (4, 8, 16) inline: no libc call per lane. */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
+  switch (n) {
+  case 4: memcpy(d, s, 4); break;
+  case 8: memcpy(d, s, 8); break;
+  case 16: memcpy(d, s, 16); break;
+  default: memcpy(d, s, n); break;
+  }
+}
+
 static void mb_free(void *p) {
   MbCta *t = p;
   if (!t) return;
@@ -344,11 +354,11 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
   uint32_t parked = 0, ready = 0;
   MbCta *own_t = t;
   MbHit hit = {0};
+  bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint32_t off = 0;
     Cta *oc = w->cta;
-    bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
     MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off, &hit);
     if (!e) return XS_TRAP;
     if (oc != w->cta && op == MO_ARRIVE && !a->sink)
@@ -461,7 +471,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   (*landed)++;
   if (!it->bulk && !it->tx) t->plain[it->wl]--;
   t->idle = 0;
-  if (!it->arrive && it->dst) memcpy(it->dst, as_bytes(it), it->size);
+  if (!it->arrive && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
   free(it->data);
   it->data = NULL;
   if (!it->tx && !it->arrive) return true;
@@ -529,8 +539,8 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   uint8_t *data = small ? NULL : malloc(size);
   if (!it || (!small && !data)) { free(data); return exec_fault(w, x, lane, "out of memory"); }
   uint8_t *bytes = small ? it->small : data;
-  memcpy(bytes, src, nsrc);
-  memset(bytes + nsrc, 0, size - nsrc);
+  copy_bytes(bytes, src, nsrc);
+  if (!small) memset(bytes + nsrc, 0, size - nsrc);   /* small is zeroed (as_push) */
   it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
   it->moff = off;
   it->mc = mc;
