@@ -10,7 +10,7 @@ CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
            -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC $(WARN) -Iinclude
+CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -Iinclude
 LDLIBS  += -lm -lpthread
 
 ifeq ($(SAN),1)

@@ -13,7 +13,7 @@
 #define NOSLOT UINT32_MAX
 
 #define ALU_HEAD(NAME) \
-  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
+  LANE_CLONES static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
 #define ALU_TAIL(WD) \
   merge##WD(R##WD(w, x->slot[0]), t, mask); \
   return XS_NEXT;

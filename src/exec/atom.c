@@ -45,6 +45,7 @@ typedef enum { AO_ADD, AO_MIN, AO_MAX, AO_INC, AO_DEC, AO_AND, AO_OR, AO_XOR, AO
 typedef struct AtomInsn {
   AtomOp op;
   Type type;             /* element type */
+  bool sg;               /* a signed integer type (min, max) */
   uint8_t size;          /* bytes per element */
   uint8_t n;             /* elements (vector forms) */
   bool ret;              /* atom: write the old value back */
@@ -147,7 +148,7 @@ static uint64_t sext(uint64_t v, unsigned size) {
 }
 
 static uint64_t apply_int(const AtomInsn *a, uint64_t r, uint64_t s) {
-  bool sg = type_kind(a->type) == K_S;
+  bool sg = a->sg;
   switch (a->op) {
   case AO_ADD: return r + s;
   case AO_AND: return r & s;
@@ -219,9 +220,44 @@ static uint64_t fit(uint64_t v, unsigned size) {
   return size >= 8 ? v : v & ((1ull << (8 * size)) - 1);
 }
 
+/* A relaxed 4-byte atom on the executing CTA's shared memory, every lane's
+ * address valid (mem_span): only this host thread can reach that memory (a
+ * cluster runs on one), so lane after lane a plain read-modify-write does
+ * what the host atomic would, without its cost. False: take the general
+ * path. */
+static bool atom_shared32(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t mask) {
+  if (a->sp != SP_SHARED || a->n != 1 || a->size != 4 || a->regw > 4 ||
+      a->order != __ATOMIC_RELAXED || a->base == UINT32_MAX || a->base64)
+    return false;
+  const uint32_t *b = R32(w, a->base), *s = R32(w, a->b[0]);
+  const uint32_t *c = a->op == AO_CAS ? R32(w, a->c) : s;
+  uint32_t lo = UINT32_MAX, hi = 0, any = 0;
+  for (uint32_t r = mask; r; r &= r - 1) {
+    uint32_t v = b[__builtin_ctz(r)];
+    lo = v < lo ? v : lo; hi = v > hi ? v : hi; any |= v;
+  }
+  uint64_t imm = (uint64_t)x->imm, first = imm + lo, last = imm + hi;
+  if (!mask || ((imm | any) & 3) || last < first || last > UINT64_MAX - 4) return false;
+  uint8_t *at = mem_span(w, SP_SHARED, first, last + 4, true);
+  if (!at) return false;
+  uint32_t *d = a->ret ? R32(w, a->dst[0]) : NULL;
+  bool add = a->op == AO_ADD && (a->type == TY_U32 || a->type == TY_S32);   /* histograms */
+  for (uint32_t r = mask; r; r &= r - 1) {
+    int l = __builtin_ctz(r);
+    uint8_t *p = at + (b[l] - lo);
+    uint32_t old;
+    memcpy(&old, p, 4);
+    uint32_t nv = add ? old + s[l] : (uint32_t)apply(a, old, s[l], c[l]);
+    memcpy(p, &nv, 4);
+    if (d) d[l] = old;
+  }
+  return true;
+}
+
 static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
   const AtomInsn *a = x->aux;
   uint32_t total = (uint32_t)a->size * a->n;
+  if (atom_shared32(w, x, a, mask)) return XS_NEXT;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint64_t addr = (uint64_t)x->imm;
@@ -372,6 +408,7 @@ bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
   AtomInsn *a = lower_aux(L, sizeof *a);
   x->aux = a;
   a->type = in->ntypes ? (Type)in->types[0] : TY_NONE;
+  a->sg = type_kind(a->type) == K_S;
   int size = type_size(a->type);
   if (!op_of(in, &a->op)) return false;
   a->ret = !is_red;

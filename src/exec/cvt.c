@@ -177,7 +177,7 @@ static uint64_t cv_one(uint64_t v, Type dt, Type st, uint32_t mods) {
   return cv_i2i(v, dt, st, mods);
 }
 
-#define EXEC(name) static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
+#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 
 /* The general cvt: one value, any of the scalar types. */
 EXEC(cvt) {
@@ -185,6 +185,29 @@ EXEC(cvt) {
   Type dt = (Type)x->type, st = (Type)x->type2;
   bool wide = (x->sub & CV_DST_WIDE) != 0;
   FOR_LANES(l) t[l] = cv_extend(cv_one(cv_read(w, x, x->slot[1], l), dt, st, x->mods), dt, wide);
+  cv_write(w, x, mask, t);
+  return XS_NEXT;
+}
+
+/* Bits [n-1:0] of v, sign- or zero-extended (n = 64: v). */
+static uint64_t cv_ext(uint64_t v, int n, bool sign) {
+  int sh = 64 - n;
+  return sign ? (uint64_t)((int64_t)(v << sh) >> sh) : v << sh >> sh;
+}
+/* integer -> integer without .sat (widening an index, mostly): cv_i2i and
+ * cv_extend with the types' facts taken out of the lane loop. */
+EXEC(cvt_i2i) {
+  uint64_t t[WARP_SIZE];
+  Type dt = (Type)x->type, st = (Type)x->type2;
+  int sn = tbits(st), dn = tbits(dt);
+  bool ss = tsigned(st), ds = (x->sub & CV_DST_WIDE) && tsigned(dt);
+  if (x->sub & CV_SRC64) {
+    const uint64_t *a = R64(w, x->slot[1]);
+    FOR_LANES(l) t[l] = cv_ext(cv_ext(a[l], sn, ss), dn, ds);
+  } else {
+    const uint32_t *a = R32(w, x->slot[1]);
+    FOR_LANES(l) t[l] = cv_ext(cv_ext(a[l], sn, ss), dn, ds);
+  }
   cv_write(w, x, mask, t);
   return XS_NEXT;
 }
@@ -308,7 +331,8 @@ static bool sel_general(Lower *L, const Insn *in, XInsn *x) {
   if (type_size(srct) == 8) x->sub |= CV_SRC64;
   x->slot[0] = lower_dst(L, &in->opds[0]);
   x->slot[1] = lower_src(L, &in->opds[1], srct);
-  x->fn = exec_cvt;
+  bool ints = !is_float(dt) && !is_float(st) && type_size(dt) > 0 && type_size(st) > 0;
+  x->fn = ints && !(x->mods & XM_SAT) ? exec_cvt_i2i : exec_cvt;
   return true;
 }
 

@@ -71,6 +71,7 @@ struct XInsn {
   int32_t guard;          /* predicate slot, or -1 */
   bool guard_neg;
   uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
+  uint8_t fam;            /* op_info[op].family, set by lowering (interp's counters) */
   uint8_t sub;            /* family-defined sub-operation (compare op, ...) */
   uint32_t mods;          /* XM_* bits */
   uint32_t slot[XINSN_MAX_OPDS];  /* operand slots, in operand order; a vector
@@ -102,6 +103,18 @@ struct Warp {
   uint32_t local_size;    /* bytes of local memory per thread */
   void *interp;           /* interpreter-private state (pcs, frames, ...) */
 };
+
+/* Lane loops gain most from wider vectors: LANE_CLONES gives a function a
+ * second copy built for x86-64-v3 (AVX2, FMA), chosen once at load for the
+ * CPU (GCC target_clones, an ifunc). Both copies compute the same bits:
+ * integer code, and float code whose expressions are never contracted
+ * (-ffp-contract=off, Makefile) and whose fmaf/fma are exactly specified.
+ * Elsewhere it is empty. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+#define LANE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
+#else
+#define LANE_CLONES
+#endif
 
 /* Slot pointers: the 32 lanes of a register. */
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
@@ -147,6 +160,12 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
  * fault (exec_fault) and returns NULL. */
 void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
               uint32_t size, uint32_t align, bool write);
+/* The warp-wide fast path of loads and stores: a host pointer for the bytes
+ * [lo, hi) of state space sp when they lie in one place every access inside
+ * may use (one global allocation, the executing CTA's shared memory, the
+ * kernel's parameter buffer), else NULL. It reports nothing and checks no
+ * alignment: on NULL the caller takes mem_ptr lane by lane, which does. */
+void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
 
 /* ---- lowering interface used by family selectors ---- */
 

@@ -46,16 +46,16 @@ static int fr_enter(uint32_t mods) {
 }
 static void fr_leave(int old) { if (old >= 0) fesetround(old); }
 
-static void f32_load(float *v, Warp *w, uint32_t slot, uint32_t mods) {
+static inline void f32_load(float *v, Warp *w, uint32_t slot, uint32_t mods) {
   uint32_t *s = R32(w, slot);
   if (mods & XM_FTZ) { FOR_LANES(l) v[l] = bits_f32(f32_ftz(s[l])); }
   else memcpy(v, s, 32 * sizeof *v);
 }
-static void f64_load(double *v, Warp *w, uint32_t slot) { memcpy(v, R64(w, slot), 32 * sizeof *v); }
+static inline void f64_load(double *v, Warp *w, uint32_t slot) { memcpy(v, R64(w, slot), 32 * sizeof *v); }
 
 /* Result post-processing: canonical NaN, .ftz, .sat (in that order: a NaN
  * saturates to +0.0). */
-static uint32_t f32_fix(float f, uint32_t mods) {
+static inline uint32_t f32_fix(float f, uint32_t mods) {
   uint32_t u = f32_bits(f);
   if (f32_is_nan(u)) u = F32_CNAN;
   if (mods & XM_FTZ) u = f32_ftz(u);
@@ -65,16 +65,21 @@ static uint32_t f32_fix(float f, uint32_t mods) {
   }
   return u;
 }
-static void f32_store(Warp *w, const XInsn *x, uint32_t mask, const float *r) {
+static inline void f32_store(Warp *w, const XInsn *x, uint32_t mask, const float *r) {
   uint32_t t[WARP_SIZE];
-  FOR_LANES(l) t[l] = f32_fix(r[l], x->mods);
+  if (!(x->mods & (XM_FTZ | XM_SAT))) {   /* just the canonical NaN: a loop that vectorises */
+    FOR_LANES(l) {
+      uint32_t u = f32_bits(r[l]);
+      t[l] = (int32_t)(u & 0x7fffffffu) > 0x7f800000 ? F32_CNAN : u;
+    }
+  } else FOR_LANES(l) t[l] = f32_fix(r[l], x->mods);
   merge32(R32(w, x->slot[0]), t, mask);
 }
-static uint64_t f64_fix(double d) {
+static inline uint64_t f64_fix(double d) {
   uint64_t u = f64_bits(d);
   return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? F64_CNAN : u;
 }
-static void f64_store(Warp *w, const XInsn *x, uint32_t mask, const double *r) {
+static inline void f64_store(Warp *w, const XInsn *x, uint32_t mask, const double *r) {
   uint64_t t[WARP_SIZE];
   FOR_LANES(l) t[l] = f64_fix(r[l]);
   merge64(R64(w, x->slot[0]), t, mask);
@@ -102,7 +107,7 @@ static void f64_store(Warp *w, const XInsn *x, uint32_t mask, const double *r) {
     f64_load(c, w, x->slot[3]); FOR_LANES(l) { r[l] = (EXPR); } \
     f64_store(w, x, mask, r); fr_leave(old_); return XS_NEXT; } while (0)
 
-#define EXEC(name) static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
+#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 
 /* ---- f32 ---- */
 EXEC(add_f32) { F32_ALU2(a[l] + b[l]); }

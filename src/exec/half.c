@@ -118,7 +118,7 @@ static XStatus half_op(Warp *w, const XInsn *x, uint32_t mask, int op, bool bf, 
   return XS_NEXT;
 }
 
-#define EXEC(name) static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
+#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 #define HALF_HANDLERS(op, name, nsrc) \
   EXEC(name##_f16) { return half_op(w, x, mask, op, false, 1, nsrc); } \
   EXEC(name##_f16x2) { return half_op(w, x, mask, op, false, 2, nsrc); } \

@@ -141,7 +141,8 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
 
 static void flush(WState *s) {
   if (!s->have) return;
-  for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
+  if (s->gmask == UINT32_MAX) FOR_LANES(l) s->pc[l] = s->gpc;   /* a loop that vectorises */
+  else for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
   s->have = false;
 }
 
@@ -157,7 +158,7 @@ void interp_jump(Warp *w, int lane, uint32_t pc) {
 void interp_release(Warp *w, uint32_t lanes) {
   WState *s = w->interp;
   lanes &= s->waiting;
-  for (int l = 0; l < WARP_SIZE; l++) if (lanes >> l & 1) s->pc[l]++;
+  for (uint32_t r = lanes; r; r &= r - 1) s->pc[__builtin_ctz(r)]++;   /* often one lane */
   s->waiting &= ~lanes;
   s->regroup = true;
 }
@@ -188,14 +189,19 @@ static bool pick_group(Warp *w, WState *s) {
   uint32_t cand = live & ~s->deprio;
   if (!cand) { s->deprio = 0; cand = live; }
   int best = -1;
-  for (int l = 0; l < WARP_SIZE; l++) {
+  uint32_t m = 0, lim = UINT32_MAX, diff = 1;
+  if (cand == UINT32_MAX) {   /* a full warp: converged (one pc, one depth) is the usual case */
+    diff = 0;
+    FOR_LANES(l) diff |= (s->pc[l] ^ s->pc[0]) | (s->depth[l] ^ s->depth[0]);
+    if (!diff) best = 0, m = cand;
+  }
+  for (int l = 0; diff && l < WARP_SIZE; l++) {
     if (!(cand >> l & 1)) continue;
     if (best < 0 || s->depth[l] > s->depth[best] ||
         (s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best]))
       best = l;
   }
-  uint32_t m = 0, lim = UINT32_MAX;
-  for (int l = 0; l < WARP_SIZE; l++) {
+  for (int l = 0; diff && l < WARP_SIZE; l++) {
     if (!(cand >> l & 1) || s->depth[l] != s->depth[best]) continue;
     if (s->pc[l] == s->pc[best]) m |= 1u << l;
     else if (s->pc[l] < lim) lim = s->pc[l];
@@ -546,9 +552,9 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
     }
     s->cur_mask = exec;
     w->steps++;
-    Family fam = op_info[x->op].family;
+    Family fam = (Family)x->fam;
     s->wi[fam]++;
-    s->ti[fam] += (uint64_t)__builtin_popcount(exec);
+    s->ti[fam] += exec == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(exec);   /* no popcnt in baseline x86-64 */
     XStatus st = exec ? x->fn(w, x, exec) : XS_NEXT;
     if (!after(w, s, x, st, exec)) { *stop = true; return n + 1; }
   }

@@ -60,6 +60,10 @@ typedef struct MbInsn {
 typedef struct MbEnt {
   uint32_t off; Mbar m; uint64_t enc;
   uint32_t observed;     /* phases a wait has seen complete (0..observed-1) */
+  bool woken;            /* the waiters were last woken at this phase and */
+  uint32_t woke_phase;   /* validity; whether a waiter is satisfied depends */
+  bool woke_valid;       /* on nothing else (satisfied), so until they change
+                            no waiter can be */
 } MbEnt;
 
 typedef struct MbWaiter {
@@ -76,8 +80,11 @@ typedef struct AsItem {
   int wl;                /* warp * 32 + lane of the issuing thread */
   bool bulk, tx, arrive, done;
   uint32_t group;        /* the lane's group sequence number at issue */
+  uint32_t ord;          /* issue order among the thread's items of its kind */
   uint64_t due;          /* virtual time of completion */
-  uint8_t *dst, *data;   /* destination; the bytes to land (malloc'd) */
+  uint8_t *dst, *data;   /* destination; the bytes to land: malloc'd, or NULL
+                            and in small (cp.async's 4, 8, 16 bytes) */
+  uint8_t small[16];
   uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
   const XInsn *x;        /* the issuing instruction (faults) */
   Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
@@ -87,12 +94,28 @@ typedef struct MbCta {
   MbEnt *e; int n, cap;
   AsItem *q; int nq, capq;
   uint32_t *gseq, *bseq; /* per thread: committed cp.async / bulk groups */
+  uint32_t *issued, *landed;   /* per thread and kind (AsItem.bulk): items
+                                  issued, items completed (they land in order) */
+  uint32_t *plain;       /* per thread: items in flight that are neither bulk
+                            nor tx (cp.async and deferred arrives) */
   MbWaiter *w;           /* nwarps x 32 */
   int nwarps;
   int idle;              /* forced time-outs since the last state change */
   const Launch *launch;
   Cta *cta;              /* the CTA it belongs to */
 } MbCta;
+
+static const uint8_t *as_bytes(const AsItem *it) { return it->data ? it->data : it->small; }
+
+/* memcpy with the sizes of cp.async (4, 8, 16) inline: no libc call per lane. */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
+  switch (n) {
+  case 4: memcpy(d, s, 4); break;
+  case 8: memcpy(d, s, 8); break;
+  case 16: memcpy(d, s, 16); break;
+  default: memcpy(d, s, n); break;
+  }
+}
 
 static void mb_free(void *p) {
   MbCta *t = p;
@@ -104,12 +127,15 @@ static void mb_free(void *p) {
        shared memory may be gone already, and nobody can read it */
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own))
-      memcpy(it->dst, it->data, it->size);
+      memcpy(it->dst, as_bytes(it), it->size);
     free(it->data);
   }
   free(t->q);
   free(t->gseq);
   free(t->bseq);
+  free(t->issued);
+  free(t->landed);
+  free(t->plain);
   free(t->e);
   free(t->w);
   free(t);
@@ -117,7 +143,7 @@ static void mb_free(void *p) {
 
 static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n);
 
-static MbCta *table(Cta *c) {
+static MbCta *table_make(Cta *c) {
   BarCta *b = sync_bar_state(c);
   if (!b) return NULL;
   if (!b->ext) {
@@ -129,13 +155,26 @@ static MbCta *table(Cta *c) {
     t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
     t->gseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->gseq);
     t->bseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->bseq);
-    if (!t->w || !t->gseq || !t->bseq) { free(t->w); free(t->gseq); free(t->bseq); free(t); return NULL; }
+    t->issued = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->issued);
+    t->landed = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->landed);
+    t->plain = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->plain);
+    if (!t->w || !t->gseq || !t->bseq || !t->issued || !t->landed || !t->plain) {
+      free(t->w); free(t->gseq); free(t->bseq); free(t->issued); free(t->landed); free(t->plain);
+      free(t);
+      return NULL;
+    }
     for (int i = 0; i < c->nwarps * WARP_SIZE; i++) t->w[i].ent = -1;
     b->ext = t;
     b->ext_free = mb_free;
     b->ext_describe = mb_describe;
   }
   return b->ext;
+}
+
+/* The CTA's table, made on first use. */
+static inline MbCta *table(Cta *c) {
+  const BarCta *b = c->sync;
+  return b && b->ext ? b->ext : table_make(c);
 }
 
 /* "`bar` (shared offset 0x10)" */
@@ -159,6 +198,26 @@ static XStatus fault_obj(Warp *w, const XInsn *x, int l, const MbEnt *e, uint32_
   obj_name(w->launch, off, on, sizeof on);
   if (e && e->m.valid) { st[0] = ':'; st[1] = ' '; mbar_text(&e->m, st + 2, sizeof st - 2); }
   return exec_fault(w, x, l, "%s: %s (mbarrier %s%s)", insn_text(x->src, nm, sizeof nm), why, on, st);
+}
+
+/* Entry e (NULL: none) of the object at host bytes p for lane l: valid and
+ * unchanged by other stores, or NULL after a fault; create (init): e as
+ * it is. */
+static MbEnt *entry_check(Warp *w, const XInsn *x, int l, MbEnt *e, const uint8_t *p,
+                          uint32_t off, bool create) {
+  if (!e || !e->m.valid) {
+    if (create) return e;
+    fault_obj(w, x, l, NULL, off, "the object is not a valid mbarrier (uninitialized or invalidated)");
+    return NULL;
+  }
+  uint64_t cur;
+  memcpy(&cur, p, 8);
+  if (cur != e->enc) {
+    fault_obj(w, x, l, e, off, "the object's memory was changed by a non-mbarrier access while it "
+              "was valid");
+    return NULL;
+  }
+  return e;
 }
 
 /* The entry of lane l's object; NULL after a fault. create: init. The
@@ -202,27 +261,33 @@ static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, 
     memset(e, 0, sizeof *e);
     e->off = off;
   }
-  if (!e || !e->m.valid) {
-    if (create) return e;
-    fault_obj(w, x, l, NULL, off, "the object is not a valid mbarrier (uninitialized or invalidated)");
-    return NULL;
-  }
-  uint64_t cur;
-  memcpy(&cur, p, 8);
-  if (cur != e->enc) {
-    fault_obj(w, x, l, e, off, "the object's memory was changed by a non-mbarrier access while it "
-              "was valid");
-    return NULL;
-  }
-  return e;
+  return entry_check(w, x, l, e, p, off, create);
 }
 
+/* The last object exec_mbar found, reused by the next lanes at the same
+ * address (a warp usually works on one mbarrier): everything lookup_at
+ * finds from an address alone; entry_check still runs for each lane. */
+typedef struct MbHit {
+  bool have;
+  uint64_t addr;
+  Cta *oc;
+  MbCta *t;
+  int k;
+  uint32_t off;
+} MbHit;
+
 static MbEnt *lookup(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
-                     bool remote_ok, uint32_t *offp) {
+                     bool remote_ok, uint32_t *offp, MbHit *hit) {
   const MbInsn *a = x->aux;
   uint64_t addr = (uint64_t)x->imm;
   if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
-  return lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
+  if (hit->have && hit->addr == addr) {
+    *ownp = hit->oc, *tp = hit->t, *offp = hit->off;
+    return entry_check(w, x, l, &hit->t->e[hit->k], hit->oc->shared + hit->off, hit->off, create);
+  }
+  MbEnt *e = lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
+  if (e) *hit = (MbHit){true, addr, *ownp, *tp, (int)(e - (*tp)->e), *offp};
+  return e;
 }
 
 /* Mirrors e into the object's bytes in its owner c's shared memory. */
@@ -254,13 +319,21 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   interp_release(w, 1u << l);
 }
 
-/* A state change of entry k: wake the waiters whose phase completed. */
-static void changed(Cta *c, MbCta *t, int k) {
-  t->idle = 0;
+/* Entry k's phase or validity moved: wake the waiters now satisfied. */
+static void wake(Cta *c, MbCta *t, int k) {
+  MbEnt *e = &t->e[k];
+  e->woken = true, e->woke_phase = e->m.phase, e->woke_valid = e->m.valid;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
     MbWaiter *q = &t->w[i];
     if (q->ent == k && !q->ready && satisfied(t, q)) release(c, t, i / WARP_SIZE, i % WARP_SIZE, true);
   }
+}
+
+/* A state change of entry k: wake the waiters whose phase completed. */
+static inline void changed(Cta *c, MbCta *t, int k) {
+  t->idle = 0;
+  const MbEnt *e = &t->e[k];
+  if (!e->woken || e->woke_phase != e->m.phase || e->woke_valid != e->m.valid) wake(c, t, k);
 }
 
 static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
@@ -280,12 +353,13 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
   }
   uint32_t parked = 0, ready = 0;
   MbCta *own_t = t;
+  MbHit hit = {0};
+  bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint32_t off = 0;
     Cta *oc = w->cta;
-    bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
-    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off);
+    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off, &hit);
     if (!e) return XS_TRAP;
     if (oc != w->cta && op == MO_ARRIVE && !a->sink)
       return fault_obj(w, x, l, e, off, "an arrive on another CTA's mbarrier cannot return a "
@@ -389,12 +463,15 @@ static uint64_t async_delay(const Warp *w) {
 static bool as_complete(Cta *c, MbCta *t, int i) {
   AsItem *it = &t->q[i];
   if (it->done) return true;
-  for (int j = 0; j < i; j++)
+  uint32_t *landed = &t->landed[it->wl * 2 + it->bulk];
+  for (int j = 0; j < i && it->ord != *landed; j++)   /* earlier items of the thread's kind */
     if (!t->q[j].done && t->q[j].wl == it->wl && !t->q[j].bulk == !it->bulk && !as_complete(c, t, j))
       return false;
   it->done = true;
+  (*landed)++;
+  if (!it->bulk && !it->tx) t->plain[it->wl]--;
   t->idle = 0;
-  if (!it->arrive && it->dst) memcpy(it->dst, it->data, it->size);
+  if (!it->arrive && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
   free(it->data);
   it->data = NULL;
   if (!it->tx && !it->arrive) return true;
@@ -442,6 +519,12 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
   return it;
 }
 
+/* Counts item it, its kind (bulk, tx, arrive) set, as issued. */
+static void as_issued(MbCta *t, AsItem *it) {
+  it->ord = t->issued[it->wl * 2 + it->bulk]++;
+  if (!it->bulk && !it->tx) t->plain[it->wl]++;
+}
+
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *dst,
                         const uint8_t *src, uint32_t size, uint32_t nsrc, bool tx, Space msp,
                         uint64_t maddr) {
@@ -452,14 +535,17 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, false, true, msp, maddr, &off)) return XS_TRAP;
   AsItem *it = as_push(w, x, lane, t);
-  uint8_t *data = malloc(size ? size : 1);
-  if (!it || !data) { free(data); return exec_fault(w, x, lane, "out of memory"); }
-  memcpy(data, src, nsrc);
-  memset(data + nsrc, 0, size - nsrc);
+  bool small = size <= sizeof it->small;   /* no allocation per cp.async */
+  uint8_t *data = small ? NULL : malloc(size);
+  if (!it || (!small && !data)) { free(data); return exec_fault(w, x, lane, "out of memory"); }
+  uint8_t *bytes = small ? it->small : data;
+  copy_bytes(bytes, src, nsrc);
+  if (!small) memset(bytes + nsrc, 0, size - nsrc);   /* small is zeroed (as_push) */
   it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
   it->moff = off;
   it->mc = mc;
   it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
+  as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
@@ -476,13 +562,11 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
-  bool inflight = false;
-  for (int i = 0; i < t->nq; i++)
-    if (!t->q[i].done && t->q[i].wl == wl && !t->q[i].bulk && !t->q[i].tx) inflight = true;
-  if (inflight) {
+  if (t->plain[wl]) {   /* the thread's earlier cp.async copies are in flight */
     AsItem *it = as_push(w, x, lane, t);
     if (!it) return exec_fault(w, x, lane, "out of memory");
     it->arrive = true; it->moff = off; it->group = t->gseq[wl];
+    as_issued(t, it);
     return XS_NEXT;
   }
   bool done = false;

@@ -14,6 +14,13 @@
  * of that order (CTAs run on several host threads); weak ones copy bytes.
  * Scopes are accepted and need nothing more: host atomics are system-wide.
  *
+ * Fast path (warp_span): the active lanes' addresses are first checked as
+ * one range (lowest to highest, all aligned) against mem_span; when it
+ * holds, no lane can fault and the lanes go straight to host bytes, a
+ * broadcast or a coalesced warp (lane l at base + 4 l) as one copy. When it
+ * does not, the lanes go through mem_ptr one by one, which reports the
+ * first bad lane exactly as before; neither path touches anything first.
+ *
  * Cache operators, eviction priorities and cache-policy operands are hints
  * and have no effect; prefetch, prefetchu, applypriority and discard do
  * nothing (discard leaves the data unchanged, which is one of the values the
@@ -96,23 +103,241 @@ static void store_bytes(void *p, unsigned size, uint64_t v, MemOrder o) {
 
 /* ---- handlers ---- */
 
+/* Lowest, highest and or of the base register values of the lanes in mask
+ * (not empty), by loops that vectorise for a full warp. For 64-bit bases,
+ * which SSE2 cannot compare, a full warp at one address or at base[0] + 4 l
+ * (the commonest patterns) is recognised first without compares. */
+static inline bool lanes_pattern(uint64_t nu, uint64_t nc, uint64_t b0, uint64_t *mn, uint64_t *mx,
+                          uint64_t *any) {
+  if (!nu) { *mn = *mx = *any = b0; return true; }
+  if (!nc && b0 <= UINT64_MAX - 124) { *mn = b0, *mx = b0 + 124, *any = b0 | 124; return true; }
+  return false;
+}
+static inline void lanes_range32(const uint32_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx,
+                                 uint64_t *any) {
+  uint32_t lo = UINT32_MAX, hi = 0, o = 0;
+  if (mask == 0xffffffffu) {
+    int32_t slo = INT32_MAX, shi = INT32_MIN;   /* signed: SSE2 has no unsigned compares */
+    FOR_LANES(l) {
+      int32_t v = (int32_t)(b[l] ^ 0x80000000u);
+      slo = v < slo ? v : slo; shi = v > shi ? v : shi; o |= b[l];
+    }
+    lo = (uint32_t)slo ^ 0x80000000u, hi = (uint32_t)shi ^ 0x80000000u;
+  } else {
+    for (uint32_t r = mask; r; r &= r - 1) {
+      uint32_t v = b[__builtin_ctz(r)];
+      lo = v < lo ? v : lo; hi = v > hi ? v : hi; o |= v;
+    }
+  }
+  *mn = lo, *mx = hi, *any = o;
+}
+static inline void lanes_range64(const uint64_t *b, uint32_t mask, uint64_t *mn, uint64_t *mx,
+                                 uint64_t *any) {
+  uint64_t lo = UINT64_MAX, hi = 0, o = 0;
+  if (mask == 0xffffffffu) {
+    uint64_t nu = 0, nc = 0;
+    FOR_LANES(l) { nu |= b[l] ^ b[0]; nc |= (b[l] - b[0]) ^ 4u * (uint64_t)l; }
+    if (lanes_pattern(nu, nc, b[0], mn, mx, any)) return;
+  }
+  for (uint32_t r = mask; r; r &= r - 1) {
+    uint64_t v = b[__builtin_ctz(r)];
+    lo = v < lo ? v : lo; hi = v > hi ? v : hi; o |= v;
+  }
+  *mn = lo, *mx = hi, *any = o;
+}
+
+/* The warp-wide fast path: when the accesses of the lanes in mask all lie
+ * in one span mem_span accepts and are aligned, the result is the host
+ * bytes of base value *bmin, and lane l's are at + (base[l] - *bmin), where
+ * base[l] is the base register's value (0 without one), at most *bmax; NULL:
+ * go lane by lane through mem_ptr, which finds and reports the fault.
+ * Nothing has been touched either way, so both paths do the same. */
+LANE_CLONES static uint8_t *warp_span(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                      bool write, uint64_t *bmin, uint64_t *bmax) {
+  uint64_t total = (uint64_t)m->size * m->n, mn = 0, mx = 0, any = 0, imm = (uint64_t)x->imm;
+  if (!mask) return NULL;
+  if (m->base != UINT32_MAX) {
+    if (m->base64) lanes_range64(R64(w, m->base), mask, &mn, &mx, &any);
+    else lanes_range32(R32(w, m->base), mask, &mn, &mx, &any);
+  }
+  /* Sufficient for alignment; lo <= hi: imm + base does not wrap between
+     the lowest and the highest lane, so every lane lies in [lo, hi]. */
+  uint64_t lo = imm + mn, hi = imm + mx;
+  if (((imm | any) & (total - 1)) || hi < lo || hi > UINT64_MAX - total) return NULL;
+  *bmin = mn, *bmax = mx;
+  return mem_span(w, m->sp, lo, hi + total, write);
+}
+
+/* Lane l's host bytes on the fast path. */
+static uint8_t *span_lane(Warp *w, const MemOp *m, uint8_t *at, uint64_t bmin, int l) {
+  if (m->base == UINT32_MAX) return at;
+  return at + ((m->base64 ? R64(w, m->base)[l] : R32(w, m->base)[l]) - bmin);
+}
+
+/* Lane l's base is base[0] + 4 l for every lane: a coalesced 4-byte access. */
+static inline bool consecutive4(const Warp *w, const MemOp *m) {
+  uint32_t bad = 0;
+  if (m->base64) {
+    const uint64_t *b = R64((Warp *)(uintptr_t)w, m->base);
+    FOR_LANES(l) bad |= b[l] - b[0] != 4u * (uint64_t)l;
+  } else {
+    const uint32_t *b = R32((Warp *)(uintptr_t)w, m->base);
+    FOR_LANES(l) bad |= b[l] - b[0] != 4u * (uint32_t)l;
+  }
+  return !bad;
+}
+
+/* One lane's elements from host bytes p into its registers. */
+static void ld_lane(Warp *w, const XInsn *x, const MemOp *m, int l, const uint8_t *p) {
+  for (int e = 0; e < m->n; e++) {
+    const uint8_t *q = p + (size_t)e * m->size;
+    if (m->size == 16) {   /* .b128: two 64-bit slots, low half first */
+      R64(w, x->slot[e])[l] = load_bytes(q, 8, m->order);
+      R64(w, x->slot[e] + 1)[l] = load_bytes(q + 8, 8, m->order);
+      continue;
+    }
+    uint64_t v = extend(load_bytes(q, m->size, m->order), m->size, m->sext);
+    reg_write(w, x->slot[e], m->regw[e], l, v);
+  }
+}
+
+static void st_lane(Warp *w, const XInsn *x, const MemOp *m, int l, uint8_t *p) {
+  for (int e = 0; e < m->n; e++) {
+    uint8_t *q = p + (size_t)e * m->size;
+    if (m->size == 16) {
+      store_bytes(q, 8, R64(w, x->slot[e])[l], m->order);
+      store_bytes(q + 8, 8, R64(w, x->slot[e] + 1)[l], m->order);
+      continue;
+    }
+    store_bytes(q, m->size, reg_read(w, x->slot[e], m->regw[e], l), m->order);
+  }
+}
+
+/* A weak 4-byte access of one element into a 32-bit register through a
+ * base register: the commonest one, with the two commonest patterns, every
+ * lane at one address (a broadcast) and lane l at base + 4 l (coalesced). */
+static bool plain32(const MemOp *m) {
+  return m->order == ORD_WEAK && m->n == 1 && m->size == 4 && m->regw[0] == 4 &&
+         m->base != UINT32_MAX;
+}
+
+LANE_CLONES static void ld_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                   const uint8_t *at, uint64_t bmin, uint64_t bmax) {
+  uint32_t *d = R32(w, x->slot[0]), v;
+  if (bmin == bmax) {
+    memcpy(&v, at, 4);
+    if (mask == 0xffffffffu) FOR_LANES(l) d[l] = v;
+    else FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = v;
+  } else if (mask == 0xffffffffu && bmax - bmin == 124 && consecutive4(w, m)) {
+    memcpy(d, at, 128);   /* device memory never overlaps registers */
+  } else if (m->base64) {
+    const uint64_t *b = R64(w, m->base);
+    FOR_LANES(l) if (ACTIVE(mask, l)) memcpy(&d[l], at + (b[l] - bmin), 4);
+  } else {
+    const uint32_t *b = R32(w, m->base), b0 = (uint32_t)bmin;
+    if (mask == 0xffffffffu) FOR_LANES(l) memcpy(&d[l], at + (b[l] - b0), 4);
+    else FOR_LANES(l) if (ACTIVE(mask, l)) memcpy(&d[l], at + (b[l] - b0), 4);
+  }
+}
+
+static void st_plain32(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint8_t *at,
+                       uint64_t bmin, uint64_t bmax) {
+  const uint32_t *v = R32(w, x->slot[0]);
+  if (bmin == bmax) {   /* the highest lane stores last */
+    memcpy(at, &v[31 - __builtin_clz(mask)], 4);
+  } else if (mask == 0xffffffffu && bmax - bmin == 124 && consecutive4(w, m)) {
+    memcpy(at, v, 128);
+  } else if (m->base64) {
+    const uint64_t *b = R64(w, m->base);
+    FOR_LANES(l) if (ACTIVE(mask, l)) memcpy(at + (b[l] - bmin), &v[l], 4);
+  } else {
+    const uint32_t *b = R32(w, m->base), b0 = (uint32_t)bmin;
+    FOR_LANES(l) if (ACTIVE(mask, l)) memcpy(at + (b[l] - b0), &v[l], 4);
+  }
+}
+
+/* Any other weak access of one element of 1, 2, 4 or 8 bytes, on the fast
+ * path: each lane's offset from at, then a loop per element size (no
+ * memcpy of a variable size per lane). */
+static bool scalar(const MemOp *m) { return m->order == ORD_WEAK && m->n == 1 && m->size <= 8; }
+
+static inline void span_offsets(Warp *w, const MemOp *m, uint64_t bmin, uint64_t off[WARP_SIZE]) {
+  if (m->base == UINT32_MAX) { FOR_LANES(l) off[l] = 0; return; }
+  if (m->base64) { const uint64_t *b = R64(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
+  else { const uint32_t *b = R32(w, m->base); FOR_LANES(l) off[l] = b[l] - bmin; }
+}
+
+/* v[l] = lane l's element of type T, extended through type S to 64 bits. */
+#define LD_LANES(T, S) do { \
+    if (mask == 0xffffffffu) \
+      FOR_LANES(l) { T e_; memcpy(&e_, at + off[l], sizeof e_); v[l] = (uint64_t)(S)e_; } \
+    else \
+      FOR_LANES(l) { \
+        T e_ = 0; \
+        if (ACTIVE(mask, l)) memcpy(&e_, at + off[l], sizeof e_); \
+        v[l] = (uint64_t)(S)e_; \
+      } \
+  } while (0)
+#define ST_LANES(T) do { \
+    FOR_LANES(l) if (ACTIVE(mask, l)) { T e_ = (T)v[l]; memcpy(at + off[l], &e_, sizeof e_); } \
+  } while (0)
+
+LANE_CLONES static void ld_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                  const uint8_t *at, uint64_t bmin) {
+  uint64_t off[WARP_SIZE], v[WARP_SIZE];
+  span_offsets(w, m, bmin, off);
+  switch (m->size * 2 + m->sext) {   /* extend (above) for each size */
+  case 2: LD_LANES(uint8_t, uint8_t); break;
+  case 3: LD_LANES(uint8_t, int8_t); break;
+  case 4: LD_LANES(uint16_t, uint16_t); break;
+  case 5: LD_LANES(uint16_t, int16_t); break;
+  case 8: LD_LANES(uint32_t, uint32_t); break;
+  case 9: LD_LANES(uint32_t, int32_t); break;
+  default: LD_LANES(uint64_t, uint64_t); break;
+  }
+  unsigned regw = m->regw[0];
+  if (regw > 4) {
+    merge64(R64(w, x->slot[0]), v, mask);
+  } else {   /* reg_write's truncation */
+    uint32_t t[WARP_SIZE], keep = regw >= 4 ? UINT32_MAX : (1u << 8 * regw) - 1;
+    FOR_LANES(l) t[l] = (uint32_t)v[l] & keep;
+    merge32(R32(w, x->slot[0]), t, mask);
+  }
+}
+
+LANE_CLONES static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask,
+                                  uint8_t *at, uint64_t bmin) {
+  uint64_t off[WARP_SIZE], v[WARP_SIZE];
+  span_offsets(w, m, bmin, off);
+  unsigned regw = m->regw[0];
+  FOR_LANES(l) v[l] = ACTIVE(mask, l) ? reg_read(w, x->slot[0], regw, l) : 0;
+  switch (m->size) {
+  case 1: ST_LANES(uint8_t); break;
+  case 2: ST_LANES(uint16_t); break;
+  case 4: ST_LANES(uint32_t); break;
+  default: ST_LANES(uint64_t); break;
+  }
+}
+
 static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
   const MemOp *m = x->aux;
   uint32_t total = (uint32_t)m->size * m->n;
+  uint64_t bmin, bmax;
+  uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
+  if (at && plain32(m)) {
+    ld_plain32(w, x, m, mask, at, bmin, bmax);
+    return XS_NEXT;
+  }
+  if (at && scalar(m)) {
+    ld_scalar(w, x, m, mask, at, bmin);
+    return XS_NEXT;
+  }
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    uint8_t *p = mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, false);
+    const uint8_t *p = at ? span_lane(w, m, at, bmin, l)
+                          : mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, false);
     if (!p) return XS_TRAP;
-    for (int e = 0; e < m->n; e++) {
-      uint8_t *q = p + (size_t)e * m->size;
-      if (m->size == 16) {   /* .b128: two 64-bit slots, low half first */
-        R64(w, x->slot[e])[l] = load_bytes(q, 8, m->order);
-        R64(w, x->slot[e] + 1)[l] = load_bytes(q + 8, 8, m->order);
-        continue;
-      }
-      uint64_t v = extend(load_bytes(q, m->size, m->order), m->size, m->sext);
-      reg_write(w, x->slot[e], m->regw[e], l, v);
-    }
+    ld_lane(w, x, m, l, p);
   }
   return XS_NEXT;
 }
@@ -120,19 +345,22 @@ static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
 static XStatus exec_st(Warp *w, const XInsn *x, uint32_t mask) {
   const MemOp *m = x->aux;
   uint32_t total = (uint32_t)m->size * m->n;
+  uint64_t bmin, bmax;
+  uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
+  if (at && plain32(m)) {
+    st_plain32(w, x, m, mask, at, bmin, bmax);
+    return XS_NEXT;
+  }
+  if (at && scalar(m)) {
+    st_scalar(w, x, m, mask, at, bmin);
+    return XS_NEXT;
+  }
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    uint8_t *p = mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, true);
+    uint8_t *p = at ? span_lane(w, m, at, bmin, l)
+                    : mem_ptr(w, x, l, m->sp, lane_addr(w, x, m, l), total, total, true);
     if (!p) return XS_TRAP;
-    for (int e = 0; e < m->n; e++) {
-      uint8_t *q = p + (size_t)e * m->size;
-      if (m->size == 16) {
-        store_bytes(q, 8, R64(w, x->slot[e])[l], m->order);
-        store_bytes(q + 8, 8, R64(w, x->slot[e] + 1)[l], m->order);
-        continue;
-      }
-      store_bytes(q, m->size, reg_read(w, x->slot[e], m->regw[e], l), m->order);
-    }
+    st_lane(w, x, m, l, p);
   }
   return XS_NEXT;
 }

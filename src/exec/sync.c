@@ -48,8 +48,10 @@ static BarCta *bar_state(Cta *c) {
 BarCta *sync_bar_state(Cta *c) { return bar_state(c); }
 
 static void refresh(Cta *c, BarCta *b) {
-  for (int i = 0; i < c->nwarps; i++)
-    bar_set_live(b, i, c->warps[i].valid & ~c->warps[i].exited);
+  for (int i = 0; i < c->nwarps; i++) {
+    uint32_t live = c->warps[i].valid & ~c->warps[i].exited;
+    if (b->w[i].live != live) bar_set_live(b, i, live);
+  }
 }
 
 /* Writes the .red results of the released lanes and releases them; the
@@ -59,12 +61,13 @@ static bool apply(Cta *c, BarCta *b, const Warp *self, uint32_t mask) {
   bool any = false;
   for (int i = 0; i < c->nwarps; i++) {
     BarWarp *bw = &b->w[i];
-    uint32_t rel = bw->release;
+    uint32_t rel = bw->release, red = bw->red_release;
     if (!rel) continue;
     Warp *w = &c->warps[i];
     bw->release = 0;
-    for (int l = 0; l < WARP_SIZE; l++) {
-      if (!(rel >> l & 1)) continue;
+    bw->red_release = 0;
+    for (; red; red &= red - 1) {   /* the .red results */
+      int l = __builtin_ctz(red);
       switch ((BarKind)bw->kind[l]) {
       case BK_RED_POPC: R32(w, bw->dst[l])[l] = bw->result[l]; break;
       case BK_RED_AND: case BK_RED_OR:

@@ -712,7 +712,8 @@ bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off) { return program
 
 static void emit(Lower *L, const XInsn *x) {
   L->code = grow(L, L->code, &L->capcode, L->ncode + 1, sizeof *L->code);
-  L->code[L->ncode++] = *x;
+  L->code[L->ncode] = *x;
+  L->code[L->ncode++].fam = (uint8_t)op_info[x->op].family;
 }
 
 static void lower_insn(Lower *L, const Insn *in) {

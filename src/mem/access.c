@@ -105,8 +105,10 @@ static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint3
   return fault(w, x, lane, "generic", addr, size, "is in no state space's window");
 }
 
-void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32_t size,
-              uint32_t align, bool write) {
+/* mem_ptr past its fast path: the checks space by space, and the faults. */
+static __attribute__((noinline)) void *mem_ptr_checked(Warp *w, const XInsn *x, int lane, Space sp,
+                                                      uint64_t addr, uint32_t size, uint32_t align,
+                                                      bool write) {
   if (align > 1 && (addr & (align - 1))) {
     char why[64];
     snprintf(why, sizeof why, "is misaligned (needs %u-byte alignment)", align);
@@ -127,4 +129,40 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32
   case SP_GENERIC: return generic_ptr(w, x, lane, addr, size, write);
   default: return fault(w, x, lane, space_name(sp), addr, size, "is in an unsupported state space");
   }
+}
+
+/* The executing CTA's shared bytes [lo, hi) (offsets without rank bits). */
+static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
+  const Cta *c = w->cta;
+  return c && c->shared && hi <= c->shared_size ? c->shared + lo : NULL;
+}
+
+/* mem_span; static so that mem_ptr inlines it (-fPIC keeps exported
+   functions from being inlined). */
+static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+  if (hi < lo) return NULL;
+  switch (sp) {
+  case SP_GLOBAL: return dev_host(w->launch->dev, lo, hi - lo);
+  case SP_CONST: return write ? NULL : dev_host(w->launch->dev, lo, hi - lo);
+  case SP_SHARED: return shared_span(w, lo, hi);
+  case SP_PARAM:
+    return !write && hi <= w->launch->param_size ? (uint8_t *)(uintptr_t)w->launch->params + lo : NULL;
+  case SP_NONE:
+  case SP_GENERIC:
+    if (in_window(lo, SHARED_WINDOW) && in_window(hi, SHARED_WINDOW))
+      return shared_span(w, lo - SHARED_WINDOW, hi - SHARED_WINDOW);
+    if (lo >= GLOBAL_BASE) return dev_host(w->launch->dev, lo, hi - lo);
+    return NULL;
+  default: return NULL;
+  }
+}
+
+void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32_t size,
+              uint32_t align, bool write) {
+  void *p = align <= 1 || !(addr & (align - 1)) ? span_of(w, sp, addr, addr + size, write) : NULL;
+  return p ? p : mem_ptr_checked(w, x, lane, sp, addr, size, align, write);
+}
+
+void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+  return span_of(w, sp, lo, hi, write);
 }

@@ -50,18 +50,25 @@ static void complete(BarCta *b, uint32_t id) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;
     uint32_t p = w->parked[id];
-    for (int l = 0; l < 32; l++) {
-      if (!(p >> l & 1)) continue;
-      switch ((BarKind)w->kind[l]) {
-      case BK_RED_POPC: w->result[l] = br->popc; break;
-      case BK_RED_AND: w->result[l] = br->all; break;
-      case BK_RED_OR: w->result[l] = br->any; break;
-      default: w->result[l] = 0; break;
+    if (p == UINT32_MAX && !br->red) {   /* a converged warp at bar.sync */
+      memset(w->at, -1, sizeof w->at);
+      memset(w->result, 0, sizeof w->result);
+    } else {
+      for (int l = 0; l < 32; l++) {
+        if (!(p >> l & 1)) continue;
+        switch ((BarKind)w->kind[l]) {
+        case BK_RED_POPC: w->result[l] = br->popc; break;
+        case BK_RED_AND: w->result[l] = br->all; break;
+        case BK_RED_OR: w->result[l] = br->any; break;
+        default: w->result[l] = 0; break;
+        }
+        w->at[l] = -1;
       }
-      w->at[l] = -1;
     }
     w->release |= p;
+    if (br->red) w->red_release |= p;
     w->parked[id] = 0;
+    w->arrivers[id] = 0;
   }
   reset(br);
 }
@@ -86,9 +93,9 @@ static void warp_arrives(BarCta *b, int wid, uint32_t id, uint32_t expected, boo
   br->any = br->any || w->gany[id];
   w->gather[id] = 0;
   w->gpopc[id] = 0; w->gall[id] = true; w->gany[id] = false;
-  uint32_t go = 0;   /* .arrive lanes continue now */
-  for (int l = 0; l < 32; l++)
-    if ((w->parked[id] >> l & 1) && w->kind[l] == BK_ARRIVE) { go |= 1u << l; w->at[l] = -1; }
+  uint32_t go = w->parked[id] & w->arrivers[id];   /* .arrive lanes continue now */
+  for (uint32_t r = go; r; r &= r - 1) w->at[__builtin_ctz(r)] = -1;
+  w->arrivers[id] = 0;
   w->parked[id] &= ~go;
   w->release |= go;
   if (done(b, id)) complete(b, id);
@@ -152,14 +159,21 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
     return false;
   }
   /* park the lanes */
-  for (int l = 0; l < 32; l++) {
-    if (!(mask >> l & 1)) continue;
-    w->at[l] = (int8_t)id;
-    w->kind[l] = (uint8_t)r->kind;
-    w->dst[l] = r->dst;
-    w->cnt[l] = cnt;
-    w->where[l] = where;
+  if (mask == UINT32_MAX) {   /* loops without branches for a converged warp */
+    memset(w->at, (int8_t)id, sizeof w->at);
+    memset(w->kind, r->kind, sizeof w->kind);
+    for (int l = 0; l < 32; l++) { w->dst[l] = r->dst; w->cnt[l] = cnt; w->where[l] = where; }
+  } else {
+    for (int l = 0; l < 32; l++) {
+      if (!(mask >> l & 1)) continue;
+      w->at[l] = (int8_t)id;
+      w->kind[l] = (uint8_t)r->kind;
+      w->dst[l] = r->dst;
+      w->cnt[l] = cnt;
+      w->where[l] = where;
+    }
   }
+  if (r->kind == BK_ARRIVE) w->arrivers[id] |= mask;
   if (!w->gather[id]) { w->gpopc[id] = 0; w->gall[id] = true; w->gany[id] = false; }
   w->gather[id] |= mask;
   w->parked[id] |= mask;

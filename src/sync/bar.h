@@ -44,6 +44,8 @@ typedef struct BarWarp {
   uint32_t gpopc[BAR_IDS];      /* .red contributions of the gathered lanes */
   bool gall[BAR_IDS], gany[BAR_IDS];
   uint32_t release;             /* lanes released, not yet applied by the caller */
+  uint32_t red_release;         /* those of them with a .red result */
+  uint32_t arrivers[BAR_IDS];   /* parked lanes of kind BK_ARRIVE */
   int8_t at[32];                /* id a lane is parked at, -1 none */
   uint8_t kind[32];             /* BarKind of the parked lane */
   uint32_t dst[32];             /* BarReq.dst of the parked lane */
