@@ -11,7 +11,7 @@ agree, prints a table and writes it to bench/out/results.md.
 the default 0 is the issue's sizes); each command runs R times (3) and the
 fastest wall time counts. Stdlib only. Not part of `make test`.
 """
-import argparse, os, re, struct, subprocess, sys, time
+import argparse, array, os, re, subprocess, sys, time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
@@ -24,21 +24,14 @@ def sh(cmd, **kw):
 
 
 def timed(cmd):
-    """Run cmd; return (wall s, peak RSS bytes, stdout, stderr). The peak is
-    the child's own (wait4's rusage), so no /usr/bin/time is needed."""
-    with open(os.path.join(OUT, "stdout.txt"), "w+") as fo, open(os.path.join(OUT, "stderr.txt"), "w+") as fe:
-        t0 = time.monotonic()
-        p = subprocess.Popen(cmd, stdout=fo, stderr=fe, text=True)
-        _, status, ru = os.wait4(p.pid, 0)
-        wall = time.monotonic() - t0
-        p.returncode = os.waitstatus_to_exitcode(status)
-        fo.seek(0)
-        fe.seek(0)
-        out, err = fo.read(), fe.read()
+    """Run cmd; return (wall s, stdout, stderr)."""
+    t0 = time.monotonic()
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.monotonic() - t0
     if p.returncode != 0:
-        sys.stderr.write(err)
+        sys.stderr.write(p.stderr)
         raise SystemExit("failed (exit %d): %s" % (p.returncode, " ".join(cmd)))
-    return wall, ru.ru_maxrss * 1024, out, err
+    return wall, p.stdout, p.stderr
 
 
 def has_stats():
@@ -59,11 +52,17 @@ def launch_wall(text):
     return float(m.group(1)) if m else None
 
 
+def peak_kib(text):
+    """ptxvm's peak memory from `--stats` (its VmHWM)."""
+    m = re.search(r"peak memory: (\d+) KiB", text)
+    return int(m.group(1)) if m else 0
+
+
 def cmp_u32(a, b):
     if len(a) != len(b):
         return "size %d vs %d bytes" % (len(a), len(b))
     if a != b:
-        x, y = struct.unpack("<%dI" % (len(a) // 4), a), struct.unpack("<%dI" % (len(b) // 4), b)
+        x, y = array.array("I", a), array.array("I", b)
         i = next(i for i in range(len(x)) if x[i] != y[i])
         return "element %d: ptxvm %d, native %d" % (i, x[i], y[i])
     return None
@@ -75,7 +74,9 @@ F32_TOL = 1e-3   # |ptxvm - native| per element; |C| is ~ sqrt(n)/3 (~7.5 at n=5
 def cmp_f32(a, b):
     if len(a) != len(b):
         return "size %d vs %d bytes" % (len(a), len(b))
-    x, y = struct.unpack("<%df" % (len(a) // 4), a), struct.unpack("<%df" % (len(b) // 4), b)
+    if a == b:
+        return None
+    x, y = array.array("f", a), array.array("f", b)   # 4 bytes an element, not a Python float
     worst = max(range(len(x)), key=lambda i: abs(x[i] - y[i]))
     if not abs(x[worst] - y[worst]) <= F32_TOL:
         return "element %d: ptxvm %r, native %r (tolerance %g)" % (worst, x[worst], y[worst], F32_TOL)
@@ -147,8 +148,8 @@ def main():
         nat_out = os.path.join(OUT, name + ".native.bin")
         nat_t, nat_rss = None, 0
         for _ in range(opt.repeat):
-            _, r, so, _ = timed([refbin] + w["ref"] + [nat_out])
-            t = float(so.split()[0])
+            _, so, _ = timed([refbin] + w["ref"] + [nat_out])
+            t, r = float(so.split()[0]), int(so.split()[1]) * 1024   # its time and VmHWM
             nat_t, nat_rss = t if nat_t is None else min(nat_t, t), max(nat_rss, r)
         res = {}
         for j in (1, opt.jobs):
@@ -163,7 +164,8 @@ def main():
             cmd += ["-o", "%d=%s" % (w["dump"], vm_out), os.path.join(BENCH, "ptx", name + ".ptx"), w["kernel"]]
             wall, rss, lw, so, se = None, 0, None, "", ""
             for _ in range(opt.repeat):
-                t, r, so, se = timed(cmd)
+                t, so, se = timed(cmd)
+                r = peak_kib(se) * 1024
                 wall, rss = t if wall is None else min(wall, t), max(rss, r)
                 l = launch_wall(se)
                 lw = l if lw is None or (l is not None and l < lw) else lw
@@ -212,7 +214,7 @@ def main():
               "native is the reference's computation alone (input generation excluded), C -O2.",
               "Integer results must match exactly; W2 and W4 floats within %g per element (W4 is exact in practice)." % F32_TOL,
               "W4 runs under the default --async-delay (2000 virtual ns).",
-              "thread-insns: from `ptxvm run --stats` when it exists, else n/a. Peak memory: the process's maximum RSS (wait4).",
+              "thread-insns and ptxvm's peak memory: from `ptxvm run --stats`; peak memory is each program's own VmHWM.",
               ""]
     text = "\n".join(lines)
     print()

@@ -28,6 +28,6 @@ int main(int argc, char **argv)
     double t1 = now_s();
     FILE *f = fopen(argv[4], "wb");
     if (!f || fwrite(out, 4, grid, f) != grid || fclose(f)) { perror(argv[4]); return 1; }
-    printf("%.6f\n", t1 - t0);
+    printf("%.6f %ld\n", t1 - t0, peak_kib());
     return 0;
 }
