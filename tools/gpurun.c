@@ -30,14 +30,8 @@ static int cuda_bad(CUresult r, const char *what) {
 static char *slurp(const char *path) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    n += fread(buf + n, 1, cap - n - 1, f);
-    if (n < cap - 1) break;
-    char *nb = realloc(buf, cap *= 2);
-    if (!nb) { free(buf); buf = NULL; } else buf = nb;
-  }
+  size_t n;
+  char *buf = (char *)run_read_stream(f, &n);
   if (f != stdin) fclose(f);
   if (buf) buf[n] = 0;
   return buf;

@@ -181,8 +181,7 @@ int run_upload(const Arg *a, const RunDevice *dev) {
   return rc;
 }
 
-/* All of a stream (for @PATH naming a pipe). */
-static uint8_t *read_stream(FILE *f, size_t *len) {
+uint8_t *run_read_stream(FILE *f, size_t *len) {
   size_t cap = 4096, n = 0;
   uint8_t *buf = malloc(cap);
   while (buf) {
@@ -212,7 +211,7 @@ static int init_buffer(Arg *a, const char *init) {
     a->init = INIT_FILE;
     if (!S_ISREG(st.st_mode)) {   /* a pipe: read it whole, it cannot be read again */
       a->init = INIT_LIST;
-      a->data = read_stream(f, &len);
+      a->data = run_read_stream(f, &len);
     }
     fclose(f);
     if (!S_ISREG(st.st_mode) && !a->data)
