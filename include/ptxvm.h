@@ -163,7 +163,8 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
                                     const char *name, ptxvm_module **out);
 
 /* As ptxvm_module_load_data, reading the file at `path` ("-" is standard
- * input). Errors: those of ptxvm_module_load_data, and PTXVM_ERROR_FILE. */
+ * input). Errors: those of ptxvm_module_load_data, and PTXVM_ERROR_FILE
+ * (unreadable, a directory, or more than 2 GiB of text). */
 ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
                                     ptxvm_module **out);
 

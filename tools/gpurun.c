@@ -31,7 +31,7 @@ static char *slurp(const char *path) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) return NULL;
   size_t n;
-  char *buf = (char *)run_read_stream(f, &n);
+  char *buf = (char *)run_read_stream(f, (size_t)1 << 30, &n);
   if (f != stdin) fclose(f);
   if (buf) buf[n] = 0;
   return buf;

@@ -181,19 +181,23 @@ int run_upload(const Arg *a, const RunDevice *dev) {
   return rc;
 }
 
-uint8_t *run_read_stream(FILE *f, size_t *len) {
+uint8_t *run_read_stream(FILE *f, size_t max, size_t *len) {
   size_t cap = 4096, n = 0;
   uint8_t *buf = malloc(cap);
   while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
+    size_t want = cap - n < max + 1 - n ? cap - n : max + 1 - n;
+    n += fread(buf + n, 1, want, f);
+    if (n < cap || n > max) break;
     uint8_t *nb = realloc(buf, cap *= 2);
     if (!nb) { free(buf); buf = NULL; } else buf = nb;
   }
-  if (buf && ferror(f)) { free(buf); buf = NULL; }
+  if (buf && (ferror(f) || n > max)) { free(buf); buf = NULL; }
   *len = n;
   return buf;
 }
+
+/* The most bytes @PATH reads from a pipe or device without an element count. */
+enum { PIPE_MAX = 1 << 30 };
 
 /* Fills a buffer argument from INIT; a->n may be unknown (SIZE_MAX) for
  * @PATH. Only an element list is held on the host (it is short); the other
@@ -201,26 +205,45 @@ uint8_t *run_read_stream(FILE *f, size_t *len) {
 static int init_buffer(Arg *a, const char *init) {
   const ArgType *t = a->t;
   if (*init == '@') {
+    const char *path = init + 1;
     struct stat st;
-    FILE *f = fopen(init + 1, "rb");
+    FILE *f = fopen(path, "rb");
     if (!f || fstat(fileno(f), &st)) {
       if (f) fclose(f);
-      return run_bad("argument '%s': cannot read %s: %s", a->spec, init + 1, strerror(errno));
+      return run_bad("argument '%s': cannot read %s: %s", a->spec, path, strerror(errno));
     }
     size_t len = (size_t)st.st_size;
     a->init = INIT_FILE;
-    if (!S_ISREG(st.st_mode)) {   /* a pipe: read it whole, it cannot be read again */
+    if (S_ISDIR(st.st_mode)) {
+      fclose(f);
+      return run_bad("argument '%s': %s is a directory", a->spec, path);
+    }
+    if (!S_ISREG(st.st_mode)) {
+      /* a pipe or device: read once, and no more than N elements (plus one
+       * byte, to tell a longer stream) or, without N, PIPE_MAX bytes */
+      size_t max = a->n != SIZE_MAX ? a->n * t->size : PIPE_MAX;
       a->init = INIT_LIST;
-      a->data = run_read_stream(f, &len);
+      a->data = run_read_stream(f, max, &len);
+      if (!a->data && len > max) {
+        fclose(f);
+        return a->n != SIZE_MAX
+          ? run_bad("argument '%s': %s holds more than %zu elements of %u bytes", a->spec, path, a->n, t->size)
+          : run_bad("argument '%s': %s gives more than %d MiB; read it from a file or give the element count",
+                    a->spec, path, PIPE_MAX >> 20);
+      }
     }
     fclose(f);
     if (!S_ISREG(st.st_mode) && !a->data)
-      return run_bad("argument '%s': cannot read %s", a->spec, init + 1);
-    if (len % t->size || (a->n != SIZE_MAX && len != a->n * t->size))
-      return run_bad("argument '%s': %s holds %zu bytes, not %s %s elements of %u bytes", a->spec,
-                     init + 1, len, a->n == SIZE_MAX ? "whole" : "exactly N", t->name, t->size);
+      return run_bad("argument '%s': cannot read %s", a->spec, path);
+    if (len % t->size || (a->n != SIZE_MAX && len != a->n * t->size)) {
+      if (a->n != SIZE_MAX)
+        return run_bad("argument '%s': %s holds %zu bytes, not the %zu elements of %u bytes (%zu bytes) given",
+                       a->spec, path, len, a->n, t->size, a->n * t->size);
+      return run_bad("argument '%s': %s holds %zu bytes, not a whole number of %u-byte %s elements",
+                     a->spec, path, len, t->size, t->name);
+    }
     a->n = len / t->size;
-    a->path = init + 1;
+    a->path = path;
     return EXIT_OK;
   }
   if (a->n == SIZE_MAX) return run_bad("argument '%s': the element count may be left out only with @PATH", a->spec);
@@ -236,7 +259,10 @@ static int init_buffer(Arg *a, const char *init) {
     if (!parse_u64(init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a seed (an unsigned integer)", a->spec, init + 5);
     return EXIT_OK;
   }
-  /* V0,V1,...: exactly N values */
+  /* V0,V1,...: exactly N values, counted before anything is allocated */
+  size_t given = 1;
+  for (const char *c = init; *c; c++) given += *c == ',';
+  if (given != a->n) return run_bad("argument '%s': %zu values given for %zu elements", a->spec, given, a->n);
   a->init = INIT_LIST;
   a->data = calloc(a->n ? a->n : 1, t->size);
   if (!a->data) return run_bad("argument '%s': out of memory", a->spec);

@@ -71,8 +71,9 @@ int run_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int run_begin(int argc, char **argv, RunOpts *o, Arg **args, void (*usage)(FILE *));
 void run_end(RunOpts *o, Arg *args);
 /* All of a stream, with one spare byte after its *len bytes (room for a
- * NUL); NULL when it cannot be read. */
-uint8_t *run_read_stream(FILE *f, size_t *len);
+ * NUL); NULL when it cannot be read, or when it holds more than `max` bytes
+ * (then *len > max; no more than max + 1 bytes are read). */
+uint8_t *run_read_stream(FILE *f, size_t max, size_t *len);
 /* KERNEL, or the module's only .entry; NULL after a message. */
 ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name);
 /* The CTA and cluster shape: -b/-c, else .reqntid/.reqnctapercluster. */

@@ -40,6 +40,10 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
 }
 
 /* Reads a whole file (or standard input for "-") into a malloc'd buffer. */
+/* PTX text longer than this is refused rather than read: a device such as
+ * /dev/zero would otherwise fill the memory. */
+#define PTX_MAX_BYTES ((size_t)1 << 31)
+
 static char *read_all(const char *path, size_t *len) {
   FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
   if (!f) return NULL;
@@ -47,14 +51,14 @@ static char *read_all(const char *path, size_t *len) {
   char *buf = malloc(cap);
   while (buf) {
     n += fread(buf + n, 1, cap - n, f);
-    if (n < cap) break;
+    if (n < cap || n > PTX_MAX_BYTES) break;
     char *nb = realloc(buf, cap *= 2);
     if (!nb) { free(buf); buf = NULL; }
     else buf = nb;
   }
-  bool bad = ferror(f);
+  int err = ferror(f) ? (errno ? errno : EIO) : n > PTX_MAX_BYTES ? EFBIG : !buf ? ENOMEM : 0;
   if (f != stdin) fclose(f);
-  if (bad) { free(buf); errno = EIO; return NULL; }
+  if (err) { free(buf); errno = err; return NULL; }
   *len = n;
   return buf;
 }
