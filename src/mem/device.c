@@ -6,7 +6,8 @@
  * costs nothing until it is used. Device address A lives at host address
  * base + (A - GLOBAL_BASE).
  *
- * The allocator keeps the live allocations in an array sorted by address.
+ * The allocator keeps the live allocations in an array sorted by address,
+ * each followed by GUARD unaddressable bytes.
  * dev_alloc takes the first gap between neighbours (or the end) that fits at
  * the requested alignment; dev_free removes the entry. dev_host, on every
  * global load and store, finds the allocation holding an address: first the
@@ -22,11 +23,16 @@
 #include "mem.h"
 
 enum { COMMIT_STEP = 1 << 21 };   /* 2 MiB */
+/* Unaddressable bytes after each allocation, so that an access running
+ * a little past a buffer's end faults against that buffer instead of
+ * landing in its neighbour (a module's small .global variables sit right
+ * after one another otherwise). 256: cudaMalloc's alignment. */
+enum { GUARD = 256 };
 
 typedef struct Alloc {
   uint64_t off;     /* offset from the arena's start */
   uint64_t size;    /* requested bytes */
-  uint64_t span;    /* bytes reserved (size, at least 1) */
+  uint64_t span;    /* bytes reserved: size (at least 1) and the GUARD */
 } Alloc;
 
 struct Device {
@@ -94,8 +100,8 @@ static bool find_gap(const Device *d, uint64_t span, uint64_t align, int *at, ui
 
 uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
   if (!d || align == 0 || (align & (align - 1))) return 0;
-  uint64_t span = size ? size : 1;
-  if (span > d->reserved) return 0;
+  if (size > d->reserved) return 0;
+  uint64_t span = (size ? size : 1) + GUARD;
   int at;
   uint64_t off;
   if (!find_gap(d, span, align, &at, &off)) return 0;
