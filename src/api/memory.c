@@ -43,7 +43,7 @@ ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out) {
   if (!ctx || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_size: NULL argument");
   /* a zero-size allocation has size 0 but starts one: check the start */
   uint64_t start, size;
-  if (!ctx->dev || !dev_find(ctx->dev, ptr, &start, &size) || start != ptr)
+  if (!ctx->dev || !dev_find(ctx->dev, ptr, &start, &size, NULL) || start != ptr)
     return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
                     "ptxvm_mem_size: 0x%" PRIx64 " is not the start of an allocation", ptr);
   *out = (size_t)size;

@@ -338,6 +338,7 @@ static void alloc_global(Lower *L, const Symbol *s) {
   uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, var_align(s) < 16 ? 16 : var_align(s));
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
                      (unsigned long long)s->size, s->name);
+  if (s->space == SP_CONST) dev_protect(L->p->dev, a);
   add_var(L, s, a, false);
 }
 

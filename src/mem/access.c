@@ -27,16 +27,21 @@ static void *fault(Warp *w, const XInsn *x, int lane, const char *space, uint64_
 }
 
 static void *global_ptr(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
-                        uint32_t size) {
+                        uint32_t size, bool write) {
   Device *d = w->launch->dev;
-  void *p = dev_host(d, addr, size);
+  void *p = write ? dev_host_w(d, addr, size) : dev_host(d, addr, size);
   if (p) return p;
   uint64_t start, asize;
-  if (!dev_find(d, addr, &start, &asize))
+  bool readonly;
+  if (!dev_find(d, addr, &start, &asize, &readonly))
     return fault(w, x, lane, space, addr, size, "is outside every allocation");
   char why[160];
-  snprintf(why, sizeof why, "runs past the end of the %" PRIu64 "-byte allocation at 0x%" PRIx64,
-           asize, start);
+  if (write && readonly && dev_host(d, addr, size))
+    snprintf(why, sizeof why, "writes the .const variable at 0x%" PRIx64 " (constant memory is read-only)",
+             start);
+  else
+    snprintf(why, sizeof why, "runs past the end of the %" PRIu64 "-byte allocation at 0x%" PRIx64,
+             asize, start);
   return fault(w, x, lane, space, addr, size, why);
 }
 
@@ -101,7 +106,7 @@ static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint3
   if (in_window(addr, LOCAL_WINDOW)) return local_ptr(w, x, lane, addr, addr - LOCAL_WINDOW, size);
   if (in_window(addr, PARAM_WINDOW))
     return param_ptr(w, x, lane, addr, addr - PARAM_WINDOW, size, write);
-  if (addr >= GLOBAL_BASE) return global_ptr(w, x, lane, "generic", addr, size);
+  if (addr >= GLOBAL_BASE) return global_ptr(w, x, lane, "generic", addr, size, write);
   return fault(w, x, lane, "generic", addr, size, "is in no state space's window");
 }
 
@@ -116,9 +121,9 @@ static __attribute__((noinline)) void *mem_ptr_checked(Warp *w, const XInsn *x, 
     return fault(w, x, lane, name, addr, size, why);
   }
   switch (sp) {
-  case SP_GLOBAL: return global_ptr(w, x, lane, "global", addr, size);
+  case SP_GLOBAL: return global_ptr(w, x, lane, "global", addr, size, write);
   case SP_CONST: return write ? fault(w, x, lane, "const", addr, size, "writes constant memory")
-                              : global_ptr(w, x, lane, "const", addr, size);
+                              : global_ptr(w, x, lane, "const", addr, size, false);
   case SP_SHARED: return shared_ptr(w, x, lane, addr, addr, size);
   case SP_LOCAL: return local_ptr(w, x, lane, addr, addr, size);
   case SP_PARAM:
@@ -142,7 +147,7 @@ static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
 static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
   if (hi < lo) return NULL;
   switch (sp) {
-  case SP_GLOBAL: return dev_host(w->launch->dev, lo, hi - lo);
+  case SP_GLOBAL: return write ? dev_host_w(w->launch->dev, lo, hi - lo) : dev_host(w->launch->dev, lo, hi - lo);
   case SP_CONST: return write ? NULL : dev_host(w->launch->dev, lo, hi - lo);
   case SP_SHARED: return shared_span(w, lo, hi);
   case SP_PARAM:
@@ -151,7 +156,8 @@ static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool wr
   case SP_GENERIC:
     if (in_window(lo, SHARED_WINDOW) && in_window(hi, SHARED_WINDOW))
       return shared_span(w, lo - SHARED_WINDOW, hi - SHARED_WINDOW);
-    if (lo >= GLOBAL_BASE) return dev_host(w->launch->dev, lo, hi - lo);
+    if (lo >= GLOBAL_BASE)
+      return write ? dev_host_w(w->launch->dev, lo, hi - lo) : dev_host(w->launch->dev, lo, hi - lo);
     return NULL;
   default: return NULL;
   }

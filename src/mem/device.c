@@ -33,6 +33,7 @@ typedef struct Alloc {
   uint64_t off;     /* offset from the arena's start */
   uint64_t size;    /* requested bytes */
   uint64_t span;    /* bytes reserved: size (at least 1) and the GUARD */
+  bool readonly;    /* to kernels (dev_protect) */
 } Alloc;
 
 struct Device {
@@ -114,7 +115,7 @@ uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
     d->cap = nc;
   }
   memmove(&d->allocs[at + 1], &d->allocs[at], (size_t)(d->n - at) * sizeof *d->allocs);
-  d->allocs[at] = (Alloc){off, size, span};
+  d->allocs[at] = (Alloc){off, size, span, false};
   d->n++;
   memset(d->base + off, 0, span);
   return GLOBAL_BASE + off;
@@ -164,16 +165,28 @@ void *dev_host(Device *d, uint64_t addr, uint64_t size) {
   return d->base + off;
 }
 
+void *dev_host_w(Device *d, uint64_t addr, uint64_t size) {
+  if (!d || addr < GLOBAL_BASE) return NULL;
+  int i = lookup(d, addr - GLOBAL_BASE);
+  return i >= 0 && !d->allocs[i].readonly ? dev_host(d, addr, size) : NULL;
+}
+
+void dev_protect(Device *d, uint64_t addr) {
+  int i = lookup_start(d, addr);
+  if (i >= 0) d->allocs[i].readonly = true;
+}
+
 uint64_t dev_alloc_size(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
   return i < 0 ? 0 : d->allocs[i].size;
 }
 
-bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size) {
+bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size, bool *readonly) {
   if (!d || addr < GLOBAL_BASE) return false;
   int i = lookup(d, addr - GLOBAL_BASE);
   if (i < 0) return false;
   *start = GLOBAL_BASE + d->allocs[i].off;
   *size = d->allocs[i].size;
+  if (readonly) *readonly = d->allocs[i].readonly;
   return true;
 }

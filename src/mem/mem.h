@@ -56,10 +56,16 @@ bool dev_free(Device *d, uint64_t addr);
 /* Host pointer for [addr, addr+size) if it lies inside one live allocation,
  * else NULL. */
 void *dev_host(Device *d, uint64_t addr, uint64_t size);
+/* As dev_host, for a kernel's write: NULL also in a read-only allocation. */
+void *dev_host_w(Device *d, uint64_t addr, uint64_t size);
+/* Makes the allocation starting at addr read-only to kernels (a .const
+ * variable: the host may still write it). */
+void dev_protect(Device *d, uint64_t addr);
 /* Size of the live allocation starting at addr, or 0. */
 uint64_t dev_alloc_size(Device *d, uint64_t addr);
-/* The live allocation that contains addr: sets *start and *size and returns
- * true, or false when addr is in none (used for fault messages). */
-bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size);
+/* The live allocation that contains addr (or whose guard does): sets *start
+ * and *size (and *readonly, if not NULL) and returns true, or false when
+ * addr is in none (used for fault messages). */
+bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size, bool *readonly);
 
 #endif

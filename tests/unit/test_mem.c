@@ -38,9 +38,9 @@ static void test_alloc(void) {
   CHECK(dev_host(d, b + 999, 1) != NULL && dev_host(d, b + 999, 2) == NULL);
   CHECK(dev_host(d, z, 0) != NULL && dev_host(d, z, 1) == NULL);
   uint64_t s, n;
-  CHECK(dev_find(d, b + 10, &s, &n) && s == b && n == 1000);
-  CHECK(dev_find(d, a + 200, &s, &n) && s == a && n == 100);   /* a's guard: reported against a */
-  CHECK(!dev_find(d, b + 100000, &s, &n));
+  CHECK(dev_find(d, b + 10, &s, &n, NULL) && s == b && n == 1000);
+  CHECK(dev_find(d, a + 200, &s, &n, NULL) && s == a && n == 100);   /* a's guard: reported against a */
+  CHECK(!dev_find(d, b + 100000, &s, &n, NULL));
   /* free, then the gap is reused and zeroed again */
   CHECK(dev_free(d, a));
   CHECK(!dev_free(d, a));
