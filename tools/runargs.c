@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,6 +72,10 @@ static bool parse_float(const ArgType *t, const char *s, uint64_t *bits) {
     if (!*s) return false;
     d = strtod(s, &end);
     if (*end) return false;
+    /* a finite literal too large for the type (1e39 as f32) is an error,
+     * not infinity; "inf" itself is fine */
+    if (!isinf(d) ? t->size == 4 && isinf((float)d) : !strchr("iI", s[s[0] == '-' || s[0] == '+']))
+      return false;
   }
   if (t->size == 4) {
     float f = (float)d;

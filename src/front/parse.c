@@ -1159,7 +1159,12 @@ static bool parse_perf_directive(Parser *P, Function *f) {
   else if (is_dot(P, ".maxnreg")) { next(P); f->maxnreg = parse_u32(P, "a register count"); }
   else if (is_dot(P, ".maxclusterrank")) { next(P); f->maxclusterrank = parse_u32(P, "a CTA count"); }
   else if (is_dot(P, ".explicitcluster")) { next(P); f->explicitcluster = true; }
-  else if (is_dot(P, ".noreturn")) { next(P); f->noreturn = true; }
+  else if (is_dot(P, ".noreturn")) {
+    if (f->is_entry)   /* ptxas: a syntax error; only a .func can promise not to return */
+      diag_error_tok(P, &P->tok, ".noreturn applies to a .func, not an .entry");
+    next(P);
+    f->noreturn = true;
+  }
   else if (is_dot(P, ".pragma")) parse_pragma(P);
   else return false;
   return true;
