@@ -480,7 +480,10 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   ptxvm_function_info fi;
   ptxvm_function_get_info(fn, &fi);
   for (int i = 0; i < o->ndumps; i++)
-    if (o->dumps[i].arg >= o->nspecs || !args[o->dumps[i].arg].is_buf)
+    if (o->dumps[i].arg >= o->nspecs)
+      return run_bad("-o %d: there is no argument %d (%d given with -a, numbered from 0)", o->dumps[i].arg,
+                     o->dumps[i].arg, o->nspecs);
+    else if (!args[o->dumps[i].arg].is_buf)
       return run_bad("-o %d: argument %d is not a buffer (TYPE[N]:INIT)", o->dumps[i].arg, o->dumps[i].arg);
   if (o->nspecs != fi.nparams)
     return run_bad("kernel '%s' takes %d parameter%s, %d given with -a", fi.name, fi.nparams,
