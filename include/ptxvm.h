@@ -226,7 +226,9 @@ ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, i
  *
  * Device memory is one arena per context. A device address (ptxvm_devptr)
  * is a plain 64-bit number, what a kernel's .u64 pointer parameter receives;
- * it is not a host pointer. Allocations are zeroed and 256-byte aligned.
+ * it is not a host pointer. Allocations are zeroed and 256-byte aligned,
+ * and 256 unaddressable bytes follow each, so small overruns fault. The
+ * arena holds at most 64 GiB or the host's RAM, whichever is less.
  * Copies and sets must lie inside one live allocation. */
 
 typedef uint64_t ptxvm_devptr;
@@ -234,7 +236,8 @@ typedef uint64_t ptxvm_devptr;
 /* Allocates `bytes` bytes (0 is allowed and gives a distinct address) and
  * stores the device address in *out.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL),
- *         PTXVM_ERROR_OUT_OF_DEVICE_MEMORY (the arena is full),
+ *         PTXVM_ERROR_OUT_OF_DEVICE_MEMORY (the arena is full: more than the
+ *           host's RAM or 64 GiB in all),
  *         PTXVM_ERROR_OUT_OF_MEMORY (the host refused the arena). */
 ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out);
 

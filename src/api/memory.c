@@ -6,15 +6,23 @@
  * that its device range lies inside one live allocation, with dev_host. */
 #include <inttypes.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../mem/mem.h"
 #include "api.h"
 
-/* Address space reserved for a context's device memory; committed on use. */
-#define DEVICE_RESERVE ((size_t)64 << 30)
+/* Address space reserved for a context's device memory (committed on use):
+ * 64 GiB, or the host's RAM if that is less, so that a buffer the host
+ * cannot hold is refused at allocation rather than thrashing the host. */
+static size_t device_reserve(void) {
+  size_t max = (size_t)64 << 30;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && page > 0 && (size_t)pages * (size_t)page < max) max = (size_t)pages * (size_t)page;
+  return max;
+}
 
 Device *api_device(ptxvm_context *ctx) {
-  if (!ctx->dev) ctx->dev = dev_create(DEVICE_RESERVE);
+  if (!ctx->dev) ctx->dev = dev_create(device_reserve());
   return ctx->dev;
 }
 
@@ -25,7 +33,8 @@ ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out
   uint64_t a = dev_alloc(d, bytes, 256);
   if (!a)
     return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY,
-                    "cannot allocate %zu bytes of device memory", bytes);
+                    "cannot allocate %zu bytes of device memory (ptxvm's device memory is at most "
+                    "the host's RAM, and 64 GiB)", bytes);
   *out = a;
   return api_ok(ctx);
 }
