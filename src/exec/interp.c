@@ -19,6 +19,10 @@
  * lane spinning on a lock held by another lane of its warp lets the holder
  * run (ITS semantics, PTX ISA 9.0 §3.3 / sync digest §1).
  *
+ * Aligned barriers: a group at one while other lanes of its warp are
+ * elsewhere is held until they exit, join it or can no longer run, and only
+ * then judged by the barrier's handler (pick_group).
+ *
  * Calls: a call pushes {return pc, caller, frame and stack pointer} on each
  * lane's stack, pushes the callee's frame on the lane's local stack (frame
  * pointer = the stack pointer aligned to 16, stack pointer += frame size; a
