@@ -591,8 +591,8 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   uint64_t n = 0;
   for (; n < quantum; n++) {
     /* a group that came to an aligned barrier unconverged: held or judged there (pick_group) */
-    if ((!s->have || s->regroup || (code[s->gpc].fam == FAM_SYNC &&
-                                    s->gmask != (w->valid & ~w->exited) &&
+    if ((!s->have || s->regroup || (s->gmask != (w->valid & ~w->exited) &&
+                                    code[s->gpc].fam == FAM_SYNC &&
                                     aligned_barrier(&code[s->gpc]))) &&
         !pick_group(w, s))
       break;
@@ -745,6 +745,28 @@ static void report_deadlock(Cluster *cl) {
   set_error(L, msg, true);
 }
 
+/* A lane group held at an aligned barrier (pick_group) in the cluster, for
+ * the runaway report: the lanes it waits for may be the ones that spin. */
+static void held_note(Cluster *cl, char *buf, size_t n) {
+  buf[0] = 0;
+  for (int r = 0; r < cl->ncta; r++)
+    for (int i = 0; i < cl->ctas[r].nwarps; i++) {
+      Warp *w = &cl->ctas[r].warps[i];
+      uint32_t live = w->valid & ~w->exited & ~interp_waiting(w), h = 0;
+      for (int l = 0; l < WARP_SIZE; l++)
+        if ((live >> l & 1) && aligned_barrier(&w->launch->prog->code[interp_pc(w, l)])) h |= 1u << l;
+      if (!h || h == live) continue;
+      char loc[512], t1[160], t2[160];
+      exec_where(w->launch->prog, &w->launch->prog->code[interp_pc(w, __builtin_ctz(h))], loc, sizeof loc);
+      lanes_text(h, t1, sizeof t1);
+      lanes_text(live & ~h, t2, sizeof t2);
+      snprintf(buf, n, "; lanes %s of warp %d of %%ctaid (%u,%u,%u) wait at the aligned barrier at "
+               "%s for lanes %s of their warp to exit or come to it", t1, w->id,
+               w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], loc, t2);
+      return;
+    }
+}
+
 /* The runaway report names where the first warp that can run runs (the
  * spin loop, not lanes that wait for it at a barrier), else a live lane.
  * It leaves a fault of a later cluster in place: the spin most likely
@@ -771,7 +793,7 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
       }
     }
   if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
-  char *msg = malloc(1536);
+  char *msg = malloc(3072);
   if (!msg) return;
   int k = snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
                    "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
@@ -785,6 +807,7 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
              "clusters if larger)",
              (uint32_t)(s % n[0]) * d[0], (uint32_t)(s / n[0] % n[1]) * d[1],
              (uint32_t)(s / ((uint64_t)n[0] * n[1])) * d[2]);
+  held_note(cl, msg + strlen(msg), 1536);
   set_error(L, msg, false);
 }
 
