@@ -14,7 +14,9 @@
  *   Exited threads count as arrived: cluster_bar_poll, run after every round
  *     of the cluster loop, completes a phase that waited only on exited
  *     threads. The .aligned forms require the warp's non-exited lanes
- *     converged on the instruction (located error otherwise).
+ *     converged on the instruction (located error otherwise; the
+ *     interpreter first holds a lane group there while the rest of its
+ *     warp can still exit or join it, interp.c pick_group).
  *   Simplification: the warp gathering of barrier.cluster (a thread also
  *   waits for the non-exited threads of its own warp) is not modelled for
  *   arrive; wait implies it, since the phase needs every thread.

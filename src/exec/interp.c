@@ -19,6 +19,10 @@
  * lane spinning on a lock held by another lane of its warp lets the holder
  * run (ITS semantics, PTX ISA 9.0 §3.3 / sync digest §1).
  *
+ * Aligned barriers: a group at one while other lanes of its warp are
+ * elsewhere is held until they exit, join it or can no longer run, and only
+ * then judged by the barrier's handler (pick_group).
+ *
  * Calls: a call pushes {return pc, caller, frame and stack pointer} on each
  * lane's stack, pushes the callee's frame on the lane's local stack (frame
  * pointer = the stack pointer aligned to 16, stack pointer += frame size; a
@@ -79,6 +83,7 @@ typedef struct WState {
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
   bool bypass;                      /* ... or instead of deprioritised lanes (then
                                        perturbed is set too) */
+  bool behind;                      /* the group is past a held one (pick_group) */
   Save *saves; int nsaves, capsaves;
   uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
   uint64_t splits, merges;
@@ -179,41 +184,92 @@ static void perturb(Warp *w, WState *s, uint32_t cand);
 static bool sched_free(const Warp *w, uint32_t pc);
 static bool aligned_insn(const XInsn *x);
 
-/* Picks the group to run: innermost frame, lowest pc, among runnable lanes
- * not deprioritised (unless only those are left). */
-static bool pick_group(Warp *w, WState *s) {
-  uint32_t prev = s->have ? s->gmask : 0;
-  flush(s);
-  uint32_t live = w->valid & ~w->exited & ~s->waiting;
-  if (!live) return false;
-  uint32_t cand = live & ~s->deprio;
-  if (!cand) { s->deprio = 0; cand = live; }
+/* The group to run among cand: innermost frame, lowest pc (*m its lanes).
+ * *lim: the lowest pc above it of the lanes of `watch` in its frame, where
+ * it must regroup to merge with them. */
+static int lowest_group(const WState *s, uint32_t cand, uint32_t watch, uint32_t *m,
+                        uint32_t *lim) {
   int best = -1;
-  uint32_t m = 0, lim = UINT32_MAX, diff = 1;
+  uint32_t diff = 1;
+  *m = 0;
+  *lim = UINT32_MAX;
   if (cand == UINT32_MAX) {   /* a full warp: converged (one pc, one depth) is the usual case */
     diff = 0;
     FOR_LANES(l) diff |= (s->pc[l] ^ s->pc[0]) | (s->depth[l] ^ s->depth[0]);
-    if (!diff) best = 0, m = cand;
+    if (!diff) { *m = cand; return 0; }
   }
-  for (int l = 0; diff && l < WARP_SIZE; l++) {
+  for (int l = 0; l < WARP_SIZE; l++) {
     if (!(cand >> l & 1)) continue;
     if (best < 0 || s->depth[l] > s->depth[best] ||
         (s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best]))
       best = l;
   }
-  for (int l = 0; diff && l < WARP_SIZE; l++) {
-    if (!(cand >> l & 1) || s->depth[l] != s->depth[best]) continue;
-    if (s->pc[l] == s->pc[best]) m |= 1u << l;
-    else if (s->pc[l] < lim) lim = s->pc[l];
+  for (int l = 0; l < WARP_SIZE; l++) {
+    if (!((cand | watch) >> l & 1) || s->depth[l] != s->depth[best]) continue;
+    if (s->pc[l] == s->pc[best]) *m |= (cand >> l & 1) << l;
+    else if (s->pc[l] > s->pc[best] && s->pc[l] < *lim) *lim = s->pc[l];
   }
+  return best;
+}
+
+/* Whether x is an aligned barrier, whose handler requires every non-exited
+ * lane of the warp converged on it: bar{.cta}.sync/.arrive/.red,
+ * barrier{.cta}.*.aligned (sync.c) and barrier.cluster.*.aligned (cluster.c). */
+static bool aligned_barrier(const XInsn *x) {
+  return aligned_insn(x) && op_info[x->op].family == FAM_SYNC;
+}
+
+/* Lanes of `run` at an aligned barrier. */
+static uint32_t at_aligned_barrier(const Warp *w, const WState *s, uint32_t run) {
+  const XInsn *code = w->launch->prog->code;
+  uint32_t h = 0;
+  for (int l = 0; l < WARP_SIZE; l++)
+    if ((run >> l & 1) && aligned_barrier(&code[s->pc[l]])) h |= 1u << l;
+  return h;
+}
+
+/* Picks the group to run: innermost frame, lowest pc (lowest_group), among
+ * runnable lanes not deprioritised (unless only those are left).
+ *
+ * A group at an aligned barrier while other lanes of its warp are elsewhere
+ * is not judged yet: it is held (left out) while any lane of the warp that
+ * is not at an aligned barrier can run, since those lanes may still exit or
+ * come to the same instruction, so that the non-exited lanes execute it
+ * converged (PTX ISA §9.7.13.1; the early `return` before
+ * `__syncthreads()`). When every runnable lane is at one, the lowest group
+ * runs, and its handler reports it if the warp is still not converged: the
+ * others wait elsewhere (XS_WAIT) or are at a different aligned barrier.
+ * The verdict does not depend on which group ran first. */
+static bool pick_group(Warp *w, WState *s) {
+  uint32_t prev = s->have ? s->gmask : 0;
+  flush(s);
+  uint32_t live = w->valid & ~w->exited & ~s->waiting;
+  if (!live) return false;
+  uint32_t run = live, cand = live & ~s->deprio, m, lim;
+  if (!cand) { s->deprio = 0; cand = live; }
+  int best = lowest_group(s, cand, 0, &m, &lim);
+  if (m != live && aligned_barrier(&w->launch->prog->code[s->pc[best]])) {
+    uint32_t held = at_aligned_barrier(w, s, live);
+    if (held != live) {
+      run = live & ~held;
+      cand = run & ~s->deprio;
+      if (!cand) { s->deprio = 0; cand = run; }
+      best = lowest_group(s, cand, held, &m, &lim);
+      s->behind = false;   /* past a held group: a backward branch may come back to it */
+      for (uint32_t h = held; h; h &= h - 1) {
+        int l = __builtin_ctz(h);
+        s->behind |= s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best];
+      }
+    }
+  }
+  if (run == live) s->behind = false;
   if (prev && (m & prev) == prev && m != prev) s->merges++;
   s->gmask = m;
   s->gpc = s->pc[best];
   s->limit = lim;
   s->have = true;
   s->regroup = false;
-  if (m != live) s->limit = lim;   /* other groups exist: watch for merging */
-  s->bypass = s->perturbed = cand != live;   /* gives way at a convergence point */
+  s->bypass = s->perturbed = cand != run;   /* gives way at a convergence point */
   if (w->launch->schedule && !s->calm) perturb(w, s, cand);
   return true;
 }
@@ -480,6 +536,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
     uint32_t taken = w->taken & exec;
     if (taken == g) {                       /* uniform */
       s->gpc = x->target;
+      if (x->target <= pc && s->behind) s->regroup = true;   /* it may reach a held group */
       if (x->target <= pc && others_runnable(w, s) && ++s->backedges > SPIN_LIMIT) {
         s->deprio |= g;
         s->backedges = 0;
@@ -533,7 +590,12 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   const XInsn *code = w->launch->prog->code;
   uint64_t n = 0;
   for (; n < quantum; n++) {
-    if ((!s->have || s->regroup) && !pick_group(w, s)) break;
+    /* a group that came to an aligned barrier unconverged: held or judged there (pick_group) */
+    if ((!s->have || s->regroup || (s->gmask != (w->valid & ~w->exited) &&
+                                    code[s->gpc].fam == FAM_SYNC &&
+                                    aligned_barrier(&code[s->gpc]))) &&
+        !pick_group(w, s))
+      break;
     /* Launch.schedule, or deprioritised lanes passed over (aligned_insn):
        give way, the lowest group runs */
     if (s->perturbed && (s->bypass ? aligned_insn(&code[s->gpc]) : !sched_free(w, s->gpc))) {
@@ -683,6 +745,28 @@ static void report_deadlock(Cluster *cl) {
   set_error(L, msg, true);
 }
 
+/* A lane group held at an aligned barrier (pick_group) in the cluster, for
+ * the runaway report: the lanes it waits for may be the ones that spin. */
+static void held_note(Cluster *cl, char *buf, size_t n) {
+  buf[0] = 0;
+  for (int r = 0; r < cl->ncta; r++)
+    for (int i = 0; i < cl->ctas[r].nwarps; i++) {
+      Warp *w = &cl->ctas[r].warps[i];
+      uint32_t live = w->valid & ~w->exited & ~interp_waiting(w), h = 0;
+      for (int l = 0; l < WARP_SIZE; l++)
+        if ((live >> l & 1) && aligned_barrier(&w->launch->prog->code[interp_pc(w, l)])) h |= 1u << l;
+      if (!h || h == live) continue;
+      char loc[512], t1[160], t2[160];
+      exec_where(w->launch->prog, &w->launch->prog->code[interp_pc(w, __builtin_ctz(h))], loc, sizeof loc);
+      lanes_text(h, t1, sizeof t1);
+      lanes_text(live & ~h, t2, sizeof t2);
+      snprintf(buf, n, "; lanes %s of warp %d of %%ctaid (%u,%u,%u) wait at the aligned barrier at "
+               "%s for lanes %s of their warp to exit or come to it", t1, w->id,
+               w->cta->ctaid[0], w->cta->ctaid[1], w->cta->ctaid[2], loc, t2);
+      return;
+    }
+}
+
 /* The runaway report names where the first warp that can run runs (the
  * spin loop, not lanes that wait for it at a barrier), else a live lane.
  * It leaves a fault of a later cluster in place: the spin most likely
@@ -709,7 +793,7 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
       }
     }
   if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
-  char *msg = malloc(1536);
+  char *msg = malloc(3072);
   if (!msg) return;
   int k = snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
                    "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
@@ -723,6 +807,7 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
              "clusters if larger)",
              (uint32_t)(s % n[0]) * d[0], (uint32_t)(s / n[0] % n[1]) * d[1],
              (uint32_t)(s / ((uint64_t)n[0] * n[1])) * d[2]);
+  held_note(cl, msg + strlen(msg), 1536);
   set_error(L, msg, false);
 }
 

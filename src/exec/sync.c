@@ -7,8 +7,9 @@
  * the lanes it releases get their .red result written here and continue
  * (interp_release, or XS_NEXT for the executing lanes). `bar.X` is
  * `barrier.X.aligned`: the aligned forms require the warp's non-exited
- * lanes converged on the instruction. Misuse (digest §5.3) is a located
- * fault. After every round of the CTA loop, sync_cta_poll re-checks the
+ * lanes converged on the instruction (the interpreter first holds a lane
+ * group there while the rest of its warp can still exit or join it,
+ * interp.c pick_group). Misuse (digest §5.3) is a located fault. After every round of the CTA loop, sync_cta_poll re-checks the
  * barriers, so exits release the barriers that waited only on exited
  * threads; when no warp can run and nothing is released, the deadlock
  * report asks bar_describe what each blocked lane waits for.
