@@ -293,6 +293,13 @@ static int func_def(const Program *p, const Function *f) {
   return i;
 }
 
+/* Index of the callee operand of a call (after its return list), or -1. */
+static int callee_opd(const Insn *in) {
+  if (in->op != OP_CALL) return -1;
+  int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
+  return j < in->nopds ? j : -1;
+}
+
 /* Depth-first walk of the direct call graph from function i: true when it
  * finds a cycle (recursion), an indirect call or alloca (state: 0 unseen,
  * 1 on the path, 2 done). */
@@ -304,9 +311,8 @@ static bool dynamic_stack(const Program *p, int i, uint8_t *state) {
   for (int k = 0; k < f->ninsns; k++) {
     const Insn *in = &f->insns[k];
     if (in->op == OP_ALLOCA) return true;
-    if (in->op != OP_CALL) continue;
-    int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
-    if (j >= in->nopds) continue;
+    int j = callee_opd(in);
+    if (j < 0) continue;
     const Operand *o = &in->opds[j];
     if (o->kind == OPD_REG) return true;
     if (o->kind != OPD_SYM || o->sym->kind != SYM_FUNC || !o->sym->func) continue;
@@ -337,7 +343,6 @@ static bool is_dyn_shared(const Symbol *s) {
 }
 
 typedef struct Smem {
-  const Module *m;
   const Program *p;
   const Symbol **vars; int nvars;   /* every .shared variable, in declaration order */
   uint8_t *uses;                    /* [function][var]: the function names it */
@@ -385,11 +390,9 @@ static void smem_reach(const Smem *S, int i, uint8_t *reach) {
   reach[i] = 1;
   const Function *f = S->p->funcs[i].f;
   for (int k = 0; k < f->ninsns; k++) {
-    const Insn *in = &f->insns[k];
-    if (in->op != OP_CALL) continue;
-    int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
-    if (j >= in->nopds) continue;
-    const Operand *o = &in->opds[j];
+    int j = callee_opd(&f->insns[k]);
+    if (j < 0) continue;
+    const Operand *o = &f->insns[k].opds[j];
     if (o->kind == OPD_REG) {   /* indirect: any function whose address is taken */
       for (int c = 0; c < S->p->nfuncs; c++)
         if (S->taken[c]) smem_reach(S, c, reach);
@@ -405,7 +408,7 @@ static void layout_shared(Lower *L) {
   const Module *m = L->m;
   Program *p = L->p;
   int nf = p->nfuncs, nk = 0;
-  Smem S = {.m = m, .p = p};
+  Smem S = {.p = p};
   int cap = 0;
   for (int i = 0; i < m->nglobals; i++) cap += m->globals[i]->space == SP_SHARED;
   for (int i = 0; i < nf; i++)
@@ -430,8 +433,7 @@ static void layout_shared(Lower *L) {
     }
     for (int k = 0; k < f->ninsns; k++) {
       const Insn *in = &f->insns[k];
-      int callee = in->op != OP_CALL ? -1 : in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
-      for (int j = 0; j < in->nopds; j++) smem_operand(&S, i, &in->opds[j], j == callee);
+      for (int j = 0; j < in->nopds; j++) smem_operand(&S, i, &in->opds[j], j == callee_opd(in));
     }
   }
   for (int i = 0; i < m->nglobals; i++) smem_init(&S, m->globals[i]);
