@@ -46,12 +46,7 @@ typedef struct MemOp {
 /* ---- the per-lane address and one element's register ---- */
 
 static uint64_t lane_addr(Warp *w, const XInsn *x, const MemOp *m, int l) {
-  uint64_t a = (uint64_t)x->imm;
-  if (m->base != UINT32_MAX) a += m->base64 ? R64(w, m->base)[l] : R32(w, m->base)[l];
-  /* a .shared address in a 32-bit register: [%r+imm] wraps at 32 bits, as
-     the GPU computes it (the fast path never spans a wrap: shared_span) */
-  if (m->sp == SP_SHARED && m->base != UINT32_MAX && !m->base64) a = (uint32_t)a;
-  return a;
+  return lane_address(w, m->sp, x->imm, m->base, m->base64, l);
 }
 
 static uint64_t trunc_bytes(uint64_t v, unsigned bytes) {
