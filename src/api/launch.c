@@ -153,8 +153,7 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   }
   uint64_t shared = (uint64_t)program_static_shared(l.prog, fn->f) + dyn_shared_bytes;
   char msg[256];
-  if (!launch_check(fn->f, l.grid, l.block, l.cluster, shared > UINT32_MAX ? UINT32_MAX : (uint32_t)shared,
-                    msg, sizeof msg))
+  if (!launch_check(fn->f, l.grid, l.block, l.cluster, shared, msg, sizeof msg))
     return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': %s", fn->f->name, msg);
   uint8_t *buf = build_params(fn, params, &l.param_size, &st);
   if (!buf) return st;

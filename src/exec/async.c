@@ -55,10 +55,8 @@ typedef struct AsInsn {
   uint32_t n;            /* wait_group N */
 } AsInsn;
 
-static uint64_t addr_of(Warp *w, const AsAddr *a, int l) {
-  uint64_t v = (uint64_t)a->imm;
-  if (a->base != UINT32_MAX) v += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
-  return v;
+static uint64_t addr_of(Warp *w, const AsAddr *a, Space sp, int l) {
+  return lane_address(w, sp, a->imm, a->base, a->base64, l);
 }
 
 static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
@@ -82,7 +80,7 @@ static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
       } else if (a->extra == 2 && (w->pred[a->xslot] >> l & 1)) {
         n = 0;
       }
-      uint64_t da = addr_of(w, &a->dst, l), sa = addr_of(w, &a->src, l);
+      uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
       uint8_t *d = mem_ptr(w, x, l, a->dsp, da, a->cpsize, a->cpsize, true);
       if (!d) return XS_TRAP;
       const uint8_t *s = d;
@@ -93,7 +91,7 @@ static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
     }
     case AK_BULK_G2S: case AK_BULK_S2G: {
       uint32_t size = R32(w, a->xslot)[l];
-      uint64_t da = addr_of(w, &a->dst, l), sa = addr_of(w, &a->src, l);
+      uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
       if (size % 16 || da % 16 || sa % 16)
         return exec_fault(w, x, l, "cp.async.bulk: size %u and both addresses (dst 0x%llx, src "
                           "0x%llx) must be multiples of 16", size, (unsigned long long)da,
@@ -103,7 +101,7 @@ static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
       if (size && (!d || !s)) return XS_TRAP;
       bool tx = x->sub == AK_BULK_G2S;
       if (mbar_async_copy(w, x, l, true, d, s, size, size, tx, a->msp,
-                          tx ? addr_of(w, &a->mbar, l) : 0) != XS_NEXT)
+                          tx ? addr_of(w, &a->mbar, a->msp, l) : 0) != XS_NEXT)
         return XS_TRAP;
       break;
     }

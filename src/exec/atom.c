@@ -260,8 +260,7 @@ static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
   if (atom_shared32(w, x, a, mask)) return XS_NEXT;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    uint64_t addr = (uint64_t)x->imm;
-    if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+    uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
     uint8_t *p = mem_ptr(w, x, l, a->sp, addr, total, total, true);
     if (!p) return XS_TRAP;
     for (int e = 0; e < a->n; e++) {
@@ -340,8 +339,7 @@ static XStatus exec_atom128(Warp *w, const XInsn *x, uint32_t mask) {
   bool is_cas = a->op == AO_CAS;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    uint64_t addr = (uint64_t)x->imm;
-    if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+    uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
     uint8_t *p = mem_ptr(w, x, l, a->sp, addr, 16, 16, true);
     if (!p) return XS_TRAP;
     u128 b = rd128(w, a->b[0], l), c = is_cas ? rd128(w, a->c, l) : 0;

@@ -120,6 +120,16 @@ struct Warp {
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
 static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }
 
+/* Lane l's address [base+imm] in state space sp (base UINT32_MAX: none;
+ * base64: a 64-bit register). A .shared address in a 32-bit register wraps
+ * at 32 bits, as the GPU computes it; warp-wide fast paths need not care:
+ * a wrapped range is past the CTA's shared memory, so they fall back here. */
+static inline uint64_t lane_address(Warp *w, Space sp, int64_t imm, uint32_t base, bool base64, int l) {
+  uint64_t a = (uint64_t)imm;
+  if (base != UINT32_MAX) a += base64 ? R64(w, base)[l] : R32(w, base)[l];
+  return sp == SP_SHARED && base != UINT32_MAX && !base64 ? (uint32_t)a : a;
+}
+
 /* Merge 32 computed lanes into a destination under a mask. */
 static inline void merge32(uint32_t *d, const uint32_t *t, uint32_t mask) {
   if (mask == 0xffffffffu) { memcpy(d, t, 32 * sizeof *d); return; }

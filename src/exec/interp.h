@@ -15,8 +15,9 @@ typedef struct Program Program;
 Program *program_build(const Module *m, Device *dev, char **err);
 void program_free(Program *p);
 
-/* Static shared memory of a kernel (bytes), as laid out by lowering. */
-uint32_t program_static_shared(const Program *p, const Function *kernel);
+/* Static shared memory of a kernel (bytes, the start of its dynamic area),
+ * as laid out by lowering; may exceed what a launch allows (launch_check). */
+uint64_t program_static_shared(const Program *p, const Function *kernel);
 /* Device address of a module-scope variable (0 if it has none). */
 uint64_t program_var_addr(const Program *p, const Symbol *var);
 
@@ -165,7 +166,7 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n);
  * allowing), shared memory (static + dynamic) within 227 KiB. Returns false
  * with a message in err (errlen bytes) when it is violated. */
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
-                  const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen);
+                  const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen);
 /* Runs every cluster of the launch (clusters started in x, y, z order),
  * stopping at the first one that fails (launch->error set). The clusters
  * run on launch->jobs host threads (one with --check), each keeping up to

@@ -279,8 +279,7 @@ typedef struct MbHit {
 static MbEnt *lookup(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
                      bool remote_ok, uint32_t *offp, MbHit *hit) {
   const MbInsn *a = x->aux;
-  uint64_t addr = (uint64_t)x->imm;
-  if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+  uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
   if (hit->have && hit->addr == addr) {
     *ownp = hit->oc, *tp = hit->t, *offp = hit->off;
     return entry_check(w, x, l, &hit->t->e[hit->k], hit->oc->shared + hit->off, hit->off, create);
@@ -403,8 +402,7 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       break;
     }
     case MO_CP_ARRIVE: {
-      uint64_t addr = (uint64_t)x->imm;
-      if (a->base != UINT32_MAX) addr += a->base64 ? R64(w, a->base)[l] : R32(w, a->base)[l];
+      uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
       if (mbar_async_arrive(w, x, l, a->noinc, a->sp, addr) != XS_NEXT) return XS_TRAP;
       break;
     }

@@ -46,9 +46,7 @@ typedef struct MemOp {
 /* ---- the per-lane address and one element's register ---- */
 
 static uint64_t lane_addr(Warp *w, const XInsn *x, const MemOp *m, int l) {
-  uint64_t a = (uint64_t)x->imm;
-  if (m->base != UINT32_MAX) a += m->base64 ? R64(w, m->base)[l] : R32(w, m->base)[l];
-  return a;
+  return lane_address(w, m->sp, x->imm, m->base, m->base64, l);
 }
 
 static uint64_t trunc_bytes(uint64_t v, unsigned bytes) {

@@ -3,10 +3,10 @@
  * program_build walks the module once:
  *
  *   1. Variables. Module-scope .global/.const variables get device memory
- *      (dev_alloc) and their initializers; .shared variables of the module
- *      and of every function are laid out once, module-wide, so any kernel's
- *      static shared size is simply the total (simplest correct choice);
- *      `extern .shared` arrays all start at the dynamic region after it.
+ *      (dev_alloc) and their initializers; each .shared variable gets one
+ *      offset, and each kernel a static shared size covering only the
+ *      variables it can reach ("shared memory per kernel" below); `extern
+ *      .shared` arrays start at the kernel's dynamic area after it.
  *      Each function gets a frame in every thread's local memory holding
  *      its .local variables, its formal parameters and return values
  *      (.func) and the .param variables it declares for calls: a kernel's
@@ -293,6 +293,13 @@ static int func_def(const Program *p, const Function *f) {
   return i;
 }
 
+/* Index of the callee operand of a call (after its return list), or -1. */
+static int callee_opd(const Insn *in) {
+  if (in->op != OP_CALL) return -1;
+  int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
+  return j < in->nopds ? j : -1;
+}
+
 /* Depth-first walk of the direct call graph from function i: true when it
  * finds a cycle (recursion), an indirect call or alloca (state: 0 unseen,
  * 1 on the path, 2 done). */
@@ -304,9 +311,8 @@ static bool dynamic_stack(const Program *p, int i, uint8_t *state) {
   for (int k = 0; k < f->ninsns; k++) {
     const Insn *in = &f->insns[k];
     if (in->op == OP_ALLOCA) return true;
-    if (in->op != OP_CALL) continue;
-    int j = in->nopds > 1 && in->opds[0].kind == OPD_LIST ? 1 : 0;
-    if (j >= in->nopds) continue;
+    int j = callee_opd(in);
+    if (j < 0) continue;
     const Operand *o = &in->opds[j];
     if (o->kind == OPD_REG) return true;
     if (o->kind != OPD_SYM || o->sym->kind != SYM_FUNC || !o->sym->func) continue;
@@ -317,20 +323,185 @@ static bool dynamic_stack(const Program *p, int i, uint8_t *state) {
   return false;
 }
 
-static void layout_shared(Lower *L, const Symbol *s, uint64_t *off, bool *has_extern,
-                          uint32_t *ext_align) {
-  if (s->is_extern || s->is_unsized || s->size == 0) {
-    *has_extern = true;
-    if (var_align(s) > *ext_align) *ext_align = var_align(s);
-    return;
-  }
-  *off = align_up(*off, var_align(s));
-  add_var(L, s, *off, false);
-  *off += s->size;
+/* ---- shared memory per kernel ----
+ *
+ * A kernel's static shared memory is the .shared variables it can reach:
+ * those named by its body and by the functions it can call (a direct call
+ * reaches its callee; an indirect call any function whose address is taken;
+ * a variable named in an initializer counts for every kernel). Each variable
+ * has one offset (a .func called by two kernels sees it at the same place in
+ * both); in declaration order it takes the lowest aligned offset that
+ * overlaps no earlier variable sharing a kernel with it, so variables of
+ * different kernels overlap. A kernel's static size is the end of its last
+ * variable. `extern .shared` arrays start at the dynamic area, after the
+ * static size aligned to every extern's alignment (at least 16). A .func
+ * naming an extern array has one address for it, so the kernels that reach
+ * such a .func share one dynamic base: the largest of theirs. */
+
+static bool is_dyn_shared(const Symbol *s) {
+  return s->space == SP_SHARED && (s->is_extern || s->is_unsized || s->size == 0);
 }
 
-static void layout_dyn_shared(Lower *L, const Symbol *s) {
-  if (s->is_extern || s->is_unsized || s->size == 0) add_var(L, s, L->p->shared_static, false);
+typedef struct Smem {
+  const Program *p;
+  const Symbol **vars; int nvars;   /* every .shared variable, in declaration order */
+  uint8_t *uses;                    /* [function][var]: the function names it */
+  uint8_t *taken;                   /* [function]: its address is taken */
+} Smem;
+
+static int smem_index(const Smem *S, const Symbol *s) {
+  for (int v = 0; v < S->nvars; v++)
+    if (S->vars[v] == s) return v;
+  return -1;
+}
+
+/* Records what operand o of function i names: a .shared variable, or a
+ * function whose address is taken (call_target: the callee of a call). */
+static void smem_operand(Smem *S, int i, const Operand *o, bool call_target) {
+  if (o->kind == OPD_VEC || o->kind == OPD_PAIR || o->kind == OPD_LIST ||
+      (o->kind == OPD_ADDR && o->n > 0)) {
+    for (int k = 0; k < o->n; k++) smem_operand(S, i, &o->elems[k], false);
+    return;
+  }
+  if ((o->kind != OPD_SYM && o->kind != OPD_ADDR) || !o->sym) return;
+  if (o->sym->kind == SYM_FUNC && o->sym->func && !call_target) {
+    int f = func_def(S->p, o->sym->func);
+    if (f >= 0) S->taken[f] = 1;
+  } else if (o->sym->kind == SYM_VAR && o->sym->space == SP_SHARED) {
+    int v = smem_index(S, o->sym);
+    if (v >= 0) S->uses[(size_t)i * (size_t)S->nvars + (size_t)v] = 1;
+  }
+}
+
+/* Initializers: a .shared variable named counts for every kernel (row
+ * nfuncs), a function named has its address taken. */
+static void smem_init(Smem *S, const Symbol *s) {
+  for (int k = 0; s->has_init && k < s->ninit; k++) {
+    const InitElem *e = &s->init[k];
+    if (e->kind != INIT_ADDR || !e->sym) continue;
+    Operand o = {.kind = OPD_SYM, .sym = e->sym};
+    smem_operand(S, S->p->nfuncs, &o, false);
+  }
+}
+
+/* Marks in reach[] the functions kernel-reachable from function i. */
+static void smem_reach(const Smem *S, int i, uint8_t *reach) {
+  if (i < 0 || reach[i]) return;
+  reach[i] = 1;
+  const Function *f = S->p->funcs[i].f;
+  for (int k = 0; k < f->ninsns; k++) {
+    int j = callee_opd(&f->insns[k]);
+    if (j < 0) continue;
+    const Operand *o = &f->insns[k].opds[j];
+    if (o->kind == OPD_REG) {   /* indirect: any function whose address is taken */
+      for (int c = 0; c < S->p->nfuncs; c++)
+        if (S->taken[c]) smem_reach(S, c, reach);
+    } else if (o->kind == OPD_SYM && o->sym->kind == SYM_FUNC && o->sym->func) {
+      smem_reach(S, func_def(S->p, o->sym->func), reach);
+    }
+  }
+}
+
+static int uf_find(int *up, int k) { while (up[k] != k) k = up[k] = up[up[k]]; return k; }
+
+static void layout_shared(Lower *L) {
+  const Module *m = L->m;
+  Program *p = L->p;
+  int nf = p->nfuncs, nk = 0;
+  Smem S = {.p = p};
+  int cap = 0;
+  for (int i = 0; i < m->nglobals; i++) cap += m->globals[i]->space == SP_SHARED;
+  for (int i = 0; i < nf; i++)
+    for (int k = 0; k < p->funcs[i].f->nvars; k++) cap += p->funcs[i].f->vars[k]->space == SP_SHARED;
+  S.vars = arena_alloc(&p->arena, (size_t)cap * sizeof *S.vars + 1);
+  for (int i = 0; i < m->nglobals; i++)
+    if (m->globals[i]->space == SP_SHARED) S.vars[S.nvars++] = m->globals[i];
+  for (int i = 0; i < nf; i++)
+    for (int k = 0; k < p->funcs[i].f->nvars; k++)
+      if (p->funcs[i].f->vars[k]->space == SP_SHARED) S.vars[S.nvars++] = p->funcs[i].f->vars[k];
+  size_t nv = (size_t)S.nvars;
+  S.uses = arena_alloc(&p->arena, (size_t)(nf + 1) * nv + 1);   /* row nf: initializers */
+  S.taken = arena_alloc(&p->arena, (size_t)nf + 1);
+  memset(S.uses, 0, (size_t)(nf + 1) * nv + 1);
+  memset(S.taken, 0, (size_t)nf + 1);
+  for (int i = 0; i < nf; i++) {
+    const Function *f = p->funcs[i].f;
+    nk += f->is_entry && f->has_body;
+    for (int k = 0; k < f->nvars; k++) {
+      if (f->vars[k]->space == SP_SHARED) S.uses[(size_t)i * nv + (size_t)smem_index(&S, f->vars[k])] = 1;
+      smem_init(&S, f->vars[k]);
+    }
+    for (int k = 0; k < f->ninsns; k++) {
+      const Insn *in = &f->insns[k];
+      for (int j = 0; j < in->nopds; j++) smem_operand(&S, i, &in->opds[j], j == callee_opd(in));
+    }
+  }
+  for (int i = 0; i < m->nglobals; i++) smem_init(&S, m->globals[i]);
+  /* kernel k (function kf[k]): reach[k * nf + i] (it can call function i),
+     kern[v * nk + k] (it reaches variable v) */
+  int *kf = arena_alloc(&p->arena, (size_t)nk * sizeof *kf + 1), *up = arena_alloc(&p->arena, (size_t)nk * sizeof *up + 1);
+  uint8_t *reach = arena_alloc(&p->arena, (size_t)nk * (size_t)nf + 1), *kern = arena_alloc(&p->arena, nv * (size_t)nk + 1);
+  uint64_t *off = arena_alloc(&p->arena, nv * sizeof *off + 1), *end = arena_alloc(&p->arena, (size_t)nk * sizeof *end + 1);
+  memset(reach, 0, (size_t)nk * (size_t)nf + 1);
+  memset(kern, 0, nv * (size_t)nk + 1);
+  nk = 0;
+  for (int i = 0; i < nf; i++)
+    if (p->funcs[i].f->is_entry && p->funcs[i].f->has_body) { up[nk] = nk; end[nk] = 0; kf[nk++] = i; }
+  for (int k = 0; k < nk; k++) {
+    uint8_t *r = &reach[(size_t)k * (size_t)nf];
+    smem_reach(&S, kf[k], r);
+    for (size_t v = 0; v < nv; v++) {
+      bool used = S.uses[(size_t)nf * nv + v];
+      for (int i = 0; i < nf && !used; i++) used = r[i] && S.uses[(size_t)i * nv + v];
+      kern[v * (size_t)nk + (size_t)k] = used;
+    }
+  }
+  /* static variables: greedy placement in declaration order */
+  uint32_t ext_align = 16;
+  for (size_t v = 0; v < nv; v++) {
+    const Symbol *s = S.vars[v];
+    if (is_dyn_shared(s)) { if (var_align(s) > ext_align) ext_align = var_align(s); continue; }
+    uint64_t at = 0;
+    for (bool moved = true; moved;) {
+      moved = false;
+      for (size_t u = 0; u < v; u++) {
+        if (is_dyn_shared(S.vars[u]) || off[u] + S.vars[u]->size <= at || at + s->size <= off[u]) continue;
+        bool share = false;
+        for (int k = 0; k < nk && !share; k++) share = kern[v * (size_t)nk + (size_t)k] && kern[u * (size_t)nk + (size_t)k];
+        if (share) { at = align_up(off[u] + S.vars[u]->size, var_align(s)); moved = true; }
+      }
+    }
+    off[v] = at;
+    add_var(L, s, at, false);
+    for (int k = 0; k < nk; k++)
+      if (kern[v * (size_t)nk + (size_t)k] && at + s->size > end[k]) end[k] = at + s->size;
+  }
+  /* dynamic area: the kernels reaching a .func that names an extern array
+     are joined (union-find) and share the largest base among them */
+  for (int i = 0; i < nf; i++) {
+    bool names_ext = false;
+    for (size_t v = 0; v < nv && !p->funcs[i].f->is_entry && !names_ext; v++)
+      names_ext = is_dyn_shared(S.vars[v]) && S.uses[(size_t)i * nv + v];
+    for (int k = 0, first = -1; names_ext && k < nk; k++) {
+      if (!reach[(size_t)k * (size_t)nf + (size_t)i]) continue;
+      if (first < 0) first = k;
+      else up[uf_find(up, k)] = uf_find(up, first);
+    }
+  }
+  uint64_t all = 0;
+  for (int k = 0; k < nk; k++) {
+    end[k] = align_up(end[k], ext_align);
+    if (end[k] > end[uf_find(up, k)]) end[uf_find(up, k)] = end[k];
+    if (end[k] > all) all = end[k];
+  }
+  for (int i = 0; i < nf; i++) p->funcs[i].shared_base = all;   /* a .func no kernel reaches */
+  for (int k = nk - 1; k >= 0; k--)   /* a .func: the base of the first kernel reaching it */
+    for (int i = 0; i < nf; i++)
+      if (reach[(size_t)k * (size_t)nf + (size_t)i]) p->funcs[i].shared_base = end[uf_find(up, k)];
+  /* an extern's VarAddr (initializers, dumps): the largest base; code takes
+     its function's (sym_addr) */
+  for (size_t v = 0; v < nv; v++)
+    if (is_dyn_shared(S.vars[v])) add_var(L, S.vars[v], all, false);
 }
 
 static void alloc_global(Lower *L, const Symbol *s) {
@@ -353,6 +524,7 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
   }
   uint64_t a;
   if (!program_lookup_var(L->p, s, &a)) lower_fail(L, L->in, "'%s' has no address", s->name);
+  if (L->fn && is_dyn_shared(s)) a = L->fn->shared_base;   /* its kernel's dynamic area */
   /* .param of a .func frame: a LOCAL-window address even as .param (exec.h) */
   if (s->space == SP_PARAM && !is_kernel_param(L->p, s)) return LOCAL_WINDOW + a;
   if (sp != SP_NONE && sp != SP_GENERIC) return a;
@@ -436,13 +608,11 @@ static void write_init(Lower *L, const Symbol *s) {
 static void layout_vars(Lower *L) {
   const Module *m = L->m;
   Program *p = L->p;
-  uint64_t sh = 0;
-  bool has_ext = false;
-  uint32_t ext_align = 16;
+  layout_shared(L);
   for (int i = 0; i < m->nglobals; i++) {
     const Symbol *s = m->globals[i];
-    if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
-    else if (s->space == SP_LOCAL) { uint64_t off = p->local_size; frame_var(L, s, &off, false); p->local_size = (uint32_t)off; }
+    if (s->space == SP_SHARED) continue;
+    if (s->space == SP_LOCAL) { uint64_t off = p->local_size; frame_var(L, s, &off, false); p->local_size = (uint32_t)off; }
     else alloc_global(L, s);
   }
   /* local memory: module-scope .local, the kernel's frame (kernels
@@ -452,8 +622,7 @@ static void layout_vars(Lower *L) {
     const Function *f = p->funcs[i].f;
     for (int k = 0; k < f->nvars; k++) {
       const Symbol *s = f->vars[k];
-      if (s->space == SP_SHARED) layout_shared(L, s, &sh, &has_ext, &ext_align);
-      else if (s->space == SP_GLOBAL || s->space == SP_CONST) alloc_global(L, s);
+      if (s->space == SP_GLOBAL || s->space == SP_CONST) alloc_global(L, s);
     }
     layout_frame(L, i, fixed);
     const FuncInfo *fi = &p->funcs[i];
@@ -466,12 +635,6 @@ static void layout_vars(Lower *L) {
     if (p->funcs[i].f->has_body && !state[i] && dynamic_stack(p, i, state)) { stack += LOCAL_STACK_EXTRA; break; }
   if (top + stack > WINDOW_SIZE / 2) lower_fail(L, NULL, "local memory of %llu bytes per thread is too large", (unsigned long long)(top + stack));
   p->local_size = (uint32_t)(top + stack);
-  p->shared_static = (uint32_t)align_up(sh, ext_align);
-  for (int i = 0; i < m->nglobals; i++)
-    if (m->globals[i]->space == SP_SHARED) layout_dyn_shared(L, m->globals[i]);
-  for (int i = 0; i < p->nfuncs; i++)
-    for (int k = 0; k < p->funcs[i].f->nvars; k++)
-      if (p->funcs[i].f->vars[k]->space == SP_SHARED) layout_dyn_shared(L, p->funcs[i].f->vars[k]);
   p->local_size = (uint32_t)align_up(p->local_size, 16);
   for (int i = 0; i < m->nglobals; i++) write_init(L, m->globals[i]);
   for (int i = 0; i < p->nfuncs; i++)
@@ -855,9 +1018,9 @@ void program_free(Program *p) {
   free(p);
 }
 
-uint32_t program_static_shared(const Program *p, const Function *kernel) {
-  (void)kernel;
-  return p->shared_static;
+uint64_t program_static_shared(const Program *p, const Function *kernel) {
+  int i = program_func_index(p, kernel);
+  return i < 0 ? 0 : p->funcs[i].shared_base;
 }
 
 uint64_t program_var_addr(const Program *p, const Symbol *var) {
@@ -889,17 +1052,18 @@ static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
 }
 
 void program_dump(const Program *p, FILE *out) {
-  fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, shared %u, local %u\n",
-          p->ncode, p->n32, p->n64, p->npred, p->shared_static, p->local_size);
+  fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, local %u\n",
+          p->ncode, p->n32, p->n64, p->npred, p->local_size);
   for (int i = 0; i < p->nvars; i++)
     fprintf(out, "  var %s (%s) @ %s0x%llx\n", p->vars[i].sym->name,
             space_name(p->vars[i].sym->space), p->vars[i].rel ? "fp+" : "",
             (unsigned long long)p->vars[i].addr);
   for (int i = 0; i < p->nfuncs; i++) {
     const FuncInfo *fi = &p->funcs[i];
-    fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u\n",
+    fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u, shared %llu\n",
             fi->f->is_entry ? ".entry" : ".func", fi->f->name, fi->pc, fi->npc, fi->r32,
-            fi->n32, fi->r64, fi->n64, fi->p0, fi->np, fi->frame, fi->frame_size);
+            fi->n32, fi->r64, fi->n64, fi->p0, fi->np, fi->frame, fi->frame_size,
+            (unsigned long long)fi->shared_base);
     for (uint32_t pc = fi->pc; pc < fi->pc + fi->npc; pc++) dump_insn(p, pc, out);
   }
 }

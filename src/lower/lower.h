@@ -35,6 +35,9 @@ typedef struct FuncInfo {
   uint32_t frame, frame_size;       /* local-memory frame: offset (a kernel's:
                                        fixed; a .func's: 0, frame-pointer
                                        relative), bytes */
+  uint64_t shared_base;             /* where its extern .shared arrays start;
+                                       a kernel's static shared bytes (lower.c
+                                       "shared memory per kernel") */
   uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
   struct CallOpd *formals, *formal_rets;   /* where its parameters and
                                        return values live: .param in its
@@ -84,7 +87,6 @@ struct Program {
   FuncInfo *funcs; int nfuncs;      /* parallel to m->funcs */
   uint32_t n32, n64, npred;         /* slots in each file */
   uint32_t *init32; uint64_t *init64; uint32_t *initpred;  /* init image */
-  uint32_t shared_static;           /* static shared bytes (module-wide) */
   uint32_t local_size;              /* local bytes per thread (stack included) */
   uint32_t fp_slot, sp_slot;        /* 32-bit file: frame and stack pointer */
   VarAddr *vars; int nvars, capvars; /* every addressable variable */

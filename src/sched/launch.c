@@ -91,7 +91,7 @@ static bool directives_ok(const Function *k, const uint32_t block[3], const uint
 }
 
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
-                  const uint32_t cluster[3], uint32_t shared_bytes, char *err, size_t errlen) {
+                  const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen) {
   static const uint64_t gmax[3] = {0x7fffffff, 65535, 65535};
   static const uint64_t bmax[3] = {1024, 1024, 64};
   static const uint64_t cmax[3] = {MAX_CLUSTER, MAX_CLUSTER, MAX_CLUSTER};
@@ -111,8 +111,8 @@ bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t
       return false;
     }
   if (shared_bytes > MAX_SHARED) {
-    snprintf(err, errlen, "%u bytes of shared memory per CTA exceed the %d available",
-             shared_bytes, MAX_SHARED);
+    snprintf(err, errlen, "%llu bytes of shared memory per CTA exceed the %d available",
+             (unsigned long long)shared_bytes, MAX_SHARED);
     return false;
   }
   return directives_ok(kernel, block, cluster, err, errlen);

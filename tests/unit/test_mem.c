@@ -108,6 +108,7 @@ static void test_launch_check(void) {
   CHECK(!launch_check(&k, g, b, c3, 0, err, sizeof err) && strstr(err, "not a multiple"));
   CHECK(!launch_check(&k, g18, b, c9, 0, err, sizeof err) && strstr(err, "at most 8"));
   CHECK(!launch_check(&k, g, b, one, 300 * 1024, err, sizeof err) && strstr(err, "shared"));
+  CHECK(!launch_check(&k, g, b, one, 1ull << 32, err, sizeof err) && strstr(err, "4294967296 bytes"));
   k.reqntid[0] = 128;
   CHECK(!launch_check(&k, g, b, one, 0, err, sizeof err) && strstr(err, ".reqntid"));
   uint32_t b128[3] = {128, 1, 1};
