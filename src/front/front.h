@@ -116,8 +116,9 @@ void validate_target(Parser *P, const Insn *in);
 
 /* ---- parse.c ---- */
 typedef VEC(Symbol *) SymVec;
-typedef struct LabelUse {    /* a label operand, checked against its block */
-  Symbol *sym;
+typedef struct LabelUse {    /* a label operand, resolved against its block */
+  Symbol *sym;               /* the first symbol of that name */
+  Symbol **ref;              /* where the operand keeps it (rebound at the end) */
   int block;
   uint32_t line, col;
 } LabelUse;

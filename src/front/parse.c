@@ -4,10 +4,11 @@
  * module IR directly; there is no syntax tree in between. Declarations are
  * resolved while parsing, with a scope per block ({ } nests, as inline asm
  * produces), so every operand leaves the parser pointing at its Symbol.
- * Labels may be used before they are defined; those still undefined at the
- * closing brace of the function are reported at their first use, and so is
- * a use outside the { } block that defines the label (ptxas scopes labels by
- * block; one name per function is all we keep). Each instruction is validated as soon as it is parsed
+ * Labels may be used before they are defined, and are scoped by { } block
+ * as ptxas scopes them: inlined asm repeats its labels in sibling blocks.
+ * A use names the label defined in the innermost block around it; uses are
+ * resolved at the function's closing brace, where a label defined nowhere
+ * visible is reported at its use. Each instruction is validated as soon as it is parsed
  * (validate.c), so errors come out in source order and the first one ends
  * the parse (STYLE.md §3).
  *
@@ -691,7 +692,7 @@ static void parse_name_operand(Parser *P, Operand *o) {
   }
   if (!s) diag_error_tok(P, &t, "'%.*s' is not declared", (int)t.len, t.s);
   if (s->kind == SYM_LABEL && P->fb) {
-    LabelUse u = {s, P->fb->block, t.line, t.col};
+    LabelUse u = {s, NULL, P->fb->block, t.line, t.col};
     vec_push(&P->m->arena, P->fb->label_uses, u);
   }
   s->used = true;
@@ -849,6 +850,17 @@ static void parse_operand(Parser *P, Operand *o, int depth) {
 /* ---- instructions ---- */
 
 /* instruction := ('@' '!'? pred)? mnemonic modifier* (operand (',' operand)*)? ';' */
+/* Gives the label uses recorded since index `first` the places that keep
+ * their symbols (slots[0..n), in the order the uses were parsed), so that
+ * finish_labels can point them at the label of the right block. */
+static void bind_label_uses(Parser *P, int first, Symbol **slots[], int n) {
+  FnBuild *fb = P->fb;
+  for (int i = first, j = 0; fb && i < fb->label_uses.n; i++) {
+    while (j < n && *slots[j] != fb->label_uses.v[i].sym) j++;
+    if (j < n) fb->label_uses.v[i].ref = slots[j++];
+  }
+}
+
 static void parse_instruction(Parser *P) {
   Insn in;
   memset(&in, 0, sizeof in);
@@ -880,7 +892,7 @@ static void parse_instruction(Parser *P) {
   }
   validate_modifiers(P, &in, &mn, mods, nmods);
   Operand opds[256];   /* copied to the arena at their exact count */
-  int nopds = 0;
+  int nopds = 0, uses = P->fb ? P->fb->label_uses.n : 0;
   if (is_punct(P, '}') || P->tok.kind == TK_EOF)   /* "ret\n}" */
     diag_error(P, mn.line, mn.col, mn.len, "missing ';' after '%.*s' instruction",
                (int)mn.len, mn.s);
@@ -899,6 +911,11 @@ static void parse_instruction(Parser *P) {
   next(P);
   in.opds = arena_dup(&P->m->arena, opds, (size_t)nopds * sizeof *opds);
   in.nopds = (uint8_t)nopds;
+  Symbol **slots[256];
+  int nslots = 0;
+  for (int i = 0; i < nopds; i++)
+    if (in.opds[i].kind == OPD_SYM && in.opds[i].sym->kind == SYM_LABEL) slots[nslots++] = &in.opds[i].sym;
+  bind_label_uses(P, uses, slots, nslots);
   validate_operands(P, &in);
   validate_target(P, &in);
   vec_push(&P->m->arena, P->fb->insns, in);
@@ -1054,6 +1071,7 @@ static void parse_branchtargets(Parser *P, const Token *name) {
   next(P);
   Symbol *s = new_symbol(P, SYM_TARGETS, tok_str(P, name), name);
   VEC(Symbol *) ts = {0};
+  int uses = P->fb ? P->fb->label_uses.n : 0;
   do {
     if (P->tok.kind != TK_IDENT) unexpected(P, "a label");
     Operand o;
@@ -1065,26 +1083,39 @@ static void parse_branchtargets(Parser *P, const Token *name) {
     vec_push(&P->m->arena, ts, o.sym);
   } while (accept_punct(P, ','));
   expect_punct(P, ';', "after .branchtargets");
+  Symbol ***slots = arena_alloc(&P->m->arena, (size_t)(ts.n ? ts.n : 1) * sizeof *slots);
+  for (int i = 0; i < ts.n; i++) slots[i] = &ts.v[i];
+  bind_label_uses(P, uses, slots, ts.n);
   s->targets = ts.v;
   s->ntargets = ts.n;
   declare(P, s, name);
 }
 
+/* A label of the current block. The name's first symbol (P->labels) is
+ * taken when still undefined (a use came first); a label of the same name
+ * in another block gets a symbol of its own. */
 static void define_label(Parser *P, const Token *t) {
+  FnBuild *fb = P->fb;
   Symbol *s = scope_get(P->labels, t->s, t->len);
-  if (s && s->target >= 0)
-    diag_error_tok(P, t, "label '%s' is already defined at line %u", s->name, s->line);
-  if (!s) {
+  for (int i = 0; s && i < fb->labels.n; i++) {
+    const Symbol *o = fb->labels.v[i];
+    if (o->kind == SYM_LABEL && o->target >= 0 && o->slot == fb->block && !strcmp(o->name, s->name))
+      diag_error_tok(P, t, "label '%s' is already defined at line %u", o->name, o->line);
+  }
+  if (s && s->target >= 0) {
+    s = new_symbol(P, SYM_LABEL, s->name, t);
+    vec_push(&P->m->arena, fb->labels, s);
+  } else if (!s) {
     if (lookup(P, t->s, t->len))
       diag_error_tok(P, t, "'%.*s' is already declared", (int)t->len, t->s);
     s = new_symbol(P, SYM_LABEL, tok_str(P, t), t);
     scope_put(P, P->labels, s);
-    vec_push(&P->m->arena, P->fb->labels, s);
+    vec_push(&P->m->arena, fb->labels, s);
   }
   s->line = t->line;
   s->col = t->col;
-  s->target = P->fb->insns.n;
-  s->slot = P->fb->block;
+  s->target = fb->insns.n;
+  s->slot = fb->block;
 }
 
 /* statement := '{' statement* '}' | decl | label ':' | .loc ... | .pragma ...
@@ -1170,30 +1201,46 @@ static bool parse_perf_directive(Parser *P, Function *f) {
   return true;
 }
 
-/* Is block a the block b or one that encloses it? */
-static bool block_encloses(const FnBuild *fb, int a, int b) {
-  for (; b >= 0; b = fb->block_parent.v[b])
-    if (a == b) return true;
-  return false;
+/* The label a use at `block` names: the one defined in the innermost block
+ * around it, or NULL. */
+static Symbol *visible_label(const FnBuild *fb, const char *name, int block) {
+  for (int b = block; b >= 0; b = fb->block_parent.v[b])
+    for (int i = 0; i < fb->labels.n; i++) {
+      Symbol *s = fb->labels.v[i];
+      if (s->kind == SYM_LABEL && s->target >= 0 && s->slot == b && !strcmp(s->name, name)) return s;
+    }
+  return NULL;
 }
 
 static void finish_labels(Parser *P) {
   FnBuild *fb = P->fb;
-  for (int i = 0; i < fb->labels.n; i++) {
-    Symbol *s = fb->labels.v[i];
-    if (s->kind == SYM_LABEL && s->target < 0)
-      diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
-                 "label '%s' is used but never defined", s->name);
-  }
   for (int i = 0; i < fb->label_uses.n; i++) {   /* ptxas: "Unknown symbol 'L'" */
     const LabelUse *u = &fb->label_uses.v[i];
-    if (u->sym->kind == SYM_LABEL && !block_encloses(fb, u->sym->slot, u->block))
+    if (u->sym->kind != SYM_LABEL) continue;   /* became a prototype or target list */
+    Symbol *s = visible_label(fb, u->sym->name, u->block);
+    if (s && u->ref) *u->ref = s;
+    if (s && (u->ref || s == u->sym)) continue;
+    const Symbol *any = NULL;
+    for (int j = 0; j < fb->labels.n && !any; j++)
+      if (fb->labels.v[j]->kind == SYM_LABEL && fb->labels.v[j]->target >= 0 &&
+          !strcmp(fb->labels.v[j]->name, u->sym->name))
+        any = fb->labels.v[j];
+    if (!any)
       diag_error(P, u->line, u->col, (uint32_t)strlen(u->sym->name),
-                 "'%s' is not visible here: the label at line %u is inside a { } block",
-                 u->sym->name, u->sym->line);
+                 "label '%s' is used but never defined", u->sym->name);
+    diag_error(P, u->line, u->col, (uint32_t)strlen(u->sym->name),
+               "'%s' is not visible here: the label at line %u is inside a { } block",
+               u->sym->name, any->line);
   }
-  for (int i = 0; i < fb->labels.n; i++)
-    if (fb->labels.v[i]->kind == SYM_LABEL) fb->labels.v[i]->slot = 0;
+  int n = 0;   /* keep the defined labels; a name used before its definition in
+                  another block leaves an undefined first symbol behind */
+  for (int i = 0; i < fb->labels.n; i++) {
+    Symbol *s = fb->labels.v[i];
+    if (s->kind == SYM_LABEL && s->target < 0) continue;
+    if (s->kind == SYM_LABEL) s->slot = 0;
+    fb->labels.v[n++] = s;
+  }
+  fb->labels.n = n;
 }
 
 /* Two declarations of one function must agree on kind and parameter count. */
