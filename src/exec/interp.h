@@ -3,6 +3,8 @@
 #ifndef PTXVM_INTERP_H
 #define PTXVM_INTERP_H
 
+#include <stdatomic.h>
+
 #include "../mem/mem.h"
 #include "exec.h"
 
@@ -74,7 +76,7 @@ typedef struct LaunchFindings LaunchFindings;
 
 /* Whether the launch has been cancelled (Launch.cancel). */
 static inline bool launch_cancelled(const Launch *l) {
-  return l->cancel && __atomic_load_n(l->cancel, __ATOMIC_RELAXED);
+  return l->cancel && atomic_load_explicit(l->cancel, memory_order_relaxed);
 }
 
 /* Whether the launch records checker findings (exec_report); a Warp made
