@@ -35,6 +35,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    each of the size its spec implies (a scalar TYPE: the
                    type's size; a buffer: 8, a pointer; TYPE[N] for a struct
                    passed by value, per the BY_VALUE table: N elements)
+  clang:check-clang
+                   where clang is installed: `make check-clang`, every
+                   source compiles warning-free under clang too
   cli:tests/cli/test_cli.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
                    exit 0
@@ -601,6 +604,8 @@ def plan(args, ptxas):
                     if os.path.isfile(p) and os.access(p, os.X_OK):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
         jobs += cuda_jobs(ptxvm, args.timeout, san_ptxvm)
+        if shutil.which("clang"):
+            jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
         cli = "tests/cli/test_cli.sh"
         if os.path.exists(os.path.join(ROOT, cli)):
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
