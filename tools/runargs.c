@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "runargs.h"
 
@@ -476,6 +477,24 @@ void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], u
   }
 }
 
+/* Can a file be written at path? Checked before the launch, so that a
+ * long run does not end in a dump that cannot be written; creates nothing. */
+static bool writable(const char *path) {
+  struct stat st;
+  if (!stat(path, &st)) {
+    if (S_ISDIR(st.st_mode)) { errno = EISDIR; return false; }
+    return !access(path, W_OK);
+  }
+  char dir[4096];
+  const char *slash = strrchr(path, '/');
+  size_t len = slash ? (size_t)(slash - path) : 0;
+  if (len >= sizeof dir) { errno = ENAMETOOLONG; return false; }
+  memcpy(dir, path, len);
+  strcpy(dir + len, len ? "" : ".");
+  if (slash && !len) strcpy(dir, "/");
+  return !access(dir, W_OK | X_OK);
+}
+
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   ptxvm_function_info fi;
   ptxvm_function_get_info(fn, &fi);
@@ -514,6 +533,9 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
                      args[i].spec, size, pi.name, pi.type, pi.size,
                      args[i].is_buf ? " (a buffer passes a 64-bit address)" : "");
   }
+  for (int i = 0; i < o->ndumps; i++)
+    if (o->dumps[i].path && !writable(o->dumps[i].path))
+      return run_bad("-o %d=%s: cannot write there: %s", o->dumps[i].arg, o->dumps[i].path, strerror(errno));
   for (int i = 0; i < o->ndumps; i++)
     if (args[o->dumps[i].arg].by_value)
       return run_bad("-o %d: argument %d is passed by value (an array parameter), not a buffer",

@@ -87,6 +87,7 @@ expect_exit 2 "takes 1 parameter, 2 given" run "$K" -a 'u32[1]:zero' -a 'u32[1]:
 expect_exit 2 "parameter p is .u64 of 8 bytes" run "$K" -a 'u32:1'
 expect_exit 2 "not a buffer" run "$K" -a 'u64:1' -o 0
 expect_exit 2 "there is no argument 1" run "$K" -a 'u32[1]:zero' -o 1
+expect_exit 2 "cannot write there: No such file or directory" run "$K" -a 'u32[1]:zero' -o 0=/nonexistent/dir/x.bin
 expect_exit 2 "no kernel 'nope'" run "$K" nope -a 'u32[1]:zero'
 expect_exit 2 "has 2 kernels" run "$T/two.ptx" -a 'u32:1'
 expect_exit 2 "No such file" run "$T/none.ptx"
