@@ -19,44 +19,28 @@
 #include <stdlib.h>
 
 #include "../lower/lower.h"
+#include "../util/text.h"
 
 /* The host's snprintf formats each conversion from a spec assembled here
  * out of checked pieces (flags, width, precision, length, conversion), so
  * the spec cannot be a literal. */
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
 
-typedef struct Out { char *p; size_t n, cap; bool oom; } Out;
-
-static void out_put(Out *o, const char *s, size_t n) {
-  if (o->oom) return;
-  if (o->n + n + 1 > o->cap) {
-    size_t cap = o->cap ? o->cap : 128;
-    while (cap < o->n + n + 1) cap *= 2;
-    char *p = realloc(o->p, cap);
-    if (!p) { o->oom = true; return; }
-    o->p = p;
-    o->cap = cap;
-  }
-  memcpy(o->p + o->n, s, n);
-  o->n += n;
-  o->p[o->n] = 0;
-}
-
 __attribute__((format(printf, 2, 3)))
-static void out_fmt(Out *o, const char *fmt, ...) {
+static void out_fmt(Text *o, const char *fmt, ...) {
   char small[256];
   va_list ap;
   va_start(ap, fmt);
   int n = vsnprintf(small, sizeof small, fmt, ap);
   va_end(ap);
   if (n < 0) return;
-  if ((size_t)n < sizeof small) { out_put(o, small, (size_t)n); return; }
+  if ((size_t)n < sizeof small) { text_put(o, small, (size_t)n); return; }
   char *big = malloc((size_t)n + 1);
   if (!big) { o->oom = true; return; }
   va_start(ap, fmt);
   vsnprintf(big, (size_t)n + 1, fmt, ap);
   va_end(ap);
-  out_put(o, big, (size_t)n);
+  text_put(o, big, (size_t)n);
   free(big);
 }
 
@@ -92,21 +76,21 @@ static bool arg_next(Warp *w, const XInsn *x, int l, Args *a, uint32_t size, uin
 
 /* Reads the device string at addr (at most max bytes, SIZE_MAX: to its NUL)
  * into o. false: a fault was reported. */
-static bool read_str(Warp *w, const XInsn *x, int l, uint64_t addr, size_t max, Out *o) {
+static bool read_str(Warp *w, const XInsn *x, int l, uint64_t addr, size_t max, Text *o) {
   for (size_t i = 0; i < max; i++) {
     const char *c = mem_ptr(w, x, l, SP_NONE, addr + i, 1, 1, false);
     if (!c) return false;
     if (!*c) break;
-    out_put(o, c, 1);
+    text_put(o, c, 1);
   }
   return true;
 }
 
 /* Formats lane l's call into o; returns the number of arguments parsed
  * (-1: NULL format), or INT32_MIN after a fault. */
-static int32_t format_lane(Warp *w, const XInsn *x, int l, uint64_t fmt, uint64_t buf, Out *o) {
+static int32_t format_lane(Warp *w, const XInsn *x, int l, uint64_t fmt, uint64_t buf, Text *o) {
   if (fmt == 0) return -1;
-  Out f = {0};   /* the format string */
+  Text f = {0};   /* the format string */
   if (!read_str(w, x, l, fmt, SIZE_MAX, &f)) { free(f.p); return INT32_MIN; }
   if (f.oom) { free(f.p); return INT32_MIN; }
   const char *s = f.p ? f.p : "";
@@ -116,12 +100,12 @@ static int32_t format_lane(Warp *w, const XInsn *x, int l, uint64_t fmt, uint64_
     if (s[i] != '%') {
       size_t j = i;
       while (s[j] && s[j] != '%') j++;
-      out_put(o, s + i, j - i);
+      text_put(o, s + i, j - i);
       i = j;
       continue;
     }
     size_t start = i++;
-    if (s[i] == '%') { out_put(o, "%", 1); i++; continue; }
+    if (s[i] == '%') { text_put(o, "%", 1); i++; continue; }
     char spec[64];
     size_t k = 0;
     spec[k++] = '%';
@@ -148,12 +132,12 @@ static int32_t format_lane(Warp *w, const XInsn *x, int l, uint64_t fmt, uint64_
     else if (s[i] && strchr("jztLq", s[i])) { i++; lng = 8; }
     char c = s[i];
     if (!c || !strchr("diuxXocsfFeEgGaAp", c)) {   /* unknown: as written */
-      out_put(o, s + start, i - start);
+      text_put(o, s + start, i - start);
       continue;
     }
     i++;
     if (buf == 0) {   /* no argument buffer: nothing to format */
-      out_put(o, s + start, i - start);
+      text_put(o, s + start, i - start);
       continue;
     }
     if (star_w) {
@@ -202,8 +186,8 @@ static int32_t format_lane(Warp *w, const XInsn *x, int l, uint64_t fmt, uint64_
     }
     case 's': {
       if (!arg_next(w, x, l, &a, 8, &v)) { free(f.p); return INT32_MIN; }
-      Out str = {0};
-      if (v == 0) out_put(&str, "(null)", 6);
+      Text str = {0};
+      if (v == 0) text_put(&str, "(null)", 6);
       else if (!read_str(w, x, l, v, prec >= 0 ? (size_t)prec : SIZE_MAX, &str)) {
         free(str.p); free(f.p); return INT32_MIN;
       }
@@ -235,7 +219,7 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
   Launch *launch = w->launch;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    Out o = {0};
+    Text o = {0};
     int32_t r = format_lane(w, x, l, opd_u64(w, &ci->args[0], l), opd_u64(w, &ci->args[1], l), &o);
     if (r == INT32_MIN) { free(o.p); return XS_TRAP; }
     if (o.oom) { free(o.p); return exec_fault(w, x, l, "printf: out of host memory"); }

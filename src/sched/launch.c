@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "../exec/interp.h"
+#include "../util/text.h"
 
 enum {
   MAX_BLOCK_THREADS = 1024,
@@ -128,13 +129,11 @@ typedef struct Pending {
   struct Pending *next;
 } Pending;
 
-typedef struct Buf { char *p; size_t n, cap; bool oom; } Buf;
-
 /* A cluster that has started and not ended, and its printf output. */
 typedef struct Resident {
   Cluster *cl;
   uint64_t idx;
-  Buf out;
+  Text out;
 } Resident;
 
 enum {
@@ -159,7 +158,7 @@ typedef struct Pool {
   void *user;
 } Pool;
 
-static _Thread_local Buf *cur_buf;
+static _Thread_local Text *cur_buf;
 
 /* Under p->lock: whether a cluster may still be started (window aside). */
 static bool take_possible(const Pool *p) {
@@ -169,18 +168,7 @@ static bool take_possible(const Pool *p) {
 /* Launch.printf_fn while the pool runs: the text goes to the cluster's buffer. */
 static void buffer_printf(const char *text, size_t len, void *user) {
   (void)user;
-  Buf *b = cur_buf;
-  if (!b || b->oom) return;
-  if (b->n + len > b->cap) {
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < b->n + len) cap *= 2;
-    char *p = realloc(b->p, cap);
-    if (!p) { b->oom = true; return; }
-    b->p = p;
-    b->cap = cap;
-  }
-  memcpy(b->p + b->n, text, len);
-  b->n += len;
+  if (cur_buf) text_put(cur_buf, text, len);
 }
 
 /* Under p->lock: passes on the output of the finished clusters that follow
@@ -210,7 +198,7 @@ static bool take(Pool *p, bool busy, uint64_t *idx) {
 
 /* A cluster's run ended (done or failed): queue its output and pass on what
  * is in order. */
-static void finished(Pool *p, uint64_t idx, bool ok, Buf *b) {
+static void finished(Pool *p, uint64_t idx, bool ok, Text *b) {
   Pending *e = malloc(sizeof *e);
   pthread_mutex_lock(&p->lock);
   if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
