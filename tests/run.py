@@ -169,7 +169,10 @@ def t_unit(tid, binary, timeout, env):
     return Result(tid, "pass")
 
 
-def t_run(tid, path, ptxvm, timeout, jobs=None):
+def expectation(path):
+    """A RUN file's header: (RUN lines, expected stdout lines, exit status,
+    STDERR substrings). Without EXPECT lines, a sibling PATH.out / NAME.out
+    holds the stdout."""
     h = header(path)
     runs = [v for k, v in h if k == "RUN"]
     expect = [v.rstrip() for k, v in h if k == "EXPECT"]
@@ -179,8 +182,23 @@ def t_run(tid, path, ptxvm, timeout, jobs=None):
                 expect = [l.rstrip() for l in read_text(sib).splitlines()]
                 break
     exits = [v.strip() for k, v in h if k == "EXIT"]
-    want_rc = int(exits[-1]) if exits else 0
     stderrs = [v.strip() for k, v in h if k == "STDERR"]
+    return runs, expect, int(exits[-1]) if exits else 0, stderrs
+
+
+def compare_lines(out, expect):
+    """None when stdout `out` is exactly the lines `expect`, else the first difference."""
+    got = [l.rstrip() for l in out.splitlines()]
+    for i in range(max(len(got), len(expect))):
+        g = got[i] if i < len(got) else "(nothing)"
+        e = expect[i] if i < len(expect) else "(nothing)"
+        if g != e:
+            return "stdout line %d: got '%s', expected '%s'" % (i + 1, g[:120], e[:120])
+    return None
+
+
+def t_run(tid, path, ptxvm, timeout, jobs=None):
+    runs, expect, want_rc, stderrs = expectation(path)
     stdout, stderr = "", ""
     for r in runs:
         argv = shlex.split(r)
@@ -194,14 +212,9 @@ def t_run(tid, path, ptxvm, timeout, jobs=None):
             return Result(tid, "fail", "exit %d, expected %d: %s" % (rc, want_rc, first_line(err)))
         stdout += out
         stderr += err
-    got = [l.rstrip() for l in stdout.splitlines()]
-    if got != expect:
-        for i in range(max(len(got), len(expect))):
-            g = got[i] if i < len(got) else "(nothing)"
-            e = expect[i] if i < len(expect) else "(nothing)"
-            if g != e:
-                return Result(tid, "fail", "stdout line %d: got '%s', expected '%s'"
-                              % (i + 1, g[:120], e[:120]))
+    why = compare_lines(stdout, expect)
+    if why:
+        return Result(tid, "fail", why)
     for s in stderrs:
         if s not in stderr:
             return Result(tid, "fail", "stderr lacks '%s': %s" % (s, first_line(stderr)))
@@ -446,27 +459,16 @@ def t_gpu(tid, launches, want_rc, stdout_ok):
     return Result(tid, "fail", why) if why else Result(tid, "pass")
 
 
-def expect_lines_ok(expect):
-    def ok(out):
-        got = [l.rstrip() for l in out.splitlines()]
-        for i in range(max(len(got), len(expect))):
-            g = got[i] if i < len(got) else "(nothing)"
-            e = expect[i] if i < len(expect) else "(nothing)"
-            if g != e:
-                return "stdout line %d: got '%s', expected '%s'" % (i + 1, g[:120], e[:120])
-        return None
-    return ok
+def run_launches(f):
+    """(id, argv after `ptxvm run`) for each RUN line of f, as recorded on a GPU."""
+    return [("run:%s#%d" % (f, i), [a.replace("%s", f) for a in shlex.split(r)][2:])
+            for i, r in enumerate(expectation(f)[0])]
 
 
 def gpu_run_job(f):
-    """gpu:PATH for a RUN file: the GPU against its EXPECT and EXIT lines."""
-    h = header(f)
-    runs = [v for k, v in h if k == "RUN"]
-    expect = [v.rstrip() for k, v in h if k == "EXPECT"]
-    exits = [v.strip() for k, v in h if k == "EXIT"]
-    launches = [("run:%s#%d" % (f, i), [a.replace("%s", f) for a in shlex.split(r)][2:])
-                for i, r in enumerate(runs)]
-    return ("gpu:" + f, t_gpu, launches, int(exits[-1]) if exits else 0, expect_lines_ok(expect))
+    """gpu:PATH for a RUN file: the GPU against its expected stdout and exit status."""
+    _, expect, want_rc, _ = expectation(f)
+    return ("gpu:" + f, t_gpu, run_launches(f), want_rc, lambda out: compare_lines(out, expect))
 
 
 SPEC_RE = re.compile(r"^(\w+)(?:\[(\d*)\])?:")
@@ -522,38 +524,45 @@ def t_info(tid, path, kernel, sizes, ptxvm, timeout):
     return Result(tid, "fail", "no '.entry %s' line in ptxvm info" % kernel)
 
 
-def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
-    """A line for ptx/NAME.sm_90.ptx holds for every variant, except where a line for
-    ptx/NAME.VARIANT.ptx and the same kernel replaces it for that variant."""
-    jobs = []
+def cuda_launches():
+    """(tid NAME.VARIANT:KERNEL, path, kernel, options, expected) for every MANIFEST
+    launch. A line for ptx/NAME.sm_90.ptx holds for every variant, except where a
+    line for ptx/NAME.VARIANT.ptx and the same kernel replaces it for that variant."""
     lines = manifest_lines()
     own = {}
     for f, kernel, opts, expected in lines:
         base, v = split_variant(f)
         if v:
             own[(base, kernel, v)] = (opts, expected)
+    out = []
     for f, kernel, opts0, expected0 in lines:
         if split_variant(f)[1]:
             continue
         for v in CUDA_VARIANTS:
             opts, expected = own.get((f, kernel, v), (opts0, expected0))
-            sizes = expected_params(kernel, opts)
             name, path = variant_file(f, v)
-            tid = "%s.%s:%s" % (name, v, kernel)
-            if not os.path.exists(os.path.join(ROOT, path)):
-                jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
-                continue
-            jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
-            jobs.append(("j1-cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout, None, "1"))
-            jobs.append(("gpu:" + tid, t_gpu, [("cuda:" + tid, ["-q"] + opts + [path, kernel])], 0,
-                         lambda out, e=expected: compare_output(out, e)))
-            if san_ptxvm:
-                jobs.append(("san-cuda:" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,
-                             timeout * 2, SAN_ENV))
-            if sizes is None:
-                jobs.append(("info:" + tid, lambda t: Result(t, "fail", "unparsable -a spec")))
-            else:
-                jobs.append(("info:" + tid, t_info, path, kernel, sizes, ptxvm, timeout))
+            out.append(("%s.%s:%s" % (name, v, kernel), path, kernel, opts, expected))
+    return out
+
+
+def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
+    jobs = []
+    for tid, path, kernel, opts, expected in cuda_launches():
+        if not os.path.exists(os.path.join(ROOT, path)):
+            jobs.append(("cuda:" + tid, lambda t, p=path: Result(t, "fail", "%s missing" % p)))
+            continue
+        jobs.append(("cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+        jobs.append(("j1-cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout, None, "1"))
+        jobs.append(("gpu:" + tid, t_gpu, [("cuda:" + tid, ["-q"] + opts + [path, kernel])], 0,
+                     lambda out, e=expected: compare_output(out, e)))
+        if san_ptxvm:
+            jobs.append(("san-cuda:" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,
+                         timeout * 2, SAN_ENV))
+        sizes = expected_params(kernel, opts)
+        if sizes is None:
+            jobs.append(("info:" + tid, lambda t: Result(t, "fail", "unparsable -a spec")))
+        else:
+            jobs.append(("info:" + tid, t_info, path, kernel, sizes, ptxvm, timeout))
     return jobs
 
 

@@ -15,7 +15,6 @@ import datetime
 import importlib.util
 import json
 import os
-import shlex
 import subprocess
 import sys
 
@@ -29,26 +28,10 @@ def launches():
     """(id, argv-without-program) for every launch the suite makes."""
     out = []
     for f in rt.ptx_files("tests/ptx"):
-        if rt.classify(f) != "run":
-            continue
-        runs = [v for k, v in rt.header(f) if k == "RUN"]
-        for i, r in enumerate(runs):
-            argv = [a.replace("%s", f) for a in shlex.split(r)]
-            if argv[:2] == ["ptxvm", "run"]:
-                out.append(("run:%s#%d" % (f, i), argv[2:]))
-    lines = rt.manifest_lines()
-    own = {}
-    for f, kernel, opts, _ in lines:
-        base, v = rt.split_variant(f)
-        if v:
-            own[(base, kernel, v)] = opts
-    for f, kernel, opts0, _ in lines:
-        if rt.split_variant(f)[1]:
-            continue
-        for v in rt.CUDA_VARIANTS:
-            opts = own.get((f, kernel, v), opts0)
-            name, path = rt.variant_file(f, v)
-            out.append(("cuda:%s.%s:%s" % (name, v, kernel), ["-q"] + opts + [path, kernel]))
+        if rt.classify(f) == "run":
+            out += [(i, argv) for i, argv in rt.run_launches(f) if argv]
+    for tid, path, kernel, opts, _ in rt.cuda_launches():
+        out.append(("cuda:" + tid, ["-q"] + opts + [path, kernel]))
     return out
 
 
