@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include "cta_sums.h"
 #include "splitmix.h"
 #include "timing.h"
 
@@ -12,19 +13,10 @@ int main(int argc, char **argv)
     if (argc != 5) { fprintf(stderr, "usage: w1_reduce N GRID SEED OUT\n"); return 2; }
     uint32_t n = (uint32_t)strtoul(argv[1], NULL, 0), grid = (uint32_t)strtoul(argv[2], NULL, 0);
     uint64_t st = strtoull(argv[3], NULL, 0);
-    uint32_t *in = malloc((size_t)n * 4), *out = calloc(grid, 4), s[256];
+    uint32_t *in = malloc((size_t)n * 4), *out = calloc(grid, 4);
     for (uint32_t i = 0; i < n; i++) in[i] = (uint32_t)splitmix64_next(&st);
     double t0 = now_s();
-    for (uint32_t b = 0; b < grid; b++) {
-        for (uint32_t t = 0; t < 256; t++) {
-            uint32_t sum = 0;
-            for (uint64_t i = (uint64_t)b * 256 + t; i < n; i += (uint64_t)grid * 256) sum += in[i];
-            s[t] = sum;
-        }
-        for (uint32_t k = 128; k >= 1; k >>= 1)
-            for (uint32_t t = 0; t < k; t++) s[t] += s[t + k];
-        out[b] = s[0];
-    }
+    cta_sums(in, n, grid, out);
     double t1 = now_s();
     FILE *f = fopen(argv[4], "wb");
     if (!f || fwrite(out, 4, grid, f) != grid || fclose(f)) { perror(argv[4]); return 1; }
