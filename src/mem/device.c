@@ -155,21 +155,19 @@ bool dev_free(Device *d, uint64_t addr) {
   return true;
 }
 
-void *dev_host(Device *d, uint64_t addr, uint64_t size) {
+/* [addr, addr+size) inside one live allocation, writable if `write`. */
+static void *host_range(Device *d, uint64_t addr, uint64_t size, bool write) {
   if (!d || addr < GLOBAL_BASE) return NULL;
   uint64_t off = addr - GLOBAL_BASE;
   int i = lookup(d, off);
   if (i < 0) return NULL;
   const Alloc *a = &d->allocs[i];
-  if (size > a->size || off - a->off > a->size - size) return NULL;
+  if (size > a->size || off - a->off > a->size - size || (write && a->readonly)) return NULL;
   return d->base + off;
 }
 
-void *dev_host_w(Device *d, uint64_t addr, uint64_t size) {
-  if (!d || addr < GLOBAL_BASE) return NULL;
-  int i = lookup(d, addr - GLOBAL_BASE);
-  return i >= 0 && !d->allocs[i].readonly ? dev_host(d, addr, size) : NULL;
-}
+void *dev_host(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, false); }
+void *dev_host_w(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, true); }
 
 void dev_protect(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
