@@ -1097,13 +1097,14 @@ static void parse_branchtargets(Parser *P, const Token *name) {
 static void define_label(Parser *P, const Token *t) {
   FnBuild *fb = P->fb;
   Symbol *s = scope_get(P->labels, t->s, t->len);
-  for (int i = 0; s && i < fb->labels.n; i++) {
-    const Symbol *o = fb->labels.v[i];
-    if (o->kind == SYM_LABEL && o->target >= 0 && o->slot == fb->block && !strcmp(o->name, s->name))
+  for (const Symbol *o = s; o; o = o->next_def)
+    if (o->kind == SYM_LABEL && o->target >= 0 && o->slot == fb->block)
       diag_error_tok(P, t, "label '%s' is already defined at line %u", o->name, o->line);
-  }
   if (s && s->target >= 0) {
+    Symbol *first = s;
     s = new_symbol(P, SYM_LABEL, s->name, t);
+    s->next_def = first->next_def;
+    first->next_def = s;
     vec_push(&P->m->arena, fb->labels, s);
   } else if (!s) {
     if (lookup(P, t->s, t->len))
@@ -1201,14 +1202,13 @@ static bool parse_perf_directive(Parser *P, Function *f) {
   return true;
 }
 
-/* The label a use at `block` names: the one defined in the innermost block
+/* The label a use at `block` names: of the definitions of that name
+ * (chained from the name's first symbol), the one in the innermost block
  * around it, or NULL. */
-static Symbol *visible_label(const FnBuild *fb, const char *name, int block) {
+static Symbol *visible_label(const FnBuild *fb, Symbol *first, int block) {
   for (int b = block; b >= 0; b = fb->block_parent.v[b])
-    for (int i = 0; i < fb->labels.n; i++) {
-      Symbol *s = fb->labels.v[i];
-      if (s->kind == SYM_LABEL && s->target >= 0 && s->slot == b && !strcmp(s->name, name)) return s;
-    }
+    for (Symbol *s = first; s; s = s->next_def)
+      if (s->kind == SYM_LABEL && s->target >= 0 && s->slot == b) return s;
   return NULL;
 }
 
@@ -1217,14 +1217,11 @@ static void finish_labels(Parser *P) {
   for (int i = 0; i < fb->label_uses.n; i++) {   /* ptxas: "Unknown symbol 'L'" */
     const LabelUse *u = &fb->label_uses.v[i];
     if (u->sym->kind != SYM_LABEL) continue;   /* became a prototype or target list */
-    Symbol *s = visible_label(fb, u->sym->name, u->block);
+    Symbol *s = visible_label(fb, u->sym, u->block);
     if (s && u->ref) *u->ref = s;
     if (s && (u->ref || s == u->sym)) continue;
-    const Symbol *any = NULL;
-    for (int j = 0; j < fb->labels.n && !any; j++)
-      if (fb->labels.v[j]->kind == SYM_LABEL && fb->labels.v[j]->target >= 0 &&
-          !strcmp(fb->labels.v[j]->name, u->sym->name))
-        any = fb->labels.v[j];
+    const Symbol *any = u->sym;
+    while (any && any->target < 0) any = any->next_def;
     if (!any)
       diag_error(P, u->line, u->col, (uint32_t)strlen(u->sym->name),
                  "label '%s' is used but never defined", u->sym->name);

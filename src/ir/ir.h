@@ -121,6 +121,7 @@ typedef struct Symbol {
   int sreg_comps;          /* special registers: 0 scalar, 3 = .x .y .z, 4 = .x..w */
   Function *func;          /* SYM_FUNC, SYM_PROTO: the signature */
   struct Symbol **targets; /* SYM_TARGETS: labels */
+  struct Symbol *next_def; /* labels: the same name defined in another { } block */
   int ntargets;
   uint32_t line, col;
   bool used;
