@@ -82,6 +82,12 @@ expect_exit 2 "3 values given for 2 elements" run "$K" -a 'u32[2]:1,2,3'
 expect_exit 2 "bad element count" run "$K" -a 'u32[x]:zero'
 expect_exit 2 "only with @PATH" run "$K" -a 'u32[]:zero'
 expect_exit 2 "cannot read" run "$K" -a "u32[]:@$T/missing.bin"
+# a device or pipe is read no further than N elements; a directory is named;
+# a long element list is counted before anything is allocated
+expect_exit 2 "/dev/zero holds more than 3 elements of 4 bytes" run "$K" -a 'u32[3]:@/dev/zero'
+expect_exit 2 "is a directory" run "$K" -a "u32[]:@$T"
+expect_exit 2 "2 values given for 4294967297 elements" run "$K" -a 'b64[4294967297]:1,2'
+expect_exit 2 "'1e39' is not a f32 value" run "$K" -a 'f32[1]:1e39'
 expect_exit 2 "takes 1 parameter, 0 given" run "$K"
 expect_exit 2 "takes 1 parameter, 2 given" run "$K" -a 'u32[1]:zero' -a 'u32[1]:zero'
 expect_exit 2 "parameter p is .u64 of 8 bytes" run "$K" -a 'u32:1'
