@@ -13,8 +13,14 @@
  * when the type is signed, and write back the low 16 bits.
  *
  * The carry flag CC.CF of §9.7.2 is per lane: Warp.cc is a lane mask,
- * written only under the executing mask. sub.cc/subc use it as a borrow,
- * exactly as the ISA's semantics say (d = a - (b + CC.CF)).
+ * written only under the executing mask. A subtraction is the addition
+ * a + ~b + 1, as on the GPU: sub.cc writes that sum's carry-out (NOT
+ * borrow) and subc adds CC.CF in place of the 1 (d = a - b - (1 - CC.CF)).
+ * The ISA's semantics lines (d = a - (b + CC.CF), "borrow-out written to
+ * CC.CF") say borrow; ptxas does not: it folds sub.cc.u32 1, 2 followed by
+ * addc.u32 0, 0 to 0 and compiles sub.cc and subc to IADD3 with -b and the
+ * carry predicate. Pure sub chains give the same bits either way; mixed
+ * add/sub chains (LLVM's i128 arithmetic) only this way.
  *
  * Choices the ISA leaves open (also listed in the Notes of opcodes.def):
  *   div, rem by zero: all ones (0xffff..., -1 for signed types), for every
@@ -393,8 +399,9 @@ ALU3(exec_dp2a_hi_s32_u32, 32, 32, 32, 32, dp2a_gen(a[l], b[l], c[l], true, fals
 ALU3(exec_dp2a_hi_s32_s32, 32, 32, 32, 32, dp2a_gen(a[l], b[l], c[l], true, true, 2))
 
 /* ==== extended precision (§9.7.2) ====
- * CC_ADD: d = p + c + cin with carry-out; CC_SUB: d = a - (b + cin) with
- * borrow-out. CIN reads CC.CF, COUT writes it under the mask. */
+ * d = a + b + cin with carry-out; a subtraction adds ~b (file comment).
+ * CIN is the carry in (CC_CF: lane l's CC.CF), COUT writes the carry-out
+ * under the mask. */
 static inline uint32_t add_carry32(uint32_t a, uint32_t b, uint32_t cin, uint32_t *cout) {
   uint64_t s = (uint64_t)a + b + cin;
   *cout = (uint32_t)(s >> 32);
@@ -405,14 +412,15 @@ static inline uint64_t add_carry64(uint64_t a, uint64_t b, uint32_t cin, uint32_
   *cout = (s < a) | (s2 < s);
   return s2;
 }
-static inline uint32_t sub_borrow32(uint32_t a, uint32_t b, uint32_t cin, uint32_t *bout) {
-  *bout = (uint64_t)a < (uint64_t)b + cin;
-  return a - b - cin;
+static inline uint32_t sub_carry32(uint32_t a, uint32_t b, uint32_t cin, uint32_t *cout) {
+  return add_carry32(a, ~b, cin, cout);
 }
-static inline uint64_t sub_borrow64(uint64_t a, uint64_t b, uint32_t cin, uint32_t *bout) {
-  *bout = (a < b) | (a - b < cin);
-  return a - b - cin;
+static inline uint64_t sub_carry64(uint64_t a, uint64_t b, uint32_t cin, uint32_t *cout) {
+  return add_carry64(a, ~b, cin, cout);
 }
+
+/* Lane l's CC.CF, a CIN of CC_HANDLER / MADCC_HANDLER. */
+#define CC_CF (w->cc >> l & 1)
 
 #define CC_HANDLER(NAME, W, OPFN, CIN, COUT) \
   ALU_HEAD(NAME) { \
@@ -421,23 +429,23 @@ static inline uint64_t sub_borrow64(uint64_t a, uint64_t b, uint32_t cin, uint32
     uint32_t carry = 0; \
     FOR_LANES(l) { \
       uint32_t co; \
-      t[l] = OPFN(a[l], b[l], (CIN) ? (w->cc >> l & 1) : 0, &co); \
+      t[l] = OPFN(a[l], b[l], (CIN), &co); \
       carry |= co << l; \
     } \
     if (COUT) w->cc = (w->cc & ~mask) | (carry & mask); \
     ALU_TAIL(W) }
 CC_HANDLER(exec_add_cc_b32, 32, add_carry32, 0, 1)
 CC_HANDLER(exec_add_cc_b64, 64, add_carry64, 0, 1)
-CC_HANDLER(exec_addc_b32, 32, add_carry32, 1, 0)
-CC_HANDLER(exec_addc_b64, 64, add_carry64, 1, 0)
-CC_HANDLER(exec_addc_cc_b32, 32, add_carry32, 1, 1)
-CC_HANDLER(exec_addc_cc_b64, 64, add_carry64, 1, 1)
-CC_HANDLER(exec_sub_cc_b32, 32, sub_borrow32, 0, 1)
-CC_HANDLER(exec_sub_cc_b64, 64, sub_borrow64, 0, 1)
-CC_HANDLER(exec_subc_b32, 32, sub_borrow32, 1, 0)
-CC_HANDLER(exec_subc_b64, 64, sub_borrow64, 1, 0)
-CC_HANDLER(exec_subc_cc_b32, 32, sub_borrow32, 1, 1)
-CC_HANDLER(exec_subc_cc_b64, 64, sub_borrow64, 1, 1)
+CC_HANDLER(exec_addc_b32, 32, add_carry32, CC_CF, 0)
+CC_HANDLER(exec_addc_b64, 64, add_carry64, CC_CF, 0)
+CC_HANDLER(exec_addc_cc_b32, 32, add_carry32, CC_CF, 1)
+CC_HANDLER(exec_addc_cc_b64, 64, add_carry64, CC_CF, 1)
+CC_HANDLER(exec_sub_cc_b32, 32, sub_carry32, 1, 1)
+CC_HANDLER(exec_sub_cc_b64, 64, sub_carry64, 1, 1)
+CC_HANDLER(exec_subc_b32, 32, sub_carry32, CC_CF, 0)
+CC_HANDLER(exec_subc_b64, 64, sub_carry64, CC_CF, 0)
+CC_HANDLER(exec_subc_cc_b32, 32, sub_carry32, CC_CF, 1)
+CC_HANDLER(exec_subc_cc_b64, 64, sub_carry64, CC_CF, 1)
 
 #define MADCC_HANDLER(NAME, W, MULFN, CIN, COUT) \
   ALU_HEAD(NAME) { \
@@ -447,7 +455,7 @@ CC_HANDLER(exec_subc_cc_b64, 64, sub_borrow64, 1, 1)
     uint32_t carry = 0; \
     FOR_LANES(l) { \
       uint32_t co; \
-      t[l] = add_carry##W(MULFN(a[l], b[l]), c[l], (CIN) ? (w->cc >> l & 1) : 0, &co); \
+      t[l] = add_carry##W(MULFN(a[l], b[l]), c[l], (CIN), &co); \
       carry |= co << l; \
     } \
     if (COUT) w->cc = (w->cc & ~mask) | (carry & mask); \
@@ -458,18 +466,19 @@ MADCC_HANDLER(exec_mad_hi_cc_u32, 32, mulhi_u32, 0, 1)
 MADCC_HANDLER(exec_mad_hi_cc_s32, 32, mulhi_s32, 0, 1)
 MADCC_HANDLER(exec_mad_hi_cc_u64, 64, mulhi_u64, 0, 1)
 MADCC_HANDLER(exec_mad_hi_cc_s64, 64, mulhi_s64, 0, 1)
-MADCC_HANDLER(exec_madc_lo_b32, 32, mullo_u32, 1, 0)
-MADCC_HANDLER(exec_madc_lo_b64, 64, mullo_u64, 1, 0)
-MADCC_HANDLER(exec_madc_hi_u32, 32, mulhi_u32, 1, 0)
-MADCC_HANDLER(exec_madc_hi_s32, 32, mulhi_s32, 1, 0)
-MADCC_HANDLER(exec_madc_hi_u64, 64, mulhi_u64, 1, 0)
-MADCC_HANDLER(exec_madc_hi_s64, 64, mulhi_s64, 1, 0)
-MADCC_HANDLER(exec_madc_lo_cc_b32, 32, mullo_u32, 1, 1)
-MADCC_HANDLER(exec_madc_lo_cc_b64, 64, mullo_u64, 1, 1)
-MADCC_HANDLER(exec_madc_hi_cc_u32, 32, mulhi_u32, 1, 1)
-MADCC_HANDLER(exec_madc_hi_cc_s32, 32, mulhi_s32, 1, 1)
-MADCC_HANDLER(exec_madc_hi_cc_u64, 64, mulhi_u64, 1, 1)
-MADCC_HANDLER(exec_madc_hi_cc_s64, 64, mulhi_s64, 1, 1)
+MADCC_HANDLER(exec_madc_lo_b32, 32, mullo_u32, CC_CF, 0)
+MADCC_HANDLER(exec_madc_lo_b64, 64, mullo_u64, CC_CF, 0)
+MADCC_HANDLER(exec_madc_hi_u32, 32, mulhi_u32, CC_CF, 0)
+MADCC_HANDLER(exec_madc_hi_s32, 32, mulhi_s32, CC_CF, 0)
+MADCC_HANDLER(exec_madc_hi_u64, 64, mulhi_u64, CC_CF, 0)
+MADCC_HANDLER(exec_madc_hi_s64, 64, mulhi_s64, CC_CF, 0)
+MADCC_HANDLER(exec_madc_lo_cc_b32, 32, mullo_u32, CC_CF, 1)
+MADCC_HANDLER(exec_madc_lo_cc_b64, 64, mullo_u64, CC_CF, 1)
+MADCC_HANDLER(exec_madc_hi_cc_u32, 32, mulhi_u32, CC_CF, 1)
+MADCC_HANDLER(exec_madc_hi_cc_s32, 32, mulhi_s32, CC_CF, 1)
+MADCC_HANDLER(exec_madc_hi_cc_u64, 64, mulhi_u64, CC_CF, 1)
+MADCC_HANDLER(exec_madc_hi_cc_s64, 64, mulhi_s64, CC_CF, 1)
+#undef CC_CF
 
 /* ==== selector ==== */
 

@@ -143,18 +143,29 @@ static void test_carry(void) {
   T("addc", OP_ADDC, "u32", "", 32, 2, 0, 0, 0, 0, 1);
   /* the carry of addc without .cc is unchanged (still 1) */
   T("addc keeps CC", OP_ADDC, "u32", "", 32, 2, 5, 5, 0, 0, 11);
-  /* 0 - 1 borrows; subc takes it */
+  /* a subtraction is a + ~b + 1 (int.c): CC.CF is its carry, NOT borrow */
   T("sub.cc", OP_SUB_CC, "u32", "", 32, 2, 0, 1, 0, 0, 0xffffffffu);
+  h_check("sub.cc 0-1 borrows: CF 0", h_warp.cc & 1, 0);
   T("subc.cc", OP_SUBC, "u32", ".cc", 32, 2, 5, 0, 0, 0, 4);
+  h_check("subc.cc 5-0-1 no borrow: CF 1", h_warp.cc & 1, 1);
   T("subc (no borrow)", OP_SUBC, "u32", "", 32, 2, 5, 0, 0, 0, 5);
   T("add.cc.u64", OP_ADD_CC, "u64", "", 64, 2, ~0ull, ~0ull, 0, 0, ~0ull - 1);
   T("addc.u64", OP_ADDC, "u64", "", 64, 2, 1, 1, 0, 0, 3);
   T("sub.cc.u64", OP_SUB_CC, "u64", "", 64, 2, 0, 0, 0, 0, 0);
+  h_check("sub.cc.u64 0-0: CF 1", h_warp.cc & 1, 1);
   T("subc.u64", OP_SUBC, "u64", "", 64, 2, 0, 0, 0, 0, 0);
-  /* carry in with b = max: a - (b + 1) borrows */
+  /* borrow in with b = max: a - b - 1 borrows again */
   T("sub.cc 1-0", OP_SUB_CC, "u32", "", 32, 2, 0, 1, 0, 0, 0xffffffffu);
   T("subc.cc max", OP_SUBC, "u32", ".cc", 32, 2, 0, 0xffffffffu, 0, 0, 0);
-  h_check("subc.cc max borrows", h_warp.cc & 1, 1);
+  h_check("subc.cc max borrows: CF 0", h_warp.cc & 1, 0);
+  /* mixed chains (issue 12): ptxas folds these to 0 and 4 */
+  T("sub.cc 1-2", OP_SUB_CC, "u32", "", 32, 2, 1, 2, 0, 0, 0xffffffffu);
+  T("addc after a borrow", OP_ADDC, "u32", "", 32, 2, 0, 0, 0, 0, 0);
+  T("add.cc max+1", OP_ADD_CC, "u32", "", 32, 2, 0xffffffffu, 1, 0, 0, 0);
+  T("subc after a carry", OP_SUBC, "u32", "", 32, 2, 5, 1, 0, 0, 4);
+  T("add.cc.u64 max+1", OP_ADD_CC, "u64", "", 64, 2, ~0ull, 1, 0, 0, 0);
+  T("subc.cc.u64 after a carry", OP_SUBC, "u64", ".cc", 64, 2, 5, 1, 0, 0, 4);
+  T("addc.u64 after no borrow", OP_ADDC, "u64", "", 64, 2, 0, 0, 0, 0, 1);
   /* mad.lo.cc / madc.hi: (2^32-1)^2 + (2^32-1) in two words */
   T("mad.lo.cc", OP_MAD_CC, "u32", ".lo .cc", 32, 3, 0xffffffffu, 0xffffffffu, 0xffffffffu, 0, 0);
   T("madc.hi", OP_MADC, "u32", ".hi", 32, 3, 0xffffffffu, 0xffffffffu, 0, 0, 0xffffffffu);
