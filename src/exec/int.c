@@ -135,19 +135,26 @@ static inline uint32_t bfind_gen(uint64_t a, uint32_t msb, bool sgn, bool shifta
 
 static inline uint64_t low_mask(uint32_t n) { return n >= 64 ? UINT64_MAX : ((uint64_t)1 << n) - 1; }
 
-/* bfe (§9.7.1.19): field [pos, pos+len) of a, the bits past the msb and
- * past len replaced by the sign bit (zero for unsigned types). */
-static inline uint64_t bfe_gen(uint64_t a, uint32_t b, uint32_t c, uint32_t msb, bool sgn) {
-  uint32_t pos = b & 0xff, len = c & 0xff;
+/* bfe (§9.7.1.19) and bfi (§9.7.1.20) take the position and length from
+ * 32-bit operands. The ISA says only their low 8 bits count; that holds for
+ * the 32-bit forms (ptxas extracts the bytes, PRMT), but the 64-bit forms
+ * use the whole 32-bit values, a shift by 64 or more clearing the field:
+ * ptxas compiles them to 64-bit shifts by the full register and folds
+ * bfe.u64 d, 0xabcd, 256, 8 to 0 (tests/ptx/int/bfe64_wide.ptx). */
+static inline uint32_t field_byte(uint32_t v) { return v & 0xff; }
+
+/* bfe: field [pos, pos+len) of a, the bits past the msb and past len
+ * replaced by the sign bit (zero for unsigned types). */
+static inline uint64_t bfe_gen(uint64_t a, uint32_t pos, uint32_t len, uint32_t msb, bool sgn) {
   uint32_t n = pos > msb ? 0 : (len < msb + 1 - pos ? len : msb + 1 - pos);
   uint64_t v = n ? (a >> pos) & low_mask(n) : 0;
-  uint32_t sp = pos + len - 1 < msb ? pos + len - 1 : msb;
+  uint64_t top = (uint64_t)pos + len - 1;
+  uint32_t sp = top < msb ? (uint32_t)top : msb;
   if (sgn && len != 0 && (a >> sp & 1)) v |= ~low_mask(n);
   return v;
 }
-/* bfi (§9.7.1.20): a's low len bits into b at pos, clipped at the msb. */
-static inline uint64_t bfi_gen(uint64_t a, uint64_t b, uint32_t c, uint32_t d, uint32_t msb) {
-  uint32_t pos = c & 0xff, len = d & 0xff;
+/* bfi: a's low len bits into b at pos, clipped at the msb. */
+static inline uint64_t bfi_gen(uint64_t a, uint64_t b, uint32_t pos, uint32_t len, uint32_t msb) {
   uint32_t n = pos > msb ? 0 : (len < msb + 1 - pos ? len : msb + 1 - pos);
   if (n == 0) return b;
   uint64_t m = low_mask(n) << pos;
@@ -371,11 +378,11 @@ ALU1(exec_bfind_shiftamt_s64, 32, 64, bfind_gen(a[l], 63, true, true))
 ALU3(exec_fns_b32, 32, 32, 32, 32, fns_b32(a[l], b[l], c[l]))
 ALU1(exec_brev_b32, 32, 32, brev64(a[l]) >> 32)
 ALU1(exec_brev_b64, 64, 64, brev64(a[l]))
-ALU3(exec_bfe_u32, 32, 32, 32, 32, bfe_gen(a[l], b[l], c[l], 31, false))
-ALU3(exec_bfe_s32, 32, 32, 32, 32, bfe_gen(a[l], b[l], c[l], 31, true))
+ALU3(exec_bfe_u32, 32, 32, 32, 32, bfe_gen(a[l], field_byte(b[l]), field_byte(c[l]), 31, false))
+ALU3(exec_bfe_s32, 32, 32, 32, 32, bfe_gen(a[l], field_byte(b[l]), field_byte(c[l]), 31, true))
 ALU3(exec_bfe_u64, 64, 64, 32, 32, bfe_gen(a[l], b[l], c[l], 63, false))
 ALU3(exec_bfe_s64, 64, 64, 32, 32, bfe_gen(a[l], b[l], c[l], 63, true))
-ALU4(exec_bfi_b32, 32, 32, 32, 32, 32, bfi_gen(a[l], b[l], c[l], e[l], 31))
+ALU4(exec_bfi_b32, 32, 32, 32, 32, 32, bfi_gen(a[l], b[l], field_byte(c[l]), field_byte(e[l]), 31))
 ALU4(exec_bfi_b64, 64, 64, 64, 32, 32, bfi_gen(a[l], b[l], c[l], e[l], 63))
 ALU2(exec_szext_clamp_u32, 32, 32, 32, szext_gen(a[l], b[l], true, false))
 ALU2(exec_szext_clamp_s32, 32, 32, 32, szext_gen(a[l], b[l], true, true))

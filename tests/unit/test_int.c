@@ -117,6 +117,14 @@ static void test_bits(void) {
   T("bfi.b32 pos>=32", OP_BFI, "b32", "", 32, 4, 0xff, 0x12345678u, 32, 8, 0x12345678u);
   T("bfi.b32 clipped", OP_BFI, "b32", "", 32, 4, 0xff, 0, 28, 8, 0xf0000000u);
   T("bfi.b64", OP_BFI, "b64", "", 64, 4, 0xf, 0, 60, 8, 0xf000000000000000ull);
+  /* 64-bit forms: the whole 32-bit position and length (int.c, ptxas) */
+  T("bfe.u64 pos 0x100", OP_BFE, "u64", "", 64, 3, 0xabcd, 0x100, 8, 0, 0);
+  T("bfe.s64 pos 0x100", OP_BFE, "s64", "", 64, 3, 0x8000000000000000ull, 0x100, 8, 0, ~0ull);
+  T("bfe.u64 len 0x104", OP_BFE, "u64", "", 64, 3, 0xabcd, 4, 0x104, 0, 0xabc);
+  T("bfe.s64 pos+len wraps 32 bits", OP_BFE, "s64", "", 64, 3, 0x80000000000000f0ull, 0xffffffffu, 2, 0, ~0ull);
+  T("bfi.b64 pos 0x100", OP_BFI, "b64", "", 64, 4, 0xff, 0x1234, 0x100, 8, 0x1234);
+  T("bfi.b64 len 0x104", OP_BFI, "b64", "", 64, 4, 0xff, 0x1234, 4, 0x104, 0xff4);
+  T("bfi.b32 pos 0x100 wraps to 0", OP_BFI, "b32", "", 32, 4, 0xff, 0x1234, 0x100, 8, 0x12ff);
   T("szext.clamp.s32", OP_SZEXT, "s32", ".clamp", 32, 2, 0x80, 8, 0, 0, 0xffffff80u);
   T("szext.clamp.u32", OP_SZEXT, "u32", ".clamp", 32, 2, 0x1ff, 8, 0, 0, 0xff);
   T("szext.wrap.u32 0", OP_SZEXT, "u32", ".wrap", 32, 2, 0xffffffffu, 0, 0, 0, 0);
