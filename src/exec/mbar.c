@@ -177,12 +177,14 @@ static inline MbCta *table(Cta *c) {
   return b && b->ext ? b->ext : table_make(c);
 }
 
-/* "`bar` (shared offset 0x10)" */
+/* "`bar` (shared offset 0x10)": a variable of the running kernel's shared
+ * layout (variables of different kernels overlap: lower.c). */
 static void obj_name(const Launch *L, uint32_t off, char *buf, size_t n) {
   const Program *p = L ? L->prog : NULL;
-  for (int i = 0; p && i < p->nvars; i++) {
-    const VarAddr *v = &p->vars[i];
-    if (v->rel || !v->sym || v->sym->space != SP_SHARED) continue;
+  int k = p && L->kernel ? program_func_index(p, L->kernel) : -1;
+  const FuncInfo *fi = k >= 0 ? &p->funcs[k] : NULL;
+  for (int i = 0; fi && i < fi->nshared; i++) {
+    const VarAddr *v = &fi->shared[i];
     if (off >= v->addr && off < v->addr + (v->sym->size ? v->sym->size : 8)) {
       if (off == v->addr) snprintf(buf, n, "%s (shared offset 0x%x)", v->sym->name, off);
       else snprintf(buf, n, "%s+%u (shared offset 0x%x)", v->sym->name, (unsigned)(off - v->addr), off);

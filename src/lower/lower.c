@@ -402,6 +402,21 @@ static void smem_reach(const Smem *S, int i, uint8_t *reach) {
   }
 }
 
+/* FuncInfo.shared of kernel k: the variables v with kern[v * nk + k], at
+ * off[v] (an extern array: at the kernel's dynamic base). */
+static void kernel_shared(Program *p, const Smem *S, const uint8_t *kern, int nk, int k,
+                          FuncInfo *fi, const uint64_t *off) {
+  int n = 0;
+  for (int v = 0; v < S->nvars; v++) n += kern[(size_t)v * (size_t)nk + (size_t)k];
+  fi->shared = arena_alloc(&p->arena, (size_t)n * sizeof *fi->shared + 1);
+  fi->nshared = 0;
+  for (int v = 0; v < S->nvars; v++) {
+    if (!kern[(size_t)v * (size_t)nk + (size_t)k]) continue;
+    const Symbol *s = S->vars[v];
+    fi->shared[fi->nshared++] = (VarAddr){s, is_dyn_shared(s) ? fi->shared_base : off[v], false};
+  }
+}
+
 static int uf_find(int *up, int k) { while (up[k] != k) k = up[k] = up[up[k]]; return k; }
 
 static void layout_shared(Lower *L) {
@@ -502,6 +517,7 @@ static void layout_shared(Lower *L) {
      its function's (sym_addr) */
   for (size_t v = 0; v < nv; v++)
     if (is_dyn_shared(S.vars[v])) add_var(L, S.vars[v], all, false);
+  for (int k = 0; k < nk; k++) kernel_shared(p, &S, kern, nk, k, &p->funcs[kf[k]], off);
 }
 
 static void alloc_global(Lower *L, const Symbol *s) {

@@ -38,6 +38,10 @@ typedef struct FuncInfo {
   uint64_t shared_base;             /* where its extern .shared arrays start;
                                        a kernel's static shared bytes (lower.c
                                        "shared memory per kernel") */
+  struct VarAddr *shared;           /* a kernel's: the .shared variables it
+                                       reaches, at their offsets in its
+                                       layout (reports name them) */
+  int nshared;
   uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
   struct CallOpd *formals, *formal_rets;   /* where its parameters and
                                        return values live: .param in its
