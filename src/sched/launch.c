@@ -22,8 +22,8 @@
  * Clusters share only global memory (atomics are host atomics,
  * src/exec/atom.c), the first fault (set_error keeps the lowest cluster
  * index) and the printf callback, to which each cluster's output is passed
- * whole in index order: a race-free kernel gives the same results and
- * output on any number of threads. */
+ * in index order, one call per printf call: a race-free kernel gives the
+ * same results and output on any number of threads. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,10 +165,27 @@ static bool take_possible(const Pool *p) {
   return p->next < p->total && p->next < p->stop && !launch_cancelled(p->l);
 }
 
-/* Launch.printf_fn while the pool runs: the text goes to the cluster's buffer. */
+/* Launch.printf_fn while the pool runs: the text of one printf call goes
+ * to the cluster's buffer as a record, its length (a size_t), the bytes and
+ * a NUL, so that pass_on gives the callback one call per printf call. */
 static void buffer_printf(const char *text, size_t len, void *user) {
   (void)user;
-  if (cur_buf) text_put(cur_buf, text, len);
+  if (!cur_buf) return;
+  text_put(cur_buf, (const char *)&len, sizeof len);
+  text_put(cur_buf, text, len);
+  text_put(cur_buf, "", 1);
+}
+
+/* Passes the records of a cluster's buffer (buffer_printf) to the
+ * callback, one call each; a record cut short by a failed allocation ends
+ * it. */
+static void pass_on(const Pool *p, const char *t, size_t n) {
+  size_t len;
+  for (size_t i = 0; n - i >= sizeof len; i += sizeof len + len + 1) {
+    memcpy(&len, t + i, sizeof len);
+    if (n - i - sizeof len < len + 1) break;
+    p->fn(t + i + sizeof len, len, p->user);
+  }
 }
 
 /* Under p->lock: passes on the output of the finished clusters that follow
@@ -177,7 +194,7 @@ static void flush_pending(Pool *p) {
   while (p->pending && p->pending->idx == p->flushed) {
     Pending *h = p->pending;
     p->pending = h->next;
-    if (h->idx < p->stop && p->fn && h->len) p->fn(h->text, h->len, p->user);
+    if (h->idx < p->stop && p->fn && h->len) pass_on(p, h->text, h->len);
     free(h->text);
     free(h);
     p->flushed++;
