@@ -56,16 +56,30 @@ static void *window_ptr(Warp *w, const XInsn *x, int lane, const char *space, ui
   return base + off;
 }
 
+/* Whether x reaches shared memory as .shared::cluster: by naming that state
+ * space, or generically (the generic window holds every CTA's). .shared and
+ * .shared::cta name the executing CTA only (PTX ISA 9.0 §5.1.5: .shared
+ * means .shared::cta), so a mapa'd address of another CTA is undefined
+ * there: reported, never taken to the peer. */
+static bool cluster_space(const XInsn *x, bool generic) {
+  return generic || !x || !x->src || insn_has_mod(x->src, ".shared::cluster");
+}
+
 /* A shared (::cta or ::cluster) offset: the rank bits (mem.h) name the CTA
  * of the cluster, zero the executing one. */
 static void *shared_ptr(Warp *w, const XInsn *x, int lane, uint64_t shown, uint64_t off,
-                        uint32_t size) {
+                        uint32_t size, bool generic) {
   Cta *c = w->cta;
   uint64_t hi = off >> SHARED_RANK_SHIFT;
   if (hi && c && off < WINDOW_SIZE) {
     Cluster *cl = c->cluster;
     int n = cl ? cl->ncta : 1;
     char why[160];
+    if (!cluster_space(x, generic)) {
+      snprintf(why, sizeof why, "is a .shared::cluster address (of CTA rank %" PRIu64 "), but "
+               "the instruction's state space is .shared::cta, the executing CTA's only", hi - 1);
+      return fault(w, x, lane, "shared", shown, size, why);
+    }
     if (hi > (uint64_t)n) {
       snprintf(why, sizeof why, "names CTA rank %" PRIu64 ", which is not in the cluster "
                "(%%cluster_nctarank %d)", hi - 1, n);
@@ -102,7 +116,7 @@ static bool in_window(uint64_t addr, uint64_t base) { return addr - base < WINDO
 
 static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint32_t size,
                          bool write) {
-  if (in_window(addr, SHARED_WINDOW)) return shared_ptr(w, x, lane, addr, addr - SHARED_WINDOW, size);
+  if (in_window(addr, SHARED_WINDOW)) return shared_ptr(w, x, lane, addr, addr - SHARED_WINDOW, size, true);
   if (in_window(addr, LOCAL_WINDOW)) return local_ptr(w, x, lane, addr, addr - LOCAL_WINDOW, size);
   if (in_window(addr, PARAM_WINDOW))
     return param_ptr(w, x, lane, addr, addr - PARAM_WINDOW, size, write);
@@ -124,7 +138,7 @@ static __attribute__((noinline)) void *mem_ptr_checked(Warp *w, const XInsn *x, 
   case SP_GLOBAL: return global_ptr(w, x, lane, "global", addr, size, write);
   case SP_CONST: return write ? fault(w, x, lane, "const", addr, size, "writes constant memory")
                               : global_ptr(w, x, lane, "const", addr, size, false);
-  case SP_SHARED: return shared_ptr(w, x, lane, addr, addr, size);
+  case SP_SHARED: return shared_ptr(w, x, lane, addr, addr, size, false);
   case SP_LOCAL: return local_ptr(w, x, lane, addr, addr, size);
   case SP_PARAM:
     /* .func parameters live in the thread's frame, addressed generically. */
