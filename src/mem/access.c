@@ -58,9 +58,9 @@ static void *window_ptr(Warp *w, const XInsn *x, int lane, const char *space, ui
 
 /* Whether x reaches shared memory as .shared::cluster: by naming that state
  * space, or generically (the generic window holds every CTA's). .shared and
- * .shared::cta name the executing CTA only (PTX ISA 9.0 §5.1.5: .shared
- * means .shared::cta), so a mapa'd address of another CTA is undefined
- * there: reported, never taken to the peer. */
+ * .shared::cta name the executing CTA only (PTX ISA 9.0, ld: ".shared" with
+ * no sub-qualifier is ::cta), so a mapa'd address of another CTA is
+ * undefined there: reported, never taken to the peer. */
 static bool cluster_space(const XInsn *x, bool generic) {
   return generic || !x || !x->src || insn_has_mod(x->src, ".shared::cluster");
 }
