@@ -150,6 +150,9 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
              cur_red ? "barrier.red" : "barrier.sync/.arrive");
     return false;
   }
+  /* The no-count form and a count equal to the CTA's threads differ too:
+     the ISA allows the mix, but an H200 faults on it (ILLEGAL_INSTRUCTION,
+     tests/gpu: bar/misuse_count_vs_none.ptx; truth/bar_count_vs_none_128.ptx). */
   if (have && cur_cnt != cnt) {
     char c1[32], c2[32];
     if (cnt) snprintf(c1, sizeof c1, "%u", cnt); else snprintf(c1, sizeof c1, "none");
