@@ -10,9 +10,21 @@
  *   readable with ptxvm_last_error() until the next call on that context.
  * - Sizes and offsets are in bytes; grid and block dimensions are counts of
  *   CTAs and threads.
+ * - Handles: a context, module or function handle that was destroyed or
+ *   unloaded (a module unloaded twice, a function of an unloaded module, a
+ *   module of a destroyed context) is recognised: the call returns
+ *   PTXVM_ERROR_INVALID_HANDLE and changes nothing, and no message can be
+ *   recorded (ptxvm_last_error of a destroyed context says so). A NULL
+ *   handle is PTXVM_ERROR_INVALID_VALUE. Handles are not pointers to
+ *   anything the caller may read; they stay distinct from every handle made
+ *   later in the process (up to 2^32 reuses of one table slot).
  * - Threads: a context and everything it owns may be used by one host
  *   thread at a time; different contexts may be used from different threads
- *   concurrently. There is no global mutable state.
+ *   concurrently. A call made while another call on the same context is in
+ *   progress (a second host thread, or the printf callback calling back
+ *   into its launch's context) returns PTXVM_ERROR_CONTEXT_BUSY at once,
+ *   records no message and changes nothing. The one global state is the
+ *   table of handles, behind a lock.
  * - Ownership: strings and records returned by the library stay valid until
  *   the object they come from is destroyed (or, for ptxvm_last_error, until
  *   the next call on the context). The library never prints, exits or
@@ -43,7 +55,9 @@ extern "C" {
   X(PTXVM_ERROR_LAUNCH_FAILED, "the kernel faulted")                          \
   X(PTXVM_ERROR_DEADLOCK, "the kernel deadlocked")                            \
   X(PTXVM_ERROR_HAZARD, "a hazard was found under --check")                    \
-  X(PTXVM_ERROR_CANCELLED, "the launch was cancelled")
+  X(PTXVM_ERROR_CANCELLED, "the launch was cancelled")                        \
+  X(PTXVM_ERROR_INVALID_HANDLE, "the handle was freed, or is not a handle")     \
+  X(PTXVM_ERROR_CONTEXT_BUSY, "another host thread is using the context")
 
 typedef enum ptxvm_status {
 #define PTXVM_X_(name, msg) name,
@@ -65,18 +79,23 @@ const char *ptxvm_status_str(ptxvm_status status);
  *         PTXVM_ERROR_OUT_OF_MEMORY. */
 ptxvm_status ptxvm_context_create(ptxvm_context **out);
 
-/* Destroys a context and everything it owns (modules, device memory).
- * NULL is accepted and ignored. */
-void ptxvm_context_destroy(ptxvm_context *ctx);
+/* Destroys a context and everything it owns (modules, device memory); its
+ * handle and theirs become invalid. NULL is accepted and ignored.
+ * Errors: PTXVM_ERROR_INVALID_HANDLE (already destroyed),
+ *         PTXVM_ERROR_CONTEXT_BUSY (a call on it is in progress). */
+ptxvm_status ptxvm_context_destroy(ptxvm_context *ctx);
 
-/* The message of the last failed call on ctx ("" if it succeeded): for PTX
- * errors "FILE:LINE:COL: error: message", the source line and a caret. */
+/* The message of the last failed call on ctx ("" if it succeeded, and for
+ * NULL): for PTX errors "FILE:LINE:COL: error: message", the source line
+ * and a caret. For a destroyed context, a fixed message saying so. */
 const char *ptxvm_last_error(const ptxvm_context *ctx);
 
 /* Receives device printf output (CUDA printf, which nvcc compiles to a call
  * of the external function vprintf): `len` bytes of text (also
  * NUL-terminated) per printf call of one thread, whole, in the order the
- * threads execute them; the text is valid during the call only. */
+ * threads execute them; the text is valid during the call only. It must
+ * not call the library on the launch's context (PTXVM_ERROR_CONTEXT_BUSY);
+ * ptxvm_cancel is the exception. */
 typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
 
 /* Sets the receiver of device printf output for the launches of ctx that
@@ -84,6 +103,22 @@ typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
  * output (the library never prints).
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user);
+
+/* Sets the printf buffer of the launches of ctx that follow: each cluster
+ * (a CTA, without clusters) keeps at most `bytes` bytes of printf output
+ * (the text of its calls, whole), 0 selecting the default, 1 MiB (1048576,
+ * as CUDA's cudaLimitPrintfFifoSize). The output of a cluster is held until
+ * the clusters before it have passed theirs on, so that it comes in the
+ * same order at any ptxvm_set_jobs; this bounds the memory it takes. A call
+ * whose text does not fit in what is left of its cluster's buffer is
+ * dropped, and so is every later call of that cluster: the output kept is
+ * the same at every number of host threads. What was dropped is counted in
+ * ptxvm_stats (printf_lost_calls, printf_lost_bytes, printf_lost_clusters,
+ * printf_lost_first: the cluster of the first loss); the CLI reports it on
+ * stderr. CUDA's FIFO is one ring per device whose older records are
+ * overwritten; ptxvm keeps each cluster's first records instead.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *ctx, size_t bytes);
 
 /* Sets the scheduling order of the launches of ctx that follow: 0 (the
  * default) runs each CTA's warps round-robin in warp order, and within a
@@ -168,14 +203,19 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
 ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
                                     ptxvm_module **out);
 
-/* Frees a module and the functions it holds. NULL is ignored. */
-void ptxvm_module_unload(ptxvm_module *mod);
+/* Frees a module and the functions it holds; its handle and theirs become
+ * invalid. NULL is ignored.
+ * Errors: PTXVM_ERROR_INVALID_HANDLE (already unloaded, or its context
+ *           was destroyed), PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_module_unload(ptxvm_module *mod);
 
 /* Number of .entry and .func functions in the module, in declaration order
- * (a prototype followed by its definition counts once). */
+ * (a prototype followed by its definition counts once); 0 for NULL or an
+ * invalid handle. */
 int ptxvm_module_function_count(const ptxvm_module *mod);
 
-/* The index-th function (0-based), or NULL when index is out of range. */
+/* The index-th function (0-based), or NULL when index is out of range or
+ * mod is not a live module. */
 ptxvm_function *ptxvm_module_function_at(const ptxvm_module *mod, int index);
 
 /* Looks up a function by its PTX name (mangled names as written).
@@ -227,17 +267,44 @@ ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, i
  * Device memory is one arena per context. A device address (ptxvm_devptr)
  * is a plain 64-bit number, what a kernel's .u64 pointer parameter receives;
  * it is not a host pointer. Allocations are zeroed and 256-byte aligned,
- * and 256 unaddressable bytes follow each, so small overruns fault. The
- * arena holds at most 64 GiB or the host's RAM, whichever is less.
+ * and 256 unaddressable bytes follow each, so small overruns fault.
+ * The context's device memory has a size (ptxvm_set_device_memory): by
+ * default 3/4 of the memory the host can give when the context first needs
+ * it (Linux's MemAvailable, less if the process's cgroup allows less), at
+ * most 64 GiB; the environment variable PTXVM_DEVICE_MEMORY (a SIZE: bytes,
+ * or a number followed by K, M or G) replaces that default. An allocation
+ * beyond it is PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, so a program allocating
+ * until it fails gets the error rather than the host's OOM killer. Fresh
+ * memory costs the host nothing until it is written (it is not cleared by
+ * writing), and freed memory is given back to the host.
  * Copies and sets must lie inside one live allocation. */
 
 typedef uint64_t ptxvm_devptr;
 
+/* Sets the size of ctx's device memory in bytes (the CLI's
+ * --device-memory): what its allocations, each with its alignment and
+ * 256-byte guard, and the modules' .global and .const variables may take
+ * in all. 0 selects the default (above). Takes effect at once; a size
+ * larger than the address space reserved at the context's first allocation
+ * or launch must be set before those. A size larger than the host's memory
+ * is allowed: it is the caller's choice.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL; larger than the reservation;
+ *           PTXVM_DEVICE_MEMORY is not a SIZE). */
+ptxvm_status ptxvm_set_device_memory(ptxvm_context *ctx, size_t bytes);
+
+/* Device memory of ctx, in bytes (as cuMemGetInfo): *total its size,
+ * *free what its live allocations leave (a single allocation of that size
+ * may still fail when free memory is in pieces).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument; a bad
+ *           PTXVM_DEVICE_MEMORY), PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_mem_get_info(ptxvm_context *ctx, size_t *free, size_t *total);
+
 /* Allocates `bytes` bytes (0 is allowed and gives a distinct address) and
  * stores the device address in *out.
- * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL),
- *         PTXVM_ERROR_OUT_OF_DEVICE_MEMORY (the arena is full: more than the
- *           host's RAM or 64 GiB in all),
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL; a bad
+ *           PTXVM_DEVICE_MEMORY),
+ *         PTXVM_ERROR_OUT_OF_DEVICE_MEMORY (the device memory is full: the
+ *           message gives its size and what is in use),
  *         PTXVM_ERROR_OUT_OF_MEMORY (the host refused the arena). */
 ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out);
 
@@ -321,9 +388,15 @@ typedef struct ptxvm_stats {
   double wall_s;                                      /* the launch's wall time */
   double thread_insns_per_s;                          /* thread_insns / wall_s */
   uint64_t peak_rss_kb;                               /* process peak, KiB */
+  /* device printf output dropped (ptxvm_set_printf_buffer): calls, their
+     bytes, the clusters that lost some, and the %clusterid (%ctaid without
+     clusters) of the lowest such cluster; zero when nothing was lost */
+  uint64_t printf_lost_calls, printf_lost_bytes, printf_lost_clusters;
+  unsigned printf_lost_first[3];
 } ptxvm_stats;
 
-/* Fills *out with the statistics of ctx's last launch.
+/* Fills *out with the statistics of ctx's last launch. On success the
+ * last launch's message (ptxvm_last_error) stays.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out is NULL). */
 ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out);
 /* The name of family i (0 <= i < PTXVM_STATS_FAMILIES: "INT", "FLOAT",

@@ -1,4 +1,10 @@
-/* api.h: the internals behind ptxvm.h's opaque handles. */
+/* api.h: the internals behind ptxvm.h's opaque handles.
+ *
+ * A handle (ptxvm_context *, ptxvm_module *, ptxvm_function *) is not a
+ * pointer to these records but a slot index and generation in the table of
+ * src/api/handle.c, so a stale handle is recognised without reading freed
+ * memory. Every public call resolves its handle with api_enter, which also
+ * marks the owning context busy until api_leave. */
 #ifndef PTXVM_API_H
 #define PTXVM_API_H
 
@@ -7,23 +13,32 @@
 #include "../../include/ptxvm.h"
 #include "../front/front.h"
 
-struct ptxvm_function {
+typedef struct Ctx Ctx;
+typedef struct Mod Mod;
+typedef struct Fn Fn;
+
+struct Fn {
   Function *f;
-  ptxvm_module *mod;
+  Mod *mod;
+  uint64_t h;              /* its handle */
 };
 
-struct ptxvm_module {
-  ptxvm_context *ctx;
+struct Mod {
+  Ctx *ctx;
   Module *m;
-  ptxvm_function *fns;     /* one per m->funcs entry */
-  ptxvm_module *next;      /* the context's list */
+  Fn *fns;                 /* one per m->funcs entry */
+  Mod *next;               /* the context's list */
   struct Program *prog;    /* lowered at the first launch (src/api/launch.c) */
+  uint64_t h;              /* its handle */
 };
 
-struct ptxvm_context {
+struct Ctx {
+  uint64_t h;              /* its handle */
   char *error;             /* last error message (malloc'd), "" when none */
-  ptxvm_module *modules;
+  Mod *modules;
   struct Device *dev;      /* device memory, created at the first need (memory.c) */
+  uint64_t device_limit;   /* ptxvm_set_device_memory; 0 = default (memory.c) */
+  uint64_t printf_limit;   /* ptxvm_set_printf_buffer; 0 = default */
   ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
   void *printf_user;
   uint64_t schedule;        /* warp order seed (ptxvm_set_schedule) */
@@ -36,15 +51,55 @@ struct ptxvm_context {
   atomic_int cancel;        /* ptxvm_cancel; cleared as a launch starts */
 };
 
-/* The context's device, created on first use; NULL when the host refuses
- * the arena (src/api/memory.c). */
-struct Device *api_device(ptxvm_context *ctx);
+/* ---- handles (handle.c) ---- */
+
+typedef enum { H_FREE, H_CONTEXT, H_MODULE, H_FUNCTION } HandleKind;
+
+/* A fresh handle for obj, owned by the context with handle `owner` (0: a
+ * context, which owns itself); 0 when the table is full or out of memory. */
+uint64_t handle_new(HandleKind kind, void *obj, uint64_t owner);
+/* Retires h: every later use of it is PTXVM_ERROR_INVALID_HANDLE. */
+void handle_free(uint64_t h);
+/* The object of h if h is a live handle of that kind, else NULL. Lock-free
+ * and async-signal-safe; takes no part in the busy check. */
+void *handle_obj(const void *h, HandleKind kind);
+
+/* Resolves handle h of `kind` for a call: *ctx is its context (and *obj, if
+ * obj is not NULL, its object), marked busy until api_leave. Returns
+ * PTXVM_ERROR_INVALID_VALUE (h NULL), PTXVM_ERROR_INVALID_HANDLE (a freed or
+ * foreign handle) or PTXVM_ERROR_CONTEXT_BUSY (another call on the context
+ * is in progress); no message is recorded then. */
+ptxvm_status api_enter(const void *h, HandleKind kind, Ctx **ctx, void **obj);
+/* Ends the call api_enter began; returns st. */
+ptxvm_status api_leave(Ctx *ctx, ptxvm_status st);
+
+/* The body of a public call on context handle h: returns the expression
+ * `call`, evaluated with `ctx` resolved and busy (or api_enter's error). */
+#define ON_CONTEXT(h, call)                                             \
+  do {                                                                  \
+    Ctx *ctx;                                                           \
+    ptxvm_status st_ = api_enter(h, H_CONTEXT, &ctx, NULL);             \
+    return st_ != PTXVM_SUCCESS ? st_ : api_leave(ctx, call);           \
+  } while (0)
+
+/* ---- the rest ---- */
+
+/* The context's device in *out, created on first use (src/api/memory.c);
+ * or an error, recorded. */
+ptxvm_status api_device(Ctx *ctx, struct Device **out);
+
+/* What the function declares (module.c; ptxvm_function_get_info). */
+void api_function_info(const Fn *fn, ptxvm_function_info *out);
+/* Parameter (or return value) `index` of fn; false when out of range. */
+bool api_function_param(const Fn *fn, int is_return, int index, ptxvm_param_info *out);
+/* Frees a module: its functions' handles and its own are retired. */
+void api_module_free(Mod *mod);
 
 /* Records a formatted error message on ctx and returns status. */
-ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, ...)
+ptxvm_status api_fail(Ctx *ctx, ptxvm_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Records a message the caller allocated with malloc (ownership passes). */
-ptxvm_status api_fail_owned(ptxvm_context *ctx, ptxvm_status status, char *msg);
-ptxvm_status api_ok(ptxvm_context *ctx);
+ptxvm_status api_fail_owned(Ctx *ctx, ptxvm_status status, char *msg);
+ptxvm_status api_ok(Ctx *ctx);
 
 #endif

@@ -20,76 +20,82 @@ const char *ptxvm_status_str(ptxvm_status s) {
 
 ptxvm_status ptxvm_context_create(ptxvm_context **out) {
   if (!out) return PTXVM_ERROR_INVALID_VALUE;
-  ptxvm_context *ctx = calloc(1, sizeof *ctx);
+  Ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return PTXVM_ERROR_OUT_OF_MEMORY;
-  *out = ctx;
+  ctx->h = handle_new(H_CONTEXT, ctx, 0);
+  if (!ctx->h) {
+    free(ctx);
+    return PTXVM_ERROR_OUT_OF_MEMORY;
+  }
+  *out = (ptxvm_context *)(uintptr_t)ctx->h;
   return PTXVM_SUCCESS;
 }
 
-void ptxvm_context_destroy(ptxvm_context *ctx) {
-  if (!ctx) return;
-  while (ctx->modules) ptxvm_module_unload(ctx->modules);
+ptxvm_status ptxvm_context_destroy(ptxvm_context *h) {
+  if (!h) return PTXVM_SUCCESS;
+  Ctx *ctx;
+  ptxvm_status st = api_enter(h, H_CONTEXT, &ctx, NULL);
+  if (st != PTXVM_SUCCESS) return st;
+  while (ctx->modules) api_module_free(ctx->modules);
   dev_destroy(ctx->dev);
   free(ctx->error);
+  handle_free(ctx->h);   /* also ends the call: the slot is no longer busy */
   free(ctx);
-}
-
-ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->printf_fn = fn;
-  ctx->printf_user = user;
-  return api_ok(ctx);
-}
-
-ptxvm_status ptxvm_set_schedule(ptxvm_context *ctx, uint64_t seed) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->schedule = seed;
-  return api_ok(ctx);
-}
-
-ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->jobs = jobs;
-  return api_ok(ctx);
-}
-
-ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->check = on != 0;
-  return api_ok(ctx);
-}
-
-ptxvm_status ptxvm_set_async_delay(ptxvm_context *ctx, uint64_t ns) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->async_delay = ns;
-  ctx->has_async_delay = ns != UINT64_MAX;
   return PTXVM_SUCCESS;
 }
 
-ptxvm_status ptxvm_cancel(ptxvm_context *ctx) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+ptxvm_status ptxvm_set_printf_callback(ptxvm_context *h, ptxvm_printf_fn fn, void *user) {
+  ON_CONTEXT(h, (ctx->printf_fn = fn, ctx->printf_user = user, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *h, size_t bytes) {
+  ON_CONTEXT(h, (ctx->printf_limit = bytes, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_schedule(ptxvm_context *h, uint64_t seed) {
+  ON_CONTEXT(h, (ctx->schedule = seed, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_jobs(ptxvm_context *h, unsigned jobs) {
+  ON_CONTEXT(h, (ctx->jobs = jobs, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_check(ptxvm_context *h, int on) {
+  ON_CONTEXT(h, (ctx->check = on != 0, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_async_delay(ptxvm_context *h, uint64_t ns) {
+  ON_CONTEXT(h, (ctx->async_delay = ns, ctx->has_async_delay = ns != UINT64_MAX, api_ok(ctx)));
+}
+
+ptxvm_status ptxvm_set_max_steps(ptxvm_context *h, uint64_t max_steps) {
+  ON_CONTEXT(h, (ctx->max_steps = max_steps, api_ok(ctx)));
+}
+
+/* Lock-free, without the busy check: it may interrupt a call on ctx. */
+ptxvm_status ptxvm_cancel(ptxvm_context *h) {
+  if (!h) return PTXVM_ERROR_INVALID_VALUE;
+  Ctx *ctx = handle_obj(h, H_CONTEXT);
+  if (!ctx) return PTXVM_ERROR_INVALID_HANDLE;
   atomic_store(&ctx->cancel, 1);   /* lock-free: async-signal-safe */
   return PTXVM_SUCCESS;
 }
 
-ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
-  ctx->max_steps = max_steps;
-  return api_ok(ctx);
+const char *ptxvm_last_error(const ptxvm_context *h) {
+  if (!h) return "";
+  const Ctx *ctx = handle_obj(h, H_CONTEXT);
+  if (!ctx) return "ptxvm_last_error: not a live context (destroyed, or not a context handle)";
+  return ctx->error ? ctx->error : "";
 }
 
-const char *ptxvm_last_error(const ptxvm_context *ctx) {
-  return ctx && ctx->error ? ctx->error : "";
-}
-
-ptxvm_status api_fail_owned(ptxvm_context *ctx, ptxvm_status status, char *msg) {
+ptxvm_status api_fail_owned(Ctx *ctx, ptxvm_status status, char *msg) {
   if (!ctx) { free(msg); return status; }
   free(ctx->error);
   ctx->error = msg;   /* NULL (out of memory) reads as "" */
   return status;
 }
 
-ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, ...) {
+ptxvm_status api_fail(Ctx *ctx, ptxvm_status status, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   char buf[1024];
@@ -98,7 +104,7 @@ ptxvm_status api_fail(ptxvm_context *ctx, ptxvm_status status, const char *fmt, 
   return api_fail_owned(ctx, status, strdup(buf));
 }
 
-ptxvm_status api_ok(ptxvm_context *ctx) {
+ptxvm_status api_ok(Ctx *ctx) {
   if (ctx) {
     free(ctx->error);
     ctx->error = NULL;

@@ -19,7 +19,7 @@
 #include "api.h"
 
 /* Lowers fn's module unless done; records the error otherwise. */
-static ptxvm_status ensure_program(ptxvm_module *mod, Device *dev) {
+static ptxvm_status ensure_program(Mod *mod, Device *dev) {
   if (mod->prog) return PTXVM_SUCCESS;
   char *err = NULL;
   mod->prog = program_build(mod->m, dev, &err);
@@ -30,10 +30,10 @@ static ptxvm_status ensure_program(ptxvm_module *mod, Device *dev) {
 
 /* The kernel's parameter buffer (malloc'd; *size bytes), or NULL with the
  * error recorded. A kernel without parameters gets a 1-byte buffer. */
-static uint8_t *build_params(ptxvm_function *fn, void **params, uint32_t *size, ptxvm_status *st) {
-  ptxvm_context *ctx = fn->mod->ctx;
+static uint8_t *build_params(Fn *fn, void **params, uint32_t *size, ptxvm_status *st) {
+  Ctx *ctx = fn->mod->ctx;
   ptxvm_function_info fi;
-  ptxvm_function_get_info(fn, &fi);
+  api_function_info(fn, &fi);
   if (fi.nparams && !params) {
     *st = api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' takes %d parameters but params is NULL", fi.name,
              fi.nparams);
@@ -46,7 +46,7 @@ static uint8_t *build_params(ptxvm_function *fn, void **params, uint32_t *size, 
   }
   for (int i = 0; i < fi.nparams; i++) {
     ptxvm_param_info pi;
-    ptxvm_function_get_param(fn, 0, i, &pi);
+    api_function_param(fn, 0, i, &pi);
     if (!params[i]) {
       free(buf);
       *st = api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "parameter %d (%s) of '%s': NULL value pointer", i,
@@ -78,7 +78,7 @@ static uint64_t peak_rss_kb(void) {
   return kib;
 }
 
-static void record_stats(ptxvm_context *ctx, const LaunchStats *ls, double wall_s) {
+static void record_stats(Ctx *ctx, const LaunchStats *ls, double wall_s) {
   ptxvm_stats *o = &ctx->stats;
   memset(o, 0, sizeof *o);
   for (int f = 0; f < FAM_COUNT; f++) {
@@ -101,8 +101,8 @@ static void record_stats(ptxvm_context *ctx, const LaunchStats *ls, double wall_
 /* A fault or deadlock is the status, its message first and the checker's
  * findings (if any) after it; a completed launch with findings is
  * PTXVM_ERROR_HAZARD with the findings as the message. */
-static ptxvm_status run(ptxvm_function *fn, Launch *l) {
-  ptxvm_context *ctx = fn->mod->ctx;
+static ptxvm_status run(Fn *fn, Launch *l) {
+  Ctx *ctx = fn->mod->ctx;
   bool ok = launch_run(l);
   char *found = launch_findings_take(l);
   if (!ok && !l->error && launch_cancelled(l)) {
@@ -126,17 +126,16 @@ static ptxvm_status run(ptxvm_function *fn, Launch *l) {
   return api_fail_owned(ctx, st, both);
 }
 
-ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
-                          const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
-  if (!fn) return PTXVM_ERROR_INVALID_VALUE;
-  ptxvm_context *ctx = fn->mod->ctx;
+static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsigned block[3],
+                           const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
   if (!grid || !block) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch: NULL grid or block");
   if (!fn->f->is_entry || !fn->f->has_body)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
                     fn->f->name);
-  Device *dev = api_device(ctx);
-  if (!dev) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot reserve device memory");
-  ptxvm_status st = ensure_program(fn->mod, dev);
+  Device *dev;
+  ptxvm_status st = api_device(ctx, &dev);
+  if (st != PTXVM_SUCCESS) return st;
+  st = ensure_program(fn->mod, dev);
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
@@ -167,10 +166,23 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
   return st;
 }
 
-ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out) {
-  if (!ctx || !out) return PTXVM_ERROR_INVALID_VALUE;
+ptxvm_status ptxvm_launch(ptxvm_function *h, const unsigned grid[3], const unsigned block[3],
+                          const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, launch(ctx, fn, grid, block, cluster, dyn_shared_bytes, params));
+}
+
+static ptxvm_status launch_stats(Ctx *ctx, ptxvm_stats *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch_stats: NULL argument");
   *out = ctx->stats;
-  return PTXVM_SUCCESS;
+  return PTXVM_SUCCESS;   /* a query: the last launch's message stays */
+}
+
+ptxvm_status ptxvm_launch_stats(ptxvm_context *h, ptxvm_stats *out) {
+  ON_CONTEXT(h, launch_stats(ctx, out));
 }
 
 const char *ptxvm_stats_family_name(int i) {

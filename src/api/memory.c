@@ -2,45 +2,124 @@
  *
  * The context's Device (src/mem/device.c) is created at the first call that
  * needs it: reserving the arena's address space is cheap but not free, and a
- * context that only checks PTX never needs one. Every copy and set checks
+ * context that only checks PTX never needs one. Its size is what
+ * ptxvm_set_device_memory set, else PTXVM_DEVICE_MEMORY, else 3/4 of what
+ * the host can give when it is created (MemAvailable, and the cgroup's
+ * remaining memory.max), at most 64 GiB: allocations beyond it are refused
+ * with PTXVM_ERROR_OUT_OF_DEVICE_MEMORY instead of the host's OOM killer
+ * ending the process once a kernel writes them. Every copy and set checks
  * that its device range lies inside one live allocation, with dev_host. */
 #include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "../mem/mem.h"
+#include "../util/text.h"
 #include "api.h"
 
-/* Address space reserved for a context's device memory (committed on use):
- * 64 GiB, or the host's RAM if that is less, so that a buffer the host
- * cannot hold is refused at allocation rather than thrashing the host. */
-static size_t device_reserve(void) {
-  size_t max = (size_t)64 << 30;
-  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-  if (pages > 0 && page > 0 && (size_t)pages * (size_t)page < max) max = (size_t)pages * (size_t)page;
-  return max;
+#define DEVICE_MAX ((uint64_t)64 << 30)
+
+/* The number after `key` in a /proc-style file, times `unit`; 0 if absent. */
+static uint64_t file_number(const char *path, const char *key, uint64_t unit) {
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  char line[256];
+  uint64_t v = 0;
+  size_t kl = strlen(key);
+  while (!v && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, kl)) v = strtoull(line + kl, NULL, 10) * unit;
+  fclose(f);
+  return v;
 }
 
-Device *api_device(ptxvm_context *ctx) {
-  if (!ctx->dev) ctx->dev = dev_create(device_reserve());
-  return ctx->dev;
+/* Bytes the host can give this process now: MemAvailable (else the free
+ * pages), less if the cgroup (v2) allows less. */
+static uint64_t host_available(void) {
+  uint64_t avail = file_number("/proc/meminfo", "MemAvailable:", 1024);
+  long pages = sysconf(_SC_AVPHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+  if (!avail && pages > 0 && page > 0) avail = (uint64_t)pages * (uint64_t)page;
+  uint64_t max = file_number("/sys/fs/cgroup/memory.max", "", 1);
+  uint64_t cur = file_number("/sys/fs/cgroup/memory.current", "", 1);
+  if (max && (max < cur ? 0 : max - cur) < avail) avail = max < cur ? 0 : max - cur;
+  return avail;
 }
 
-ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out) {
-  if (!ctx || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_alloc: NULL argument");
-  Device *d = api_device(ctx);
-  if (!d) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot reserve device memory");
+/* The device size of ctx (ptxvm.h ptxvm_set_device_memory), or 0 after
+ * recording the error of a bad PTXVM_DEVICE_MEMORY. */
+static uint64_t device_size(Ctx *ctx) {
+  if (ctx->device_limit) return ctx->device_limit;
+  const char *e = getenv("PTXVM_DEVICE_MEMORY");
+  uint64_t v;
+  if (e && *e) {
+    if (text_parse_size(e, &v) && v) return v;
+    api_fail(ctx, PTXVM_ERROR_INVALID_VALUE,
+             "PTXVM_DEVICE_MEMORY='%s' is not a size (bytes, or a number with K, M or G)", e);
+    return 0;
+  }
+  v = host_available() / 4 * 3;
+  return v < DEVICE_MAX ? v : DEVICE_MAX;
+}
+
+ptxvm_status api_device(Ctx *ctx, Device **out) {
+  if (!ctx->dev) {
+    uint64_t size = device_size(ctx);
+    if (!size) return PTXVM_ERROR_INVALID_VALUE;
+    if (!(ctx->dev = dev_create(size)))
+      return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot reserve device memory");
+    dev_set_limit(ctx->dev, size);
+  }
+  *out = ctx->dev;
+  return PTXVM_SUCCESS;
+}
+
+static ptxvm_status set_device_memory(Ctx *ctx, size_t bytes) {
+  uint64_t old = ctx->device_limit;
+  ctx->device_limit = bytes;
+  if (ctx->dev) {
+    uint64_t size = device_size(ctx);
+    if (!size || !dev_set_limit(ctx->dev, size)) {
+      ctx->device_limit = old;
+      if (!size) return PTXVM_ERROR_INVALID_VALUE;
+      return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE,
+                      "ptxvm_set_device_memory: %" PRIu64 " bytes is more than the %" PRIu64 " the "
+                      "context reserved at its first allocation or launch; set it before those",
+                      size, dev_reserved(ctx->dev));
+    }
+  }
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_get_info(Ctx *ctx, size_t *free_bytes, size_t *total_bytes) {
+  if (!free_bytes || !total_bytes)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_get_info: NULL argument");
+  Device *d;
+  ptxvm_status st = api_device(ctx, &d);
+  if (st != PTXVM_SUCCESS) return st;
+  uint64_t lim = dev_limit(d), used = dev_used(d);
+  *total_bytes = (size_t)lim;
+  *free_bytes = (size_t)(used < lim ? lim - used : 0);
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_alloc(Ctx *ctx, size_t bytes, ptxvm_devptr *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_alloc: NULL argument");
+  Device *d;
+  ptxvm_status st = api_device(ctx, &d);
+  if (st != PTXVM_SUCCESS) return st;
   uint64_t a = dev_alloc(d, bytes, 256);
   if (!a)
     return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY,
-                    "cannot allocate %zu bytes of device memory (ptxvm's device memory is at most "
-                    "the host's RAM, and 64 GiB)", bytes);
+                    "cannot allocate %zu bytes of device memory: %" PRIu64 " of the context's %" PRIu64
+                    " bytes are in use (set the size with --device-memory, PTXVM_DEVICE_MEMORY or "
+                    "ptxvm_set_device_memory; by default 3/4 of the host's available memory, at most 64 GiB)",
+                    bytes, dev_used(d), dev_limit(d));
   *out = a;
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+static ptxvm_status mem_free(Ctx *ctx, ptxvm_devptr ptr) {
   if (ptr == 0) return api_ok(ctx);
   if (!ctx->dev || !dev_free(ctx->dev, ptr))
     return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
@@ -48,8 +127,8 @@ ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr) {
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out) {
-  if (!ctx || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_size: NULL argument");
+static ptxvm_status mem_size(Ctx *ctx, ptxvm_devptr ptr, size_t *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_size: NULL argument");
   /* a zero-size allocation has size 0 but starts one: check the start */
   uint64_t start, size;
   if (!ctx->dev || !dev_find(ctx->dev, ptr, &start, &size, NULL) || start != ptr)
@@ -60,7 +139,7 @@ ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out) {
 }
 
 /* Host pointer for a device range, or NULL with the error recorded. */
-static void *range(ptxvm_context *ctx, const char *fn, ptxvm_devptr p, size_t bytes) {
+static void *range(Ctx *ctx, const char *fn, ptxvm_devptr p, size_t bytes) {
   void *h = ctx->dev ? dev_host(ctx->dev, p, bytes) : NULL;
   if (!h)
     api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
@@ -68,8 +147,8 @@ static void *range(ptxvm_context *ctx, const char *fn, ptxvm_devptr p, size_t by
   return h;
 }
 
-ptxvm_status ptxvm_memcpy_htod(ptxvm_context *ctx, ptxvm_devptr dst, const void *src, size_t bytes) {
-  if (!ctx || (!src && bytes))
+static ptxvm_status memcpy_htod(Ctx *ctx, ptxvm_devptr dst, const void *src, size_t bytes) {
+  if (!src && bytes)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_memcpy_htod: NULL argument");
   void *d = range(ctx, "ptxvm_memcpy_htod", dst, bytes);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
@@ -77,8 +156,8 @@ ptxvm_status ptxvm_memcpy_htod(ptxvm_context *ctx, ptxvm_devptr dst, const void 
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_memcpy_dtoh(ptxvm_context *ctx, void *dst, ptxvm_devptr src, size_t bytes) {
-  if (!ctx || (!dst && bytes))
+static ptxvm_status memcpy_dtoh(Ctx *ctx, void *dst, ptxvm_devptr src, size_t bytes) {
+  if (!dst && bytes)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_memcpy_dtoh: NULL argument");
   const void *s = range(ctx, "ptxvm_memcpy_dtoh", src, bytes);
   if (!s) return PTXVM_ERROR_INVALID_ADDRESS;
@@ -86,8 +165,7 @@ ptxvm_status ptxvm_memcpy_dtoh(ptxvm_context *ctx, void *dst, ptxvm_devptr src, 
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *ctx, ptxvm_devptr dst, ptxvm_devptr src, size_t bytes) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+static ptxvm_status memcpy_dtod(Ctx *ctx, ptxvm_devptr dst, ptxvm_devptr src, size_t bytes) {
   void *d = range(ctx, "ptxvm_memcpy_dtod", dst, bytes);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   const void *s = range(ctx, "ptxvm_memcpy_dtod", src, bytes);
@@ -96,16 +174,14 @@ ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *ctx, ptxvm_devptr dst, ptxvm_devpt
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_memset_d8(ptxvm_context *ctx, ptxvm_devptr dst, uint8_t value, size_t count) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+static ptxvm_status memset_d8(Ctx *ctx, ptxvm_devptr dst, uint8_t value, size_t count) {
   void *d = range(ctx, "ptxvm_memset_d8", dst, count);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   if (count) memset(d, value, count);
   return api_ok(ctx);
 }
 
-ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t value, size_t count) {
-  if (!ctx) return PTXVM_ERROR_INVALID_VALUE;
+static ptxvm_status memset_d32(Ctx *ctx, ptxvm_devptr dst, uint32_t value, size_t count) {
   if (dst & 3)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE,
                     "ptxvm_memset_d32: 0x%" PRIx64 " is not 4-byte aligned", dst);
@@ -115,4 +191,46 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   for (size_t i = 0; i < count; i++) memcpy(d + 4 * i, &value, 4);
   return api_ok(ctx);
+}
+
+/* ---- the public calls ---- */
+
+ptxvm_status ptxvm_mem_free(ptxvm_context *h, ptxvm_devptr ptr) {
+  ON_CONTEXT(h, mem_free(ctx, ptr));
+}
+
+ptxvm_status ptxvm_mem_size(ptxvm_context *h, ptxvm_devptr ptr, size_t *out) {
+  ON_CONTEXT(h, mem_size(ctx, ptr, out));
+}
+
+ptxvm_status ptxvm_memcpy_htod(ptxvm_context *h, ptxvm_devptr dst, const void *src, size_t bytes) {
+  ON_CONTEXT(h, memcpy_htod(ctx, dst, src, bytes));
+}
+
+ptxvm_status ptxvm_memcpy_dtoh(ptxvm_context *h, void *dst, ptxvm_devptr src, size_t bytes) {
+  ON_CONTEXT(h, memcpy_dtoh(ctx, dst, src, bytes));
+}
+
+ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *h, ptxvm_devptr dst, ptxvm_devptr src, size_t bytes) {
+  ON_CONTEXT(h, memcpy_dtod(ctx, dst, src, bytes));
+}
+
+ptxvm_status ptxvm_memset_d8(ptxvm_context *h, ptxvm_devptr dst, uint8_t value, size_t count) {
+  ON_CONTEXT(h, memset_d8(ctx, dst, value, count));
+}
+
+ptxvm_status ptxvm_memset_d32(ptxvm_context *h, ptxvm_devptr dst, uint32_t value, size_t count) {
+  ON_CONTEXT(h, memset_d32(ctx, dst, value, count));
+}
+
+ptxvm_status ptxvm_set_device_memory(ptxvm_context *h, size_t bytes) {
+  ON_CONTEXT(h, set_device_memory(ctx, bytes));
+}
+
+ptxvm_status ptxvm_mem_get_info(ptxvm_context *h, size_t *free_bytes, size_t *total_bytes) {
+  ON_CONTEXT(h, mem_get_info(ctx, free_bytes, total_bytes));
+}
+
+ptxvm_status ptxvm_mem_alloc(ptxvm_context *h, size_t bytes, ptxvm_devptr *out) {
+  ON_CONTEXT(h, mem_alloc(ctx, bytes, out));
 }

@@ -7,10 +7,36 @@
 #include "../exec/interp.h"
 #include "api.h"
 
-ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t len,
-                                    const char *name, ptxvm_module **out) {
-  if (!ctx || !ptx || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE,
-                                            "ptxvm_module_load_data: NULL argument");
+/* A module record for m with a handle for it and each function; NULL when
+ * out of memory (m is then freed). */
+static Mod *module_new(Ctx *ctx, Module *m) {
+  Mod *mod = calloc(1, sizeof *mod);
+  Fn *fns = calloc((size_t)m->nfuncs + 1, sizeof *fns);
+  if (!mod || !fns) {
+    free(mod);
+    free(fns);
+    module_free(m);
+    return NULL;
+  }
+  *mod = (Mod){.ctx = ctx, .m = m, .fns = fns};
+  bool ok = (mod->h = handle_new(H_MODULE, mod, ctx->h)) != 0;
+  for (int i = 0; i < m->nfuncs; i++) {
+    fns[i] = (Fn){.f = m->funcs[i], .mod = mod};
+    ok = ok && (fns[i].h = handle_new(H_FUNCTION, &fns[i], ctx->h)) != 0;
+  }
+  if (!ok) {
+    api_module_free(mod);
+    return NULL;
+  }
+  mod->next = ctx->modules;
+  ctx->modules = mod;
+  return mod;
+}
+
+/* ptxvm_module_load_data on a resolved context. */
+static ptxvm_status load_data(Ctx *ctx, const char *ptx, size_t len, const char *name,
+                              ptxvm_module **out) {
+  if (!ptx || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_load_data: NULL argument");
   *out = NULL;
   char *err = NULL;
   Module *m = front_parse(ptx, len, name ? name : "<ptx>", &err);
@@ -18,25 +44,18 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
     if (!err) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory loading PTX");
     return api_fail_owned(ctx, PTXVM_ERROR_INVALID_PTX, err);
   }
-  ptxvm_module *mod = calloc(1, sizeof *mod);
-  ptxvm_function *fns = calloc((size_t)m->nfuncs + 1, sizeof *fns);
-  if (!mod || !fns) {
-    free(mod);
-    free(fns);
-    module_free(m);
-    return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory loading PTX");
-  }
-  mod->ctx = ctx;
-  mod->m = m;
-  mod->fns = fns;
-  for (int i = 0; i < m->nfuncs; i++) {
-    fns[i].f = m->funcs[i];
-    fns[i].mod = mod;
-  }
-  mod->next = ctx->modules;
-  ctx->modules = mod;
-  *out = mod;
+  Mod *mod = module_new(ctx, m);
+  if (!mod) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory loading PTX");
+  *out = (ptxvm_module *)(uintptr_t)mod->h;
   return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_module_load_data(ptxvm_context *h, const char *ptx, size_t len,
+                                    const char *name, ptxvm_module **out) {
+  Ctx *ctx;
+  ptxvm_status st = api_enter(h, H_CONTEXT, &ctx, NULL);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, load_data(ctx, ptx, len, name, out));
 }
 
 /* Reads a whole file (or standard input for "-") into a malloc'd buffer. */
@@ -63,43 +82,66 @@ static char *read_all(const char *path, size_t *len) {
   return buf;
 }
 
-ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path, ptxvm_module **out) {
-  if (!ctx || !path || !out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE,
-                                             "ptxvm_module_load_file: NULL argument");
+ptxvm_status ptxvm_module_load_file(ptxvm_context *h, const char *path, ptxvm_module **out) {
+  Ctx *ctx;
+  ptxvm_status st = api_enter(h, H_CONTEXT, &ctx, NULL);
+  if (st != PTXVM_SUCCESS) return st;
+  if (!path || !out)
+    return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_load_file: NULL argument"));
   size_t len = 0;
   char *text = read_all(path, &len);
-  if (!text) return api_fail(ctx, PTXVM_ERROR_FILE, "%s: %s", path, strerror(errno));
-  ptxvm_status st = ptxvm_module_load_data(ctx, text, len, strcmp(path, "-") ? path : "<stdin>", out);
+  if (!text) return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_FILE, "%s: %s", path, strerror(errno)));
+  st = load_data(ctx, text, len, strcmp(path, "-") ? path : "<stdin>", out);
   free(text);
-  return st;
+  return api_leave(ctx, st);
 }
 
-void ptxvm_module_unload(ptxvm_module *mod) {
-  if (!mod) return;
-  ptxvm_module **pp = &mod->ctx->modules;
+void api_module_free(Mod *mod) {
+  Mod **pp = &mod->ctx->modules;
   while (*pp && *pp != mod) pp = &(*pp)->next;
   if (*pp) *pp = mod->next;
+  for (int i = 0; i < mod->m->nfuncs; i++) handle_free(mod->fns[i].h);
+  handle_free(mod->h);
   if (mod->prog) program_free(mod->prog);
   module_free(mod->m);
   free(mod->fns);
   free(mod);
 }
 
-int ptxvm_module_function_count(const ptxvm_module *mod) { return mod ? mod->m->nfuncs : 0; }
-
-ptxvm_function *ptxvm_module_function_at(const ptxvm_module *mod, int index) {
-  if (!mod || index < 0 || index >= mod->m->nfuncs) return NULL;
-  return &mod->fns[index];
+ptxvm_status ptxvm_module_unload(ptxvm_module *h) {
+  if (!h) return PTXVM_SUCCESS;
+  Ctx *ctx;
+  Mod *mod;
+  ptxvm_status st = api_enter(h, H_MODULE, &ctx, (void **)&mod);
+  if (st != PTXVM_SUCCESS) return st;
+  api_module_free(mod);
+  return api_leave(ctx, api_ok(ctx));
 }
 
-ptxvm_status ptxvm_module_get_function(ptxvm_module *mod, const char *name, ptxvm_function **out) {
-  if (!mod || !name || !out) return PTXVM_ERROR_INVALID_VALUE;
+int ptxvm_module_function_count(const ptxvm_module *h) {
+  const Mod *mod = handle_obj(h, H_MODULE);
+  return mod ? mod->m->nfuncs : 0;
+}
+
+ptxvm_function *ptxvm_module_function_at(const ptxvm_module *h, int index) {
+  const Mod *mod = handle_obj(h, H_MODULE);
+  if (!mod || index < 0 || index >= mod->m->nfuncs) return NULL;
+  return (ptxvm_function *)(uintptr_t)mod->fns[index].h;
+}
+
+ptxvm_status ptxvm_module_get_function(ptxvm_module *h, const char *name, ptxvm_function **out) {
+  Ctx *ctx;
+  Mod *mod;
+  ptxvm_status st = api_enter(h, H_MODULE, &ctx, (void **)&mod);
+  if (st != PTXVM_SUCCESS) return st;
+  if (!name || !out)
+    return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_get_function: NULL argument"));
   for (int i = 0; i < mod->m->nfuncs; i++)
     if (!strcmp(mod->m->funcs[i]->name, name)) {
-      *out = &mod->fns[i];
-      return api_ok(mod->ctx);
+      *out = (ptxvm_function *)(uintptr_t)mod->fns[i].h;
+      return api_leave(ctx, api_ok(ctx));
     }
-  return api_fail(mod->ctx, PTXVM_ERROR_NOT_FOUND, "no function '%s' in %s", name, mod->m->path);
+  return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_NOT_FOUND, "no function '%s' in %s", name, mod->m->path));
 }
 
 static unsigned param_align(const Symbol *s) {
@@ -121,8 +163,7 @@ static unsigned param_offset(Symbol *const *ps, int i, unsigned *end) {
   return at;
 }
 
-ptxvm_status ptxvm_function_get_info(const ptxvm_function *fn, ptxvm_function_info *out) {
-  if (!fn || !out) return PTXVM_ERROR_INVALID_VALUE;
+void api_function_info(const Fn *fn, ptxvm_function_info *out) {
   const Function *f = fn->f;
   memset(out, 0, sizeof *out);
   out->name = f->name;
@@ -140,18 +181,23 @@ ptxvm_status ptxvm_function_get_info(const ptxvm_function *fn, ptxvm_function_in
   out->explicitcluster = f->explicitcluster;
   out->noreturn = f->noreturn;
   if (f->nparams) param_offset(f->params, f->nparams - 1, &out->param_bytes);
-  return api_ok(fn->mod->ctx);
 }
 
-ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, int index,
-                                      ptxvm_param_info *out) {
-  if (!fn || !out) return PTXVM_ERROR_INVALID_VALUE;
+ptxvm_status ptxvm_function_get_info(const ptxvm_function *h, ptxvm_function_info *out) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  if (!out) return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_get_info: NULL argument"));
+  api_function_info(fn, out);
+  return api_leave(ctx, api_ok(ctx));
+}
+
+bool api_function_param(const Fn *fn, int is_return, int index, ptxvm_param_info *out) {
   const Function *f = fn->f;
   Symbol *const *ps = is_return ? f->rets : f->params;
   int n = is_return ? f->nrets : f->nparams;
-  if (index < 0 || index >= n)
-    return api_fail(fn->mod->ctx, PTXVM_ERROR_NOT_FOUND, "'%s' has no %s %d", f->name,
-                    is_return ? "return value" : "parameter", index);
+  if (index < 0 || index >= n) return false;
   const Symbol *s = ps[index];
   memset(out, 0, sizeof *out);
   out->name = s->name;
@@ -163,5 +209,18 @@ ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, i
   out->array_len = s->ndims ? (unsigned)(s->size / ((unsigned)type_size(s->type) * s->vec)) : 0;
   out->ptr_space = s->ptr_space != SP_NONE ? space_name(s->ptr_space) : NULL;
   out->ptr_align = s->ptr_align;
-  return api_ok(fn->mod->ctx);
+  return true;
+}
+
+ptxvm_status ptxvm_function_get_param(const ptxvm_function *h, int is_return, int index,
+                                      ptxvm_param_info *out) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  if (!out) return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_get_param: NULL argument"));
+  if (!api_function_param(fn, is_return, index, out))
+    return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_NOT_FOUND, "'%s' has no %s %d", fn->f->name,
+                                   is_return ? "return value" : "parameter", index));
+  return api_leave(ctx, api_ok(ctx));
 }

@@ -7,7 +7,13 @@
  * base + (A - GLOBAL_BASE).
  *
  * The allocator keeps the live allocations in an array sorted by address,
- * each followed by GUARD unaddressable bytes.
+ * each followed by GUARD unaddressable bytes, all below the device's limit
+ * (dev_set_limit; at most the reservation).
+ * Memory is zero when allocated without being written here: pages never
+ * touched are zero already (the arena's high-water mark, `touched`, says
+ * which), so only reused bytes are cleared, and dev_free hands the whole
+ * pages of a freed allocation back to the host (MADV_DONTNEED, after which
+ * they read as zero), so that device memory costs the host what holds data.
  * dev_alloc takes the first gap between neighbours (or the end) that fits at
  * the requested alignment; dev_free removes the entry. dev_host, on every
  * global load and store, finds the allocation holding an address: first the
@@ -19,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "mem.h"
 
@@ -40,6 +47,9 @@ struct Device {
   uint8_t *base;
   uint64_t reserved;     /* bytes of address space */
   uint64_t committed;    /* bytes readable and writable, from base */
+  uint64_t limit;        /* allocations end below this (<= reserved) */
+  uint64_t touched;      /* bytes from base that may be nonzero (high-water mark) */
+  uint64_t used;         /* bytes the live allocations take (spans) */
   Alloc *allocs;         /* live allocations, sorted by off */
   int n, cap;
   atomic_int last;       /* index of the allocation dev_host found last */
@@ -56,7 +66,7 @@ Device *dev_create(size_t max_bytes) {
                    -1, 0);
     if (p != MAP_FAILED) {
       d->base = p;
-      d->reserved = max_bytes;
+      d->reserved = d->limit = max_bytes;
       return d;
     }
   }
@@ -83,12 +93,36 @@ static bool commit_to(Device *d, uint64_t end) {
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1); }
 
+static uint64_t page_size(void) {
+  long p = sysconf(_SC_PAGESIZE);
+  return p > 0 ? (uint64_t)p : 4096;
+}
+
+/* Gives the whole pages inside [from, to) back to the host; they read as
+ * zero afterwards. Returns the page-aligned part released ([*lo, *hi)). */
+static void release(Device *d, uint64_t from, uint64_t to, uint64_t *lo, uint64_t *hi) {
+  uint64_t pg = page_size();
+  *lo = align_up(from, pg);
+  *hi = to & ~(pg - 1);
+  if (*lo >= *hi || madvise(d->base + *lo, *hi - *lo, MADV_DONTNEED)) *lo = *hi = to;
+}
+
+/* Zeroes [from, to) of the arena where it may hold data (below touched). */
+static void zero_range(Device *d, uint64_t from, uint64_t to) {
+  if (to > d->touched) to = d->touched;
+  if (from >= to) return;
+  uint64_t lo, hi;
+  release(d, from, to, &lo, &hi);
+  memset(d->base + from, 0, lo - from);
+  memset(d->base + hi, 0, to - hi);
+}
+
 /* First-fit: the index at which the new allocation goes and its offset. */
 static bool find_gap(const Device *d, uint64_t span, uint64_t align, int *at, uint64_t *off) {
   uint64_t from = 0;
   for (int i = 0; i <= d->n; i++) {
     uint64_t o = align_up(from, align);
-    uint64_t limit = i < d->n ? d->allocs[i].off : d->reserved;
+    uint64_t limit = i < d->n ? d->allocs[i].off : d->limit;
     if (o >= from && o <= limit && limit - o >= span) {
       *at = i;
       *off = o;
@@ -101,7 +135,7 @@ static bool find_gap(const Device *d, uint64_t span, uint64_t align, int *at, ui
 
 uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
   if (!d || align == 0 || (align & (align - 1))) return 0;
-  if (size > d->reserved) return 0;
+  if (size > d->limit) return 0;
   uint64_t span = (size ? size : 1) + GUARD;
   int at;
   uint64_t off;
@@ -117,7 +151,9 @@ uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
   memmove(&d->allocs[at + 1], &d->allocs[at], (size_t)(d->n - at) * sizeof *d->allocs);
   d->allocs[at] = (Alloc){off, size, span, false};
   d->n++;
-  memset(d->base + off, 0, span);
+  d->used += span;
+  zero_range(d, off, off + span);
+  if (off + span > d->touched) d->touched = off + span;
   return GLOBAL_BASE + off;
 }
 
@@ -149,6 +185,9 @@ static int lookup_start(Device *d, uint64_t addr) {
 bool dev_free(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
   if (i < 0) return false;
+  uint64_t lo, hi;
+  release(d, d->allocs[i].off, d->allocs[i].off + d->allocs[i].span, &lo, &hi);
+  d->used -= d->allocs[i].span;
   memmove(&d->allocs[i], &d->allocs[i + 1], (size_t)(d->n - i - 1) * sizeof *d->allocs);
   d->n--;
   atomic_store_explicit(&d->last, 0, memory_order_relaxed);
@@ -168,6 +207,16 @@ static void *host_range(Device *d, uint64_t addr, uint64_t size, bool write) {
 
 void *dev_host(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, false); }
 void *dev_host_w(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, true); }
+
+bool dev_set_limit(Device *d, uint64_t bytes) {
+  if (bytes > d->reserved) return false;
+  d->limit = bytes;
+  return true;
+}
+
+uint64_t dev_limit(const Device *d) { return d->limit; }
+uint64_t dev_reserved(const Device *d) { return d->reserved; }
+uint64_t dev_used(const Device *d) { return d->used; }
 
 void dev_protect(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);

@@ -45,11 +45,21 @@
 
 typedef struct Device Device;
 
-Device *dev_create(size_t max_bytes);       /* NULL on failure */
+/* A device of max_bytes (rounded up to 2 MiB; less where the host cannot
+ * reserve that much address space: dev_reserved says); NULL on failure. */
+Device *dev_create(size_t max_bytes);
 void dev_destroy(Device *d);
+/* Allocations must end within the first `bytes` of the arena (initially
+ * all of it); false when that is more than the reservation. */
+bool dev_set_limit(Device *d, uint64_t bytes);
+uint64_t dev_limit(const Device *d);
+uint64_t dev_reserved(const Device *d);
+/* Bytes the live allocations take, with their guards. */
+uint64_t dev_used(const Device *d);
 /* Allocates size bytes aligned to align (a power of two >= 1; 256 is used
  * for user buffers, as cudaMalloc does). Returns the device address, or 0
- * when the arena is full. The memory is zeroed. */
+ * when the arena is full. The memory is zeroed (without touching pages
+ * that were never used: they cost the host nothing until written). */
 uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align);
 /* Frees an allocation by its start address; false if addr starts none. */
 bool dev_free(Device *d, uint64_t addr);

@@ -1,4 +1,6 @@
 /* text.c: the growable text buffer of text.h. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,4 +19,25 @@ void text_put(Text *t, const char *s, size_t n) {
   memcpy(t->p + t->n, s, n);
   t->n += n;
   t->p[t->n] = 0;
+}
+
+bool text_parse_size(const char *s, uint64_t *out) {
+  int base = 10;
+  if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) { base = 16; s += 2; }
+  if (!(base == 16 ? isxdigit((unsigned char)*s) : isdigit((unsigned char)*s))) return false;
+  char *end;
+  errno = 0;
+  uint64_t v = strtoull(s, &end, base);
+  if (errno) return false;
+  int shift = 0;
+  if (*end && base == 10) {
+    static const char units[] = "KMG";
+    const char *u = strchr(units, toupper((unsigned char)*end));
+    if (!u) return false;
+    shift = 10 * (int)(u - units + 1);
+    end++;
+  }
+  if (*end || (shift && v > UINT64_MAX >> shift)) return false;
+  *out = v << shift;
+  return true;
 }
