@@ -12,6 +12,7 @@
  * 1 the kernel faulted, 2 the input was unusable (README "Command line"
  * defines rand=SEED and the array parameters). */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "runargs.h"
 
@@ -259,7 +261,7 @@ static int cmd_run(int argc, char **argv) {
   return rc;
 }
 
-int main(int argc, char **argv) {
+static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
     return EXIT_INPUT;
@@ -275,4 +277,25 @@ int main(int argc, char **argv) {
   fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);
   usage(stderr);
   return EXIT_INPUT;
+}
+
+/* Output that could not be written (a full disk, a closed pipe or stdout)
+ * is an error, exit status 2, never a silent success. A closed standard
+ * output gets /dev/null opened read-only in its place, so that writes fail
+ * (EBADF) instead of landing in the next file opened. */
+int main(int argc, char **argv) {
+  if (fcntl(STDOUT_FILENO, F_GETFD) < 0 && errno == EBADF) {
+    int fd = open("/dev/null", O_RDONLY);
+    if (fd >= 0 && fd != STDOUT_FILENO) close(fd);
+  }
+  int rc = dispatch(argc, argv);
+  errno = 0;
+  bool bad = ferror(stdout);
+  int err = errno;
+  if (fclose(stdout) || bad) {
+    if (!run_stdout_reported)
+      fprintf(stderr, "ptxvm: cannot write standard output: %s\n", strerror(err ? err : errno ? errno : EIO));
+    rc = EXIT_INPUT;
+  }
+  return rc;
 }

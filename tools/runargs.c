@@ -1,4 +1,5 @@
 /* runargs.c: the `ptxvm run` command line minus the device (runargs.h). */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
@@ -12,6 +13,7 @@
 #include "runargs.h"
 
 const char *run_prog = "ptxvm";
+bool run_stdout_reported;
 
 static const ArgType arg_types[] = {
   {"u8", 1, 'u'},  {"u16", 2, 'u'}, {"u32", 4, 'u'}, {"u64", 8, 'u'},
@@ -268,12 +270,18 @@ static int init_buffer(Arg *a, const char *init) {
   /* V0,V1,...: exactly N values, counted before anything is allocated */
   size_t given = 1;
   for (const char *c = init; *c; c++) given += *c == ',';
-  if (given != a->n) return run_bad("argument '%s': %zu values given for %zu elements", a->spec, given, a->n);
+  uint64_t v;
+  bool one_value = given == 1 && parse_value(t, init, &v);
+  if (given == 1 && !one_value && isalpha((unsigned char)*init))
+    return run_bad("argument '%s': unknown INIT '%s' (zero, iota, fill=V, rand=SEED, @PATH, or N values "
+                   "V0,V1,...)", a->spec, init);
+  if (given != a->n)
+    return run_bad("argument '%s': %zu values given for %zu elements%s", a->spec, given, a->n,
+                   one_value ? " (fill=V gives every element one value)" : "");
   a->init = INIT_LIST;
   a->data = calloc(a->n ? a->n : 1, t->size);
   if (!a->data) return run_bad("argument '%s': out of memory", a->spec);
   size_t i = 0;
-  uint64_t v;
   const char *p = init;
   for (;;) {
     size_t len = strcspn(p, ",");
@@ -559,6 +567,10 @@ int run_dump(const Arg *a, const Dump *d, const RunDevice *dev) {
       for (size_t j = 0; j < k; j++) {
         if (i + j) putchar(' ');
         print_elem(a->t, buf + j * a->t->size);
+      }
+      if (ferror(stdout)) {
+        rc = run_bad("cannot write standard output: %s", strerror(errno ? errno : EIO));
+        run_stdout_reported = true;
       }
     }
   }

@@ -62,6 +62,8 @@ typedef struct RunOpts {
 
 /* "PROG: message" on stderr (PROG is run_prog); returns EXIT_INPUT. */
 extern const char *run_prog;
+/* A dump found standard output failing and said so (run_dump). */
+extern bool run_stdout_reported;
 int run_bad(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Parses argv (argv[0] is the subcommand) into *o and the -a specs into
