@@ -104,21 +104,24 @@ typedef void (*ptxvm_printf_fn)(const char *text, size_t len, void *user);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, void *user);
 
-/* Sets the printf buffer of the launches of ctx that follow: each cluster
- * (a CTA, without clusters) keeps at most `bytes` bytes of printf output
- * (the text of its calls, whole), 0 selecting the default, 1 MiB (1048576,
- * as CUDA's cudaLimitPrintfFifoSize). The output of a cluster is held until
- * the clusters before it have passed theirs on, so that it comes in the
- * same order at any ptxvm_set_jobs; this bounds the memory it takes. A call
+/* Sets the printf buffer of the launches of ctx that follow (the CLI's
+ * --printf-buffer), in bytes: each cluster (each CTA, without clusters)
+ * has a buffer of `bytes` bytes for its printf calls, where a call takes
+ * the length of its text plus sizeof(size_t) + 1 bytes (9 on 64-bit hosts);
+ * 0 selects PTXVM_PRINTF_BUFFER_DEFAULT, 1 MiB, CUDA's default
+ * cudaLimitPrintfFifoSize. A cluster's output is held until the clusters
+ * before it have passed theirs on (so that it comes in the same order at
+ * any ptxvm_set_jobs), and this bounds the memory it takes. The first call
  * whose text does not fit in what is left of its cluster's buffer is
- * dropped, and so is every later call of that cluster: the output kept is
- * the same at every number of host threads. What was dropped is counted in
- * ptxvm_stats (printf_lost_calls, printf_lost_bytes, printf_lost_clusters,
- * printf_lost_first: the cluster of the first loss); the CLI reports it on
- * stderr. CUDA's FIFO is one ring per device whose older records are
- * overwritten; ptxvm keeps each cluster's first records instead.
+ * dropped, and so is every later call of that cluster, so the output kept
+ * is the same at every number of host threads. What was dropped is counted
+ * in ptxvm_stats (printf_lost_calls, printf_lost_bytes,
+ * printf_lost_clusters, printf_lost_first); the CLI reports it on stderr.
+ * (CUDA's FIFO is one ring per device whose older records are overwritten
+ * when it is full; ptxvm keeps each cluster's first records instead.)
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *ctx, size_t bytes);
+#define PTXVM_PRINTF_BUFFER_DEFAULT ((size_t)1 << 20)
 
 /* Sets the scheduling order of the launches of ctx that follow: 0 (the
  * default) runs each CTA's warps round-robin in warp order, and within a

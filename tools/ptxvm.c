@@ -51,6 +51,11 @@ static void usage(FILE *f) {
         "                           runaway report, exit 1 (268435456 = 2^28)\n"
         "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
         "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
+        "      --device-memory SIZE device memory, in bytes or with K, M, G (default\n"
+        "                           $PTXVM_DEVICE_MEMORY, else 3/4 of the available\n"
+        "                           host memory, at most 64G)\n"
+        "      --printf-buffer SIZE printf output kept per cluster (CTA): the rest of\n"
+        "                           a cluster's calls are dropped, counted on stderr (1M)\n"
         "      --stats              after the launch, print what it executed on stderr:\n"
         "                           warp- and thread-instructions (total, per family),\n"
         "                           barrier and mbarrier completions, lane-group splits\n"
@@ -77,6 +82,21 @@ static void print_stats(ptxvm_context *ctx) {
   fprintf(stderr, "  wall time: %.6f s\n", s.wall_s);
   fprintf(stderr, "  thread-instructions per second: %.4g\n", s.thread_insns_per_s);
   fprintf(stderr, "  peak memory: %" PRIu64 " KiB\n", s.peak_rss_kb);
+}
+
+/* The device printf output the launch dropped at the --printf-buffer
+ * limit, on stderr (also with -q: the output is incomplete). */
+static void print_printf_lost(ptxvm_context *ctx, uint64_t limit) {
+  ptxvm_stats s;
+  if (ptxvm_launch_stats(ctx, &s) != PTXVM_SUCCESS || !s.printf_lost_calls) return;
+  fprintf(stderr, "ptxvm: printf output lost: %" PRIu64 " call%s (%" PRIu64 " bytes) beyond the %" PRIu64
+          "-byte printf buffer of cluster (%u,%u,%u)", s.printf_lost_calls, s.printf_lost_calls == 1 ? "" : "s",
+          s.printf_lost_bytes, limit ? limit : (uint64_t)PTXVM_PRINTF_BUFFER_DEFAULT, s.printf_lost_first[0],
+          s.printf_lost_first[1], s.printf_lost_first[2]);
+  if (s.printf_lost_clusters > 1)
+    fprintf(stderr, " and %" PRIu64 " more cluster%s", s.printf_lost_clusters - 1,
+            s.printf_lost_clusters == 2 ? "" : "s");
+  fputs("; --printf-buffer SIZE keeps more\n", stderr);
 }
 
 /* Device printf output goes to standard output as the kernel produces it. */
@@ -175,6 +195,7 @@ static int bind_args(ptxvm_context *ctx, const RunOpts *o, Arg *args, void **val
     if (!args[i].is_buf || args[i].by_value) continue;
     if (ptxvm_mem_alloc(ctx, args[i].n * args[i].t->size, &args[i].bits) != PTXVM_SUCCESS)
       return run_bad("argument %d '%s': %s", i, args[i].spec, ptxvm_last_error(ctx));
+    if (args[i].init == INIT_ZERO) continue;   /* allocations are zeroed, and cost nothing until written */
     int rc = run_upload(&args[i], &dev);
     if (rc != EXIT_OK) return rc;
   }
@@ -234,6 +255,7 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     int r = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
     if (r != EXIT_OK) rc = r;
   }
+  print_printf_lost(ctx, o->printf_buffer);
   if (o->stats) print_stats(ctx);
   free(values);
   return rc;
@@ -253,6 +275,8 @@ static int cmd_run(int argc, char **argv) {
       ptxvm_set_async_delay(ctx, o.async_delay);
       ptxvm_set_check(ctx, o.check);
       ptxvm_set_jobs(ctx, o.jobs);
+      ptxvm_set_printf_buffer(ctx, (size_t)o.printf_buffer);
+      if (o.device_memory) ptxvm_set_device_memory(ctx, (size_t)o.device_memory);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "runargs.h"
+#include "../src/util/text.h"
 
 const char *run_prog = "ptxvm";
 bool run_stdout_reported;
@@ -415,6 +416,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     {"check", no_argument, NULL, 'C'},        {"help", no_argument, NULL, 'h'},
     {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
     {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
+    {"device-memory", required_argument, NULL, 'G'}, {"printf-buffer", required_argument, NULL, 'P'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -443,6 +445,12 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
               break;
     case 'D': if (!parse_u64(optarg, &o->async_delay) || o->async_delay == UINT64_MAX)
                 return run_bad("bad async delay '%s' (virtual nanoseconds)", optarg);
+              break;
+    case 'G': if (!text_parse_size(optarg, &o->device_memory) || !o->device_memory || o->device_memory > SIZE_MAX)
+                return run_bad("bad device memory size '%s' (bytes, or a number with K, M or G)", optarg);
+              break;
+    case 'P': if (!text_parse_size(optarg, &o->printf_buffer) || !o->printf_buffer || o->printf_buffer > SIZE_MAX)
+                return run_bad("bad printf buffer size '%s' (bytes, or a number with K, M or G)", optarg);
               break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);

@@ -55,6 +55,8 @@ typedef struct RunOpts {
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
   uint64_t max_steps;     /* --max-steps N (0: the library's default) */
   uint64_t async_delay;   /* --async-delay NS (UINT64_MAX: the library's default) */
+  uint64_t device_memory; /* --device-memory SIZE (0: the library's default) */
+  uint64_t printf_buffer; /* --printf-buffer SIZE (0: the default, 1 MiB) */
   const char **specs; int nspecs;
   Dump *dumps; int ndumps;
   const char *file, *kernel;

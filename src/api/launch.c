@@ -78,9 +78,14 @@ static uint64_t peak_rss_kb(void) {
   return kib;
 }
 
-static void record_stats(Ctx *ctx, const LaunchStats *ls, double wall_s) {
+static void record_stats(Ctx *ctx, const Launch *l, double wall_s) {
+  const LaunchStats *ls = &l->stats;
   ptxvm_stats *o = &ctx->stats;
   memset(o, 0, sizeof *o);
+  o->printf_lost_calls = l->printf_lost_calls;
+  o->printf_lost_bytes = l->printf_lost_bytes;
+  o->printf_lost_clusters = l->printf_lost_clusters;
+  memcpy(o->printf_lost_first, l->printf_lost_first, sizeof o->printf_lost_first);
   for (int f = 0; f < FAM_COUNT; f++) {
     o->family_warp_insns[f] = ls->warp_insns[f];
     o->family_thread_insns[f] = ls->thread_insns[f];
@@ -139,6 +144,7 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
+              .printf_limit = ctx->printf_limit,
               .schedule = ctx->schedule, .max_steps = ctx->max_steps,
               .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -161,7 +167,7 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   clock_gettime(CLOCK_MONOTONIC, &t0);
   st = run(fn, &l);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  record_stats(ctx, &l.stats, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+  record_stats(ctx, &l, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
   free(buf);
   return st;
 }

@@ -69,6 +69,12 @@ struct Launch {
      is passed whole, in execution order; NULL discards it. */
   void (*printf_fn)(const char *text, size_t len, void *user);
   void *printf_user;
+  uint64_t printf_limit;    /* bytes of printf output kept per cluster
+                               (ptxvm_set_printf_buffer; 0: the default) */
+  /* printf output dropped at that limit, counted as it is passed on (in
+     cluster order): calls, bytes, clusters, the cluster id of the first */
+  uint64_t printf_lost_calls, printf_lost_bytes, printf_lost_clusters;
+  uint32_t printf_lost_first[3];
   LaunchStats stats;        /* what ran (cluster_end adds each cluster's) */
 };
 

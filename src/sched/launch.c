@@ -23,12 +23,21 @@
  * src/exec/atom.c), the first fault (set_error keeps the lowest cluster
  * index) and the printf callback, to which each cluster's output is passed
  * in index order, one call per printf call: a race-free kernel gives the
- * same results and output on any number of threads. */
+ * same results and output on any number of threads.
+ *
+ * printf output is bounded like the GPU's FIFO (cudaLimitPrintfFifoSize):
+ * a cluster's buffer holds at most Launch.printf_limit bytes (1 MiB by
+ * default), each call taking its text and RECORD_EXTRA bytes; the first
+ * call that does not fit and all later calls of that cluster are dropped
+ * and counted (Launch.printf_lost_*), a decision that depends on the
+ * cluster alone, so the output is the same at any -j. The output of
+ * finished clusters waiting for an earlier one is bounded too (take()). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../include/ptxvm.h"
 #include "../exec/interp.h"
 #include "../util/text.h"
 
@@ -121,11 +130,16 @@ bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t
 
 /* ---- clusters on a pool of host threads ---- */
 
+/* A cluster's printf output: the text kept, and what was dropped. */
+typedef struct Output {
+  Text text;
+  uint64_t lost_calls, lost_bytes;
+} Output;
+
 /* The printf output of one finished cluster, waiting for those before it. */
 typedef struct Pending {
   uint64_t idx;
-  char *text;
-  size_t len;
+  Output out;
   struct Pending *next;
 } Pending;
 
@@ -133,7 +147,7 @@ typedef struct Pending {
 typedef struct Resident {
   Cluster *cl;
   uint64_t idx;
-  Text out;
+  Output out;
 } Resident;
 
 enum {
@@ -142,7 +156,10 @@ enum {
                                cluster runs before the next's turn; small, as a
                                spinning CTA spends its whole turn */
   WINDOW = 4096,            /* see take() */
+  PENDING_LIMITS = 16,      /* take(): the pending output, in printf limits */
+  RECORD_EXTRA = sizeof(size_t) + 1,  /* a printf record's length and NUL (buffer_printf) */
 };
+
 
 typedef struct Pool {
   Launch *l;
@@ -154,26 +171,38 @@ typedef struct Pool {
   uint64_t stop;            /* clusters >= stop are not started (failure + 1) */
   uint64_t flushed;         /* clusters whose output has been passed on */
   Pending *pending;         /* finished, not yet passed on, by index */
+  uint64_t pending_bytes;   /* their printf text */
+  uint64_t limit;           /* printf bytes kept per cluster */
   void (*fn)(const char *text, size_t len, void *user);
   void *user;
 } Pool;
 
-static _Thread_local Text *cur_buf;
+static _Thread_local Output *cur_out;
 
 /* Under p->lock: whether a cluster may still be started (window aside). */
 static bool take_possible(const Pool *p) {
   return p->next < p->total && p->next < p->stop && !launch_cancelled(p->l);
 }
 
-/* Launch.printf_fn while the pool runs: the text of one printf call goes
- * to the cluster's buffer as a record, its length (a size_t), the bytes and
- * a NUL, so that pass_on gives the callback one call per printf call. */
+/* Launch.printf_fn while the pool runs (user: the Pool): the text of one
+ * printf call goes to the cluster's buffer as a record, its length (a
+ * size_t), the bytes and a NUL, so that pass_on gives the callback one call
+ * per printf call; or, from the first call that does not fit in the
+ * buffer's limit (or finds the host out of memory) on, it is counted as
+ * lost. */
 static void buffer_printf(const char *text, size_t len, void *user) {
-  (void)user;
-  if (!cur_buf) return;
-  text_put(cur_buf, (const char *)&len, sizeof len);
-  text_put(cur_buf, text, len);
-  text_put(cur_buf, "", 1);
+  const Pool *p = user;
+  Output *o = cur_out;
+  if (!o) return;
+  uint64_t room = p->limit - o->text.n;   /* the buffer never exceeds the limit */
+  if (!o->lost_calls && len < room && room - len >= RECORD_EXTRA) {
+    text_put(&o->text, (const char *)&len, sizeof len);
+    text_put(&o->text, text, len);
+    text_put(&o->text, "", 1);
+    if (!o->text.oom) return;
+  }
+  o->lost_calls++;
+  o->lost_bytes += len;
 }
 
 /* Passes the records of a cluster's buffer (buffer_printf) to the
@@ -188,14 +217,29 @@ static void pass_on(const Pool *p, const char *t, size_t n) {
   }
 }
 
+/* Under p->lock: counts the output a passed-on cluster lost. */
+static void count_lost(Pool *p, uint64_t idx, const Output *o) {
+  Launch *l = p->l;
+  if (!o->lost_calls) return;
+  if (!l->printf_lost_clusters++) {
+    l->printf_lost_first[0] = (uint32_t)(idx % p->n[0]);
+    l->printf_lost_first[1] = (uint32_t)(idx / p->n[0] % p->n[1]);
+    l->printf_lost_first[2] = (uint32_t)(idx / ((uint64_t)p->n[0] * p->n[1]));
+  }
+  l->printf_lost_calls += o->lost_calls;
+  l->printf_lost_bytes += o->lost_bytes;
+}
+
 /* Under p->lock: passes on the output of the finished clusters that follow
  * the last passed on, in index order, none after a failed one. */
 static void flush_pending(Pool *p) {
   while (p->pending && p->pending->idx == p->flushed) {
     Pending *h = p->pending;
     p->pending = h->next;
-    if (h->idx < p->stop && p->fn && h->len) pass_on(p, h->text, h->len);
-    free(h->text);
+    if (h->idx < p->stop && p->fn && h->out.text.n) pass_on(p, h->out.text.p, h->out.text.n);
+    if (h->idx < p->stop) count_lost(p, h->idx, &h->out);
+    p->pending_bytes -= h->out.text.n;
+    free(h->out.text.p);
     free(h);
     p->flushed++;
   }
@@ -203,11 +247,13 @@ static void flush_pending(Pool *p) {
 
 /* Under p->lock: takes the next cluster to start into *idx. A thread that
  * has clusters resident (`busy`) starts one only within WINDOW of the first
- * whose output is not passed on, which bounds the Pending list while an
- * early cluster spins. */
+ * whose output is not passed on, and while the output waiting in the
+ * Pending list is under PENDING_LIMITS printf limits, which bounds the
+ * list while an early cluster spins. */
 static bool take(Pool *p, bool busy, uint64_t *idx) {
   if (!take_possible(p)) return false;
-  if (busy && p->next >= p->flushed + WINDOW) return false;
+  if (busy && (p->next >= p->flushed + WINDOW || p->pending_bytes / PENDING_LIMITS >= p->limit))
+    return false;
   *idx = p->next++;
   __atomic_store_n(&p->l->started, p->next, __ATOMIC_RELAXED);
   return true;
@@ -215,18 +261,19 @@ static bool take(Pool *p, bool busy, uint64_t *idx) {
 
 /* A cluster's run ended (done or failed): queue its output and pass on what
  * is in order. */
-static void finished(Pool *p, uint64_t idx, bool ok, Text *b) {
+static void finished(Pool *p, uint64_t idx, bool ok, Output *b) {
   Pending *e = malloc(sizeof *e);
   pthread_mutex_lock(&p->lock);
   if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
   if (e) {
-    *e = (Pending){idx, b->p, b->n, NULL};
+    *e = (Pending){idx, *b, NULL};
+    p->pending_bytes += b->text.n;
     Pending **at = &p->pending;
     while (*at && (*at)->idx < idx) at = &(*at)->next;
     e->next = *at;
     *at = e;
   } else {
-    free(b->p);
+    free(b->text.p);
     if (idx + 1 < p->stop) p->stop = idx + 1;   /* cannot keep the order */
   }
   flush_pending(p);
@@ -254,7 +301,7 @@ static void *worker(void *arg) {
     if (fresh) {
       const uint32_t id[3] = {(uint32_t)(idx % p->n[0]), (uint32_t)(idx / p->n[0] % p->n[1]),
                               (uint32_t)(idx / ((uint64_t)p->n[0] * p->n[1]))};
-      r = (Resident){cluster_start(l, id, idx), idx, {0}};
+      r = (Resident){.cl = cluster_start(l, id, idx), .idx = idx};
       if (!r.cl) { finished(p, idx, false, &r.out); continue; }
     } else if (n) {
       r = ring[0];
@@ -262,9 +309,9 @@ static void *worker(void *arg) {
     } else {
       break;
     }
-    cur_buf = &r.out;
+    cur_out = &r.out;
     ClusterStatus st = cluster_resume(r.cl, n || more ? SLICE : UINT64_MAX);
-    cur_buf = NULL;
+    cur_out = NULL;
     if (st == CLUSTER_YIELD) { ring[n++] = r; continue; }
     cluster_end(r.cl);
     finished(p, r.idx, st == CLUSTER_DONE, &r.out);
@@ -281,11 +328,12 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   for (int i = 0; i < 3; i++) ctas *= l->cluster[i] ? l->cluster[i] : 1;
   Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
             .fn = l->printf_fn, .user = l->printf_user,
+            .limit = l->printf_limit ? l->printf_limit : PTXVM_PRINTF_BUFFER_DEFAULT,
             .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2};
   pthread_t *th = calloc((size_t)nt, sizeof *th);
   if (!th) return false;
   pthread_mutex_init(&p.lock, NULL);
-  if (l->printf_fn) { l->printf_fn = buffer_printf; l->printf_user = NULL; }
+  if (l->printf_fn) { l->printf_fn = buffer_printf; l->printf_user = &p; }
   uint64_t started = 0;
   for (; nt > 1 && started < nt; started++)
     if (pthread_create(&th[started], NULL, worker, &p)) break;
@@ -297,7 +345,7 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   while (p.pending) {   /* after a failure: the clusters that ran past it */
     Pending *h = p.pending;
     p.pending = h->next;
-    free(h->text);
+    free(h->out.text.p);
     free(h);
   }
   pthread_mutex_destroy(&p.lock);

@@ -253,6 +253,95 @@ want='ptx:39:3, kernel k, %ctaid (0 ptx:41:3, kernel k, %ctaid (0 ptx:30:3, kern
 if [ "$got" = "$want" ]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: --check findings out of cluster order: $got"; fi
 
+# ---- issue 13: an unknown INIT word is named ----
+expect_exit 2 "unknown INIT 'bogus' (zero, iota, fill=V, rand=SEED, @PATH" run "$K" -a 'u32[4]:bogus'
+expect_exit 2 "1 values given for 4 elements (fill=V" run "$K" -a 'u32[4]:7'
+
+# ---- issue 13: output that cannot be written is exit 2 with a message ----
+expect_fail_write() {
+  what=$1; shift
+  "$PTXVM" "$@" >/dev/full 2>"$T/err"; rc=$?
+  if [ "$rc" = 2 ] && grep -q "cannot write standard output: No space left on device" "$T/err"; then
+    pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $what > /dev/full: exit $rc, $(head -c 300 "$T/err")"; fi
+}
+expect_fail_write "a dump" run "$K" -a 'u32[4]:iota' -o 0
+expect_fail_write "a long dump" run "$K" -a 'u32[1000000]:iota' -o 0
+expect_fail_write "info" info "$K"
+expect_fail_write "--help" --help
+"$PTXVM" run "$K" -a 'u32[4]:iota' -o 0 >&- 2>"$T/err"; rc=$?
+if [ "$rc" = 2 ] && grep -q "cannot write standard output" "$T/err"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: closed stdout: exit $rc, $(head -c 300 "$T/err")"; fi
+
+# ---- issue 13: device printf is bounded per cluster (--printf-buffer) ----
+# hello(n): every thread prints "hi\n" n times
+cat > "$T/pf.ptx" <<'PTX'
+.version 7.8
+.target sm_90
+.address_size 64
+.extern .func (.param .b32 r) vprintf (.param .b64 f, .param .b64 a);
+.global .align 1 .b8 fmt[4] = {104, 105, 10, 0};
+.visible .entry hello(.param .u32 n)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<3>;
+  .reg .pred %p<2>;
+  ld.param.u32 %r2, [n];
+  mov.u32 %r3, 0;
+  mov.u64 %rd1, fmt;
+  cvta.global.u64 %rd2, %rd1;
+  mov.u64 %rd1, 0;
+L:
+  {
+  .param .b64 f;
+  st.param.b64 [f], %rd2;
+  .param .b64 a;
+  st.param.b64 [a], %rd1;
+  .param .b32 r;
+  call.uni (r), vprintf, (f, a);
+  ld.param.b32 %r1, [r];
+  }
+  add.u32 %r3, %r3, 1;
+  setp.lt.u32 %p1, %r3, %r2;
+  @%p1 bra L;
+  ret;
+}
+PTX
+PF="$T/pf.ptx"
+# 3 CTAs x 4 threads x 10 calls of 3 bytes; 20 bytes keep 6 calls per CTA
+"$PTXVM" run "$PF" -g 3 -b 4 -a u32:10 --printf-buffer 20 -q >"$T/pf.out" 2>"$T/pf.err"; rc=$?
+if [ "$rc" = 0 ] && [ "$(wc -c < "$T/pf.out")" = 54 ] &&
+   grep -q "printf output lost: 102 calls (306 bytes) beyond the 20-byte printf buffer of cluster (0,0,0) and 2 more clusters" "$T/pf.err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --printf-buffer 20: exit $rc, $(wc -c < "$T/pf.out") bytes, $(cat "$T/pf.err")"; fi
+# the output kept, and the report, are the same at every -j
+for j in 1 2 4; do
+  "$PTXVM" run "$PF" -g 40 -b 32 -a u32:50 --printf-buffer 1000 -j $j >"$T/pf.$j" 2>&1
+done
+if cmp -s "$T/pf.1" "$T/pf.2" && cmp -s "$T/pf.1" "$T/pf.4" && grep -q "and 39 more clusters" "$T/pf.1"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: printf output with losses differs between -j 1, 2, 4"; fi
+# nothing lost, nothing said
+expect_out "hi" run "$PF" -a u32:1
+if [ ! -s "$T/err" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: printf without loss: $(cat "$T/err")"; fi
+# a printf in a long loop: 6.4M calls, 19 MB of text, took all of it resident
+"$PTXVM" run "$PF" -b 128 -a u32:50000 -j 1 --stats >/dev/null 2>"$T/pf.err"
+kib=$(sed -n 's/^  peak memory: \([0-9]*\) KiB$/\1/p' "$T/pf.err")
+if [ -n "$kib" ] && [ "$kib" -lt 16384 ] && grep -q "printf output lost: 6050475 calls" "$T/pf.err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: printf in a loop: peak ${kib} KiB, $(head -c 300 "$T/pf.err")"; fi
+expect_exit 2 "bad printf buffer size 'x'" run --printf-buffer x "$PF" -a u32:1
+expect_exit 2 "bad printf buffer size '0'" run --printf-buffer 0 "$PF" -a u32:1
+
+# ---- issue 13: device memory has a size (--device-memory, PTXVM_DEVICE_MEMORY) ----
+expect_exit 2 "cannot allocate 100000000 bytes of device memory: 0 of the context's 67108864 bytes are in use" \
+  run --device-memory 64M "$K" -a 'u8[100000000]:zero'
+PTXVM_DEVICE_MEMORY=0x100000 expect_exit 2 "of the context's 1048576 bytes" run "$K" -a 'u8[2000000]:zero'
+PTXVM_DEVICE_MEMORY=lots expect_exit 2 "PTXVM_DEVICE_MEMORY='lots' is not a size" run "$K" -a 'u8[4]:zero'
+expect_exit 2 "bad device memory size '12Q'" run --device-memory 12Q "$K" -a 'u8[4]:zero'
+expect_out "0 0" run --device-memory 1K "$K" -a 'u8[2]:zero' -o 0
+# a 1 GiB zero buffer costs the host nothing: it was cleared (committed) twice
+"$PTXVM" run "$K" -a 'u8[1073741824]:zero' --stats >/dev/null 2>"$T/big.err"; rc=$?
+kib=$(sed -n 's/^  peak memory: \([0-9]*\) KiB$/\1/p' "$T/big.err")
+if [ "$rc" = 0 ] && [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: 1 GiB zero buffer: exit $rc, peak ${kib} KiB, $(head -c 300 "$T/big.err")"; fi
+
 # opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
 # does not yet, call (operands "*") is unchecked
 "$B/opcov" >"$T/opcov"
