@@ -75,6 +75,10 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
   CUresult r;
   CUfunction f;
   if ((r = cuModuleGetFunction(&f, mod, fi.name))) return cuda_bad(r, "cuModuleGetFunction");
+  /* --printf-buffer: the FIFO (before the first launch; --device-memory
+     has no GPU counterpart) */
+  if (o->printf_buffer && (r = cuCtxSetLimit(CU_LIMIT_PRINTF_FIFO_SIZE, (size_t)o->printf_buffer)))
+    return cuda_bad(r, "printf buffer size");
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
   RunDevice dev = {cu_htod, cu_dtoh, NULL};

@@ -6,7 +6,9 @@
  * its own message; device memory has a size (ptxvm_set_device_memory,
  * PTXVM_DEVICE_MEMORY, by default a part of the host's available memory),
  * allocating until it fails gets PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, and fresh
- * allocations cost no host memory until written. Prints "N passed, M failed". */
+ * allocations cost no host memory until written; device printf is bounded
+ * per cluster (ptxvm_set_printf_buffer) and its losses counted. Prints
+ * "N passed, M failed". */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -189,6 +191,45 @@ static void test_null_messages(void) {
   CHECK(ptxvm_context_destroy(ctx) == PTXVM_SUCCESS);
 }
 
+/* The printf callback's text, appended. */
+typedef struct { char text[4096]; size_t n; } Collect;
+
+static void collect(const char *text, size_t len, void *user) {
+  Collect *c = user;
+  if (c->n + len < sizeof c->text) memcpy(c->text + c->n, text, len);
+  c->n += len;
+}
+
+/* Each cluster keeps its first `bytes` of printf output; the rest is
+ * counted, the same at any number of host threads. */
+static void test_printf_buffer(void) {
+  ptxvm_context *ctx = NULL;
+  CHECK(ptxvm_context_create(&ctx) == PTXVM_SUCCESS);
+  ptxvm_module *m = load(ctx, k_printf);
+  ptxvm_function *hello = NULL;
+  CHECK(m && ptxvm_module_get_function(m, "hello", &hello) == PTXVM_SUCCESS);
+  unsigned grid[3] = {4, 1, 1}, block[3] = {32, 1, 1};
+  for (unsigned jobs = 1; jobs <= 4; jobs *= 2) {
+    Collect c = {{0}, 0};
+    ptxvm_set_jobs(ctx, jobs);
+    CHECK(ptxvm_set_printf_callback(ctx, collect, &c) == PTXVM_SUCCESS);
+    CHECK(ptxvm_set_printf_buffer(ctx, 10) == PTXVM_SUCCESS);   /* 3 calls of "hi\n" */
+    CHECK(ptxvm_launch(hello, grid, block, NULL, 0, NULL) == PTXVM_SUCCESS);
+    ptxvm_stats s;
+    CHECK(ptxvm_launch_stats(ctx, &s) == PTXVM_SUCCESS);
+    CHECK(c.n == 4 * 9 && !strncmp(c.text, "hi\nhi\nhi\n", 9));
+    CHECK(s.printf_lost_calls == 4 * 29 && s.printf_lost_bytes == 4 * 29 * 3);
+    CHECK(s.printf_lost_clusters == 4 && s.printf_lost_first[0] == 0 && s.printf_lost_first[1] == 0);
+    /* the default keeps it all */
+    c.n = 0;
+    CHECK(ptxvm_set_printf_buffer(ctx, 0) == PTXVM_SUCCESS);
+    CHECK(ptxvm_launch(hello, grid, block, NULL, 0, NULL) == PTXVM_SUCCESS);
+    CHECK(ptxvm_launch_stats(ctx, &s) == PTXVM_SUCCESS);
+    CHECK(c.n == 4 * 32 * 3 && s.printf_lost_calls == 0 && s.printf_lost_clusters == 0);
+  }
+  CHECK(ptxvm_context_destroy(ctx) == PTXVM_SUCCESS);
+}
+
 /* The process's resident memory, in bytes. */
 static uint64_t rss(void) {
   unsigned long pages = 0, res = 0;
@@ -274,6 +315,7 @@ int main(void) {
   test_stale_handles();
   test_busy();
   test_null_messages();
+  test_printf_buffer();
   test_device_memory();
   return unit_report();
 }
