@@ -99,11 +99,17 @@ static void print_printf_lost(ptxvm_context *ctx, uint64_t limit) {
   fputs("; --printf-buffer SIZE keeps more\n", stderr);
 }
 
+/* The first error writing standard output (an errno), 0 while none. */
+static int stdout_errno;
+
+static void stdout_failed(void) {
+  if (!stdout_errno) stdout_errno = errno ? errno : EIO;
+}
+
 /* Device printf output goes to standard output as the kernel produces it. */
 static void print_device(const char *text, size_t len, void *user) {
   (void)user;
-  fwrite(text, 1, len, stdout);
-  fflush(stdout);
+  if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) stdout_failed();
 }
 
 /* Loads FILE into a fresh context; prints the diagnostic and returns NULL on
@@ -313,12 +319,12 @@ int main(int argc, char **argv) {
     if (fd >= 0 && fd != STDOUT_FILENO) close(fd);
   }
   int rc = dispatch(argc, argv);
-  errno = 0;
+  if (fflush(stdout)) stdout_failed();
   bool bad = ferror(stdout);
-  int err = errno;
-  if (fclose(stdout) || bad) {
+  if (fclose(stdout)) stdout_failed();
+  if (bad || stdout_errno) {
     if (!run_stdout_reported)
-      fprintf(stderr, "ptxvm: cannot write standard output: %s\n", strerror(err ? err : errno ? errno : EIO));
+      fprintf(stderr, "ptxvm: cannot write standard output: %s\n", strerror(stdout_errno ? stdout_errno : EIO));
     rc = EXIT_INPUT;
   }
   return rc;

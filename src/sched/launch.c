@@ -160,7 +160,6 @@ enum {
   RECORD_EXTRA = sizeof(size_t) + 1,  /* a printf record's length and NUL (buffer_printf) */
 };
 
-
 typedef struct Pool {
   Launch *l;
   int resident;             /* clusters resident per host thread */

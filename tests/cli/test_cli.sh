@@ -326,6 +326,7 @@ if [ ! -s "$T/err" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FA
 kib=$(sed -n 's/^  peak memory: \([0-9]*\) KiB$/\1/p' "$T/pf.err")
 if [ -n "$kib" ] && [ "$kib" -lt 16384 ] && grep -q "printf output lost: 6050475 calls" "$T/pf.err"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: printf in a loop: peak ${kib} KiB, $(head -c 300 "$T/pf.err")"; fi
+expect_fail_write "printf output" run "$PF" -a u32:3
 expect_exit 2 "bad printf buffer size 'x'" run --printf-buffer x "$PF" -a u32:1
 expect_exit 2 "bad printf buffer size '0'" run --printf-buffer 0 "$PF" -a u32:1
 
