@@ -213,7 +213,7 @@ static void test_printf_buffer(void) {
     Collect c = {{0}, 0};
     ptxvm_set_jobs(ctx, jobs);
     CHECK(ptxvm_set_printf_callback(ctx, collect, &c) == PTXVM_SUCCESS);
-    CHECK(ptxvm_set_printf_buffer(ctx, 10) == PTXVM_SUCCESS);   /* 3 calls of "hi\n" */
+    CHECK(ptxvm_set_printf_buffer(ctx, 40) == PTXVM_SUCCESS);   /* 3 calls of "hi\n" and 9 */
     CHECK(ptxvm_launch(hello, grid, block, NULL, 0, NULL) == PTXVM_SUCCESS);
     ptxvm_stats s;
     CHECK(ptxvm_launch_stats(ctx, &s) == PTXVM_SUCCESS);
