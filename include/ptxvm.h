@@ -112,7 +112,7 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, v
  * cudaLimitPrintfFifoSize. A cluster's output is held until the clusters
  * before it have passed theirs on (so that it comes in the same order at
  * any ptxvm_set_jobs), and this bounds the memory it takes. The first call
- * whose text does not fit in what is left of its cluster's buffer is
+ * that does not fit in what is left of its cluster's buffer is
  * dropped, and so is every later call of that cluster, so the output kept
  * is the same at every number of host threads. What was dropped is counted
  * in ptxvm_stats (printf_lost_calls, printf_lost_bytes,
@@ -278,8 +278,9 @@ ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, i
  * or a number followed by K, M or G) replaces that default. An allocation
  * beyond it is PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, so a program allocating
  * until it fails gets the error rather than the host's OOM killer. Fresh
- * memory costs the host nothing until it is written (it is not cleared by
- * writing), and freed memory is given back to the host.
+ * memory costs the host nothing until a kernel or copy writes it (pages
+ * never used are zero and are not written to clear them), and freed memory
+ * is given back to the host.
  * Copies and sets must lie inside one live allocation. */
 
 typedef uint64_t ptxvm_devptr;
@@ -295,12 +296,12 @@ typedef uint64_t ptxvm_devptr;
  *           PTXVM_DEVICE_MEMORY is not a SIZE). */
 ptxvm_status ptxvm_set_device_memory(ptxvm_context *ctx, size_t bytes);
 
-/* Device memory of ctx, in bytes (as cuMemGetInfo): *total its size,
- * *free what its live allocations leave (a single allocation of that size
+/* Device memory of ctx, in bytes (as cuMemGetInfo): *total_bytes its size,
+ * *free_bytes what its live allocations leave (a single allocation of that size
  * may still fail when free memory is in pieces).
  * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument; a bad
  *           PTXVM_DEVICE_MEMORY), PTXVM_ERROR_OUT_OF_MEMORY. */
-ptxvm_status ptxvm_mem_get_info(ptxvm_context *ctx, size_t *free, size_t *total);
+ptxvm_status ptxvm_mem_get_info(ptxvm_context *ctx, size_t *free_bytes, size_t *total_bytes);
 
 /* Allocates `bytes` bytes (0 is allowed and gives a distinct address) and
  * stores the device address in *out.
