@@ -1,5 +1,5 @@
-/* ir.c: the tables derived from types.def and opcodes.def, and small IR
- * queries. */
+/* ir.c: the tables derived from types.def, opcodes.def and targets.def, and
+ * small IR queries. */
 #include "ir.h"
 
 #include <stdio.h>
@@ -35,6 +35,32 @@ const OpInfo op_info[OP_COUNT] = {
 #include "opcodes.def"
 #undef X
 };
+
+static const TargetInfo targets[] = {
+#define PTX_TARGET(name, sm, suffix, v) {name, sm, suffix, v},
+#include "targets.def"
+#undef PTX_TARGET
+};
+
+static const int versions[] = {
+#define PTX_VERSION(v) v,
+#include "targets.def"
+#undef PTX_VERSION
+};
+
+const TargetInfo *target_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+    if (!strcmp(targets[i].name, name)) return &targets[i];
+  return NULL;
+}
+
+bool ptx_version_defined(int v) {
+  for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+    if (versions[i] == v) return true;
+  return false;
+}
+
+int ptx_version_newest(void) { return versions[sizeof versions / sizeof versions[0] - 1]; }
 
 Function *module_find_func(const Module *m, const char *name) {
   for (int i = 0; i < m->nfuncs; i++)
