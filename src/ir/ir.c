@@ -62,6 +62,37 @@ bool ptx_version_defined(int v) {
 
 int ptx_version_newest(void) { return versions[sizeof versions / sizeof versions[0] - 1]; }
 
+static const struct { Opcode op; const char *target; int ver; } arch_features[] = {
+#define PTX_ARCH_FEATURE(op, target, v) {OP_##op, target, v},
+#include "targets.def"
+#undef PTX_ARCH_FEATURE
+};
+
+/* sm_XY's family: its major version; sm_101 is sm_110's old name. */
+static int sm_family(int sm) { return sm == 101 ? 11 : sm / 10; }
+
+/* Whether a target (sm, suffix) has what feature target t brings (targets.def). */
+static bool target_covers(int sm, char suffix, const TargetInfo *t) {
+  if (t->suffix == 'a') return sm == t->sm && suffix == 'a';
+  return suffix && sm_family(sm) == sm_family(t->sm) && sm >= t->sm;
+}
+
+bool target_has_op(int op, int sm, char suffix, int ver, char *buf, size_t n) {
+  bool listed = false;
+  size_t k = 0;
+  if (n) buf[0] = 0;
+  for (size_t i = 0; i < sizeof arch_features / sizeof arch_features[0]; i++) {
+    if ((int)arch_features[i].op != op) continue;
+    listed = true;
+    const TargetInfo *t = target_lookup(arch_features[i].target);
+    if (t && ver >= arch_features[i].ver && target_covers(sm, suffix, t)) return true;
+    if (k < n)
+      k += (size_t)snprintf(buf + k, n - k, "%s%s (PTX ISA %d.%d)", k ? ", " : "", t ? t->name : "?",
+                            arch_features[i].ver / 10, arch_features[i].ver % 10);
+  }
+  return !listed;
+}
+
 Function *module_find_func(const Module *m, const char *name) {
   for (int i = 0; i < m->nfuncs; i++)
     if (!strcmp(m->funcs[i]->name, name)) return m->funcs[i];

@@ -216,6 +216,10 @@ const TargetInfo *target_lookup(const char *name);
 /* Whether the ISA defines version v (major*10+minor); the newest it defines. */
 bool ptx_version_defined(int v);
 int ptx_version_newest(void);
+/* Whether instruction form op is valid for target (sm, suffix) at version
+ * ver, by its PTX_ARCH_FEATURE lines (true for a row without any); when not,
+ * the targets it needs, as "sm_90a (PTX ISA 8.0)" items, in buf. */
+bool target_has_op(int op, int sm, char suffix, int ver, char *buf, size_t n);
 
 Function *module_find_func(const Module *m, const char *name);
 const char *insn_mnemonic(const Insn *in);
