@@ -18,7 +18,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # numpy dtype name -> ptxvm argument type
 PTXVM_TYPE = {"float32": "f32", "float64": "f64", "int32": "s32", "uint32": "u32",
               "int64": "s64", "uint64": "u64", "int8": "s8", "uint8": "u8",
-              "int16": "s16", "uint16": "u16"}
+              "int16": "s16", "uint16": "u16", "float16": "b16"}
 
 
 def dump_text(arr):

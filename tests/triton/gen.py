@@ -103,6 +103,21 @@ def rowsum_pipelined_kernel(x_ptr, out_ptr, n_rows, K, BM: tl.constexpr, BK: tl.
     tl.store(out_ptr + rows, tl.sum(acc, axis=1), mask=rows < n_rows)
 
 
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        rk = k + tl.arange(0, BK)
+        a = tl.load(a_ptr + rm[:, None] * K + rk[None, :], mask=(rm[:, None] < M) & (rk[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + rk[:, None] * N + rn[None, :], mask=(rk[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
 TARGET = GPUTarget("cuda", 90, 32)
 
 
@@ -193,6 +208,17 @@ def main():
            {"x_ptr": "*fp32", "out_ptr": "*fp32", "n_rows": "i32", "K": "i32"}, {"BM": 16, "BK": 64},
            [c.buffer("rowsum_pipelined.x", m), "f32[%d]:zero" % nr, "s32:%d" % nr, "s32:%d" % K],
            (3,), [1], realgen.dump_text(m.sum(axis=1, dtype=np.float64).astype(np.float32)))
+
+    # tl.dot of fp16 tiles (wgmma on sm_90a); small integers, so the products and every
+    # order of their sums are exact in the fp32 accumulator
+    M, N, K = 96, 80, 64
+    A = rng.integers(-4, 5, (M, K)).astype(np.float16)
+    B = rng.integers(-4, 5, (K, N)).astype(np.float16)
+    launch(c, "matmul", matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32",
+                                        "N": "i32", "K": "i32"}, {"BM": 64, "BN": 64, "BK": 32},
+           [c.buffer("matmul.a", A), c.buffer("matmul.b", B), "f32[%d]:zero" % (M * N), "s32:%d" % M,
+            "s32:%d" % N, "s32:%d" % K], (2, 2), [2],
+           realgen.dump_text(A.astype(np.float32) @ B.astype(np.float32)))
 
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     vers = []
