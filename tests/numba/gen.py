@@ -15,8 +15,9 @@ each: meminfo, parent, nitems, itemsize, data, shape[ndim], strides[ndim]
 (in bytes); `array_args` builds them, and the generator checks the count
 against the kernel's parameters (`ptxvm info`, else the PTX). The numpy
 references compute in float32 in the kernels' own order of operations, so
-every expected output is byte-exact.
+every expected output is byte-exact, but for libm (libdevice's expf and sinf).
 """
+import math
 import os
 import sys
 
@@ -72,6 +73,32 @@ def stencil(a, out):
         out[i, j] = (a[i - 1, j] + a[i + 1, j] + a[i, j - 1] + a[i, j + 1]) * float32(0.25)
     elif i < n and j < m:
         out[i, j] = a[i, j]
+
+
+def warp_vote(x, out):
+    i = cuda.grid(1)
+    p = x[i] > 0
+    b = cuda.ballot_sync(0xffffffff, p)
+    a = cuda.all_sync(0xffffffff, p)
+    y = cuda.any_sync(0xffffffff, x[i] > 90)
+    if cuda.laneid == 0:
+        w = i // 32
+        out[3 * w] = cuda.popc(b)
+        out[3 * w + 1] = a
+        out[3 * w + 2] = y
+
+
+def float_atomics(x, sums, slots, olds):
+    i = cuda.grid(1)
+    if i < x.size:
+        cuda.atomic.add(sums, i % 4, x[i])
+        olds[i] = cuda.atomic.cas(slots, i, 0, i + 1)
+
+
+def libm(x, out):
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = math.exp(x[i]) + math.sqrt(abs(x[i])) + math.sin(x[i])
 
 
 def array_args(corpus, base, arr, output=False):
@@ -146,6 +173,34 @@ def main():
     launch(c, "stencil", stencil, (float32[:, :], float32[:, :]),
            [(g, False), (np.zeros_like(g), True)], (2, 3), (16, 16), [1], realgen.dump_text(s))
 
+    v = rng.integers(-100, 101, 128).astype(np.int32)
+    v[32:64] = np.abs(v[32:64]) + 1       # a warp where every lane votes yes
+    w = v.reshape(4, 32)
+    votes = np.stack([(w > 0).sum(axis=1), (w > 0).all(axis=1), (w > 90).any(axis=1)], 1)
+    launch(c, "warp_vote", warp_vote, (int32[:], int32[:]),
+           [(v, False), (np.zeros(12, np.int32), True)], (1,), (128,), [1],
+           realgen.dump_text(votes.astype(np.int32)))
+
+    # integer-valued floats: atom.add.f32 in any order sums to numpy's sum exactly; each
+    # thread's cas on its own slot (i % 3) swaps in i+1 where the slot holds 0
+    f = rng.integers(-1000, 1000, 1000).astype(np.float32)
+    slots = (np.arange(1000) % 3).astype(np.int32)
+    launch(c, "float_atomics", float_atomics, (float32[:], float32[:], int32[:], int32[:]),
+           [(f, False), (np.zeros(4, np.float32), True), (slots, False),
+            (np.zeros(1000, np.int32), True)], (8,), (TPB,), [1, 2, 3],
+           "\\n".join([realgen.dump_text(f.reshape(-1, 4).sum(axis=0, dtype=np.float64)
+                                          .astype(np.float32)),
+                        realgen.dump_text(np.where(slots == 0, np.arange(1000) + 1, slots)
+                                          .astype(np.int32)),
+                        realgen.dump_text(slots)]))
+
+    # libdevice's expf and sinf are not correctly rounded: compared within a tolerance
+    y = (rng.standard_normal(500) * 2).astype(np.float32)
+    y64 = y.astype(np.float64)
+    ref = (np.exp(y64) + np.sqrt(np.abs(y64)) + np.sin(y64)).astype(np.float32)
+    launch(c, "libm", libm, (float32[:], float32[:]), [(y, False), (np.zeros_like(y), True)],
+           (4,), (TPB,), [1], "approx rtol=1e-6 atol=1e-6: " + realgen.dump_text(ref))
+
     from numba.cuda.cudadrv import nvvm
     c.write_manifest([
         "tests/numba/MANIFEST -- written by tests/numba/gen.py; do not edit.",
@@ -153,7 +208,8 @@ def main():
             numba.__version__, _version("numba-cuda"), _version("nvidia-nvvm"),
             ".".join(map(str, nvvm.NVVM().get_ir_version())), np.__version__),
         "Format: as tests/cuda/MANIFEST (FILE KERNEL | OPTIONS | EXPECTED), FILE relative to",
-        "tests/numba/; the expected outputs are numpy's, byte-exact. Each array argument is",
+        "tests/numba/; the expected outputs are numpy's, byte-exact but libm's (libdevice's",
+        "expf/sinf are not correctly rounded). Each array argument is",
         "7 (1-D) or 9 (2-D) parameters: meminfo, parent, nitems, itemsize, data, shape, strides.",
     ])
 
