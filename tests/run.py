@@ -29,6 +29,13 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    is compared as the MANIFEST header says (exact, or
                    'approx rtol=R atol=A:' per value, or 'anyorder:' as a
                    multiset of lines) and the exit status must be 0
+  triton:NAME, numba:NAME
+                   every launch line of tests/triton/MANIFEST and
+                   tests/numba/MANIFEST (Triton's and Numba's PTX of
+                   ptx/NAME.ptx, written by the folder's gen.py with numpy's
+                   inputs and expected outputs), run and compared as the
+                   cuda: tests are; also as j1-, san- and info:CORPUS/NAME
+                   tests, and their PTX files as check: (and ptxas:) tests
   info:NAME.VARIANT:KERNEL
                    `ptxvm info` on the same file lists `.entry KERNEL` with
                    as many parameters as the MANIFEST line has -a options,
@@ -41,9 +48,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   cli:tests/cli/test_cli.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
                    exit 0
-  ptxas:PATH       where ptxas exists: it rejects every err_*.ptx and accepts
-                   every ok_*.ptx (ptxas -arch=sm_90, or the file's own
-                   .target when newer, e.g. sm_90a)
+  ptxas:PATH       where ptxas exists ($PTXAS, else CUDA's): it rejects every
+                   err_*.ptx and accepts every ok_*.ptx (ptxas -arch=sm_90, or
+                   the file's own .target when newer, e.g. sm_90a); an ok_
+                   file whose .version or .target that ptxas does not know
+                   yet is skipped
   gpu:PATH, gpu:NAME.VARIANT:KERNEL
                    ground truth: what a real GPU did with the same launches
                    (tests/gpu/sm90_truth.json, recorded by tests/gpu/record.py
@@ -266,6 +275,12 @@ def ptxas_arch(path):
     return "sm_90"
 
 
+# What a ptxas older than a file says of its .version or .target (CUDA 13.0's
+# of PTX ISA 9.5 or sm_107): it cannot judge the file.
+PTXAS_TOO_OLD_RE = re.compile(r"Unsupported \.version \S+; current version is|"
+                              r"Value 'sm_\w+' is not defined for option 'gpu-name'")
+
+
 def t_ptxas(tid, path, ptxas, timeout):
     rc, out, err = run_cmd([ptxas, "-arch=" + ptxas_arch(path), path, "-o", os.devnull],
                            timeout)
@@ -274,6 +289,9 @@ def t_ptxas(tid, path, ptxas, timeout):
     if os.path.basename(path).startswith("err_"):
         if rc == 0:
             return Result(tid, "fail", "ptxas accepts it")
+    elif rc != 0 and PTXAS_TOO_OLD_RE.search(out + err):
+        return Result(tid, "skip", "this ptxas predates the file's .version or .target "
+                      "(PTXAS=a newer ptxas judges it): %s" % first_line(out + err))
     elif rc != 0:
         return Result(tid, "fail", "ptxas rejects it: %s" % first_line(out + err))
     return Result(tid, "pass")
@@ -292,10 +310,10 @@ BY_VALUE = {"struct_param": {0}}   # struct_param.cu: struct_param(Params p, con
 APPROX_RE = re.compile(r"approx rtol=(\S+) atol=(\S+): ?(.*)$", re.S)
 
 
-def manifest_lines():
-    """(file, kernel, options, expected) for every launch line of the MANIFEST."""
+def manifest_lines(manifest=MANIFEST):
+    """(file, kernel, options, expected) for every launch line of a MANIFEST."""
     out = []
-    path = os.path.join(ROOT, MANIFEST)
+    path = os.path.join(ROOT, manifest)
     if not os.path.exists(path):
         return out
     for line in read_text(path).splitlines():
@@ -566,10 +584,46 @@ def cuda_jobs(ptxvm, timeout, san_ptxvm=None):
     return jobs
 
 
+# ---- real compilers' output: tests/triton, tests/numba ----
+
+# Each folder holds ptx/ (what the compiler wrote), data/ (numpy's inputs) and a
+# MANIFEST in the format of tests/cuda/MANIFEST, FILE relative to the folder, all
+# written by its gen.py (see its README.md).
+REAL_CORPORA = ("triton", "numba")
+
+
+def real_launches(corpus):
+    """(tid CORPUS:NAME, path, kernel, options, expected) for every line of
+    tests/CORPUS/MANIFEST; NAME is the PTX file's base name, with #I for the
+    I-th further launch of the same file."""
+    out, seen = [], {}
+    for f, kernel, opts, expected in manifest_lines("tests/%s/MANIFEST" % corpus):
+        name = os.path.splitext(os.path.basename(f))[0]
+        i = seen[name] = seen.get(name, -1) + 1
+        tid = "%s:%s%s" % (corpus, name, "#%d" % i if i else "")
+        out.append((tid, os.path.join("tests", corpus, f), kernel, opts, expected))
+    return out
+
+
+def real_jobs(ptxvm, timeout, san_ptxvm=None):
+    jobs = []
+    for corpus in REAL_CORPORA:
+        for tid, path, kernel, opts, expected in real_launches(corpus):
+            jobs.append((tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout))
+            jobs.append(("j1-" + tid, t_cuda, path, kernel, opts, expected, ptxvm, timeout, None, "1"))
+            if san_ptxvm:
+                jobs.append(("san-" + tid, t_cuda, path, kernel, opts, expected, san_ptxvm,
+                             timeout * 2, SAN_ENV))
+            sizes = expected_params(kernel, opts)
+            jobs.append(("info:" + tid.replace(":", "/", 1), t_info, path, kernel, sizes, ptxvm,
+                         timeout))
+    return jobs
+
+
 # ---- discovery ----
 
 def find_ptxas():
-    for p in ("/usr/local/cuda/bin/ptxas", shutil.which("ptxas")):
+    for p in (os.environ.get("PTXAS"), "/usr/local/cuda/bin/ptxas", shutil.which("ptxas")):
         if p and os.access(p, os.X_OK):
             return p
     return None
@@ -589,6 +643,8 @@ def classify(path):
         return "diag"
     if "cuda" in parts and parts[-2] == "ptx":
         return "cuda"
+    if len(parts) > 2 and parts[-3] in REAL_CORPORA and parts[-2] == "ptx":
+        return "real"
     return "run"
 
 
@@ -601,6 +657,7 @@ def plan(args, ptxas):
         files = [rel(f) for f in args.files]
     else:
         files = ptx_files("tests/ptx") + ptx_files("tests/cuda/ptx")
+        files += [f for c in REAL_CORPORA for f in ptx_files("tests/%s/ptx" % c)]
         for b in (args.build, args.san_build):
             if not b:
                 continue
@@ -613,6 +670,7 @@ def plan(args, ptxas):
                     if os.path.isfile(p) and os.access(p, os.X_OK):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
         jobs += cuda_jobs(ptxvm, args.timeout, san_ptxvm)
+        jobs += real_jobs(ptxvm, args.timeout, san_ptxvm)
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
         cli = "tests/cli/test_cli.sh"
@@ -631,7 +689,7 @@ def plan(args, ptxas):
         jobs.append(("check:" + f, t_check, f, ptxvm, args.timeout))
         if san_ptxvm:
             jobs.append(("san-check:" + f, t_check, f, san_ptxvm, args.timeout * 2, SAN_ENV))
-        if kind == "diag" and ptxas:
+        if kind in ("diag", "real") and ptxas:
             jobs.append(("ptxas:" + f, t_ptxas, f, ptxas, args.timeout))
     return jobs
 

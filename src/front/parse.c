@@ -1,4 +1,5 @@
-/* parse.c: recursive-descent parser for PTX ISA 9.0 modules.
+/* parse.c: recursive-descent parser for PTX ISA 9.0 modules (versions up to
+ * the newest of targets.def).
  *
  * The parser reads tokens on demand (one token of lookahead) and builds the
  * module IR directly; there is no syntax tree in between. Declarations are
@@ -1326,7 +1327,7 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
 
 /* ---- module ---- */
 
-/* .version major.minor */
+/* .version major.minor: a version of targets.def */
 static void parse_version(Parser *P) {
   next(P);
   Token t = P->tok;
@@ -1336,16 +1337,38 @@ static void parse_version(Parser *P) {
   if ((t.kind != TK_FLOAT && t.kind != TK_INT) ||
       sscanf(buf, "%d.%d%n", &maj, &min, &n) != 2 || (uint32_t)n != t.len)
     unexpected(P, "a version such as 8.0");
-  if (maj < 1 || maj > 9 || min > 9)
-    diag_error_tok(P, &t, "unsupported PTX ISA version %d.%d (ptxvm reads up to 9.0)", maj, min);
-  if (maj * 10 + min > 90)
-    diag_error_tok(P, &t, "PTX ISA version %d.%d is newer than 9.0, the newest ptxvm reads", maj, min);
+  int newest = ptx_version_newest();
+  if (maj < 1 || maj > 9 || min < 0 || min > 9)
+    diag_error_tok(P, &t, "unsupported PTX ISA version %d.%d (ptxvm reads up to %d.%d)",
+                   maj, min, newest / 10, newest % 10);
+  if (maj * 10 + min > newest)
+    diag_error_tok(P, &t, "PTX ISA version %d.%d is newer than %d.%d, the newest ptxvm reads",
+                   maj, min, newest / 10, newest % 10);
+  if (!ptx_version_defined(maj * 10 + min))
+    diag_error_tok(P, &t, "there is no PTX ISA version %d.%d (the ISA's release history "
+                   "does not list it)", maj, min);
   P->m->ver_major = maj;
   P->m->ver_minor = min;
   next(P);
 }
 
-/* .target target (',' target)*, targets sm_NN[a|f], texmode_*, debug, map_f64_to_f32 */
+/* An sm_XY[f|a] target: one of targets.def, and not newer than the module's
+ * .version (ptxas: "PTX .version 8.5 does not support .target sm_100"). */
+static void check_sm_target(Parser *P, const Token *t, const char *s) {
+  const TargetInfo *ti = target_lookup(s);
+  if (!ti) diag_error_tok(P, t, "unknown target '%s'", s);
+  int ver = P->m->ver_major * 10 + P->m->ver_minor;
+  if (ver < ti->min_ptx)
+    diag_error_tok(P, t, ".target %s requires PTX ISA version %d.%d or higher (this module is %d.%d)",
+                   s, ti->min_ptx / 10, ti->min_ptx % 10, P->m->ver_major, P->m->ver_minor);
+  if (!P->m->sm) {
+    P->m->sm = ti->sm;
+    P->m->sm_suffix = ti->suffix;
+  }
+}
+
+/* .target target (',' target)*, targets sm_XY[f|a] (targets.def), texmode_*, debug,
+ * map_f64_to_f32 */
 static void parse_target(Parser *P) {
   next(P);
   VEC(const char *) ts = {0};
@@ -1353,15 +1376,8 @@ static void parse_target(Parser *P) {
     Token t = P->tok;
     if (t.kind != TK_IDENT) unexpected(P, "a target such as sm_90");
     char *s = tok_str(P, &t);
-    int sm = 0, n = 0;
-    if (sscanf(s, "sm_%d%n", &sm, &n) == 1) {
-      const char *rest = s + n;
-      if (sm < 10 || (*rest && strcmp(rest, "a") && strcmp(rest, "f")))
-        diag_error_tok(P, &t, "unknown target '%s'", s);
-      if (!P->m->sm) {
-        P->m->sm = sm;
-        P->m->sm_a = *rest == 'a';
-      }
+    if (!strncmp(s, "sm_", 3)) {
+      check_sm_target(P, &t, s);
     } else if (strcmp(s, "texmode_unified") && strcmp(s, "texmode_independent") &&
                strcmp(s, "debug") && strcmp(s, "map_f64_to_f32")) {
       diag_error_tok(P, &t, "unknown target '%s'", s);

@@ -571,6 +571,12 @@ void validate_target(Parser *P, const Insn *in) {
                "'%s' requires .target sm_%d or higher (this module targets sm_%d)",
                oi->mnemonic, oi->min_sm, m->sm);
   int ver = m->ver_major * 10 + m->ver_minor;
+  char needs[256];
+  if (m->sm && !target_has_op(in->op, m->sm, m->sm_suffix, ver, needs, sizeof needs))
+    diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
+               "'%s' is architecture- or family-specific: it needs .target %s (this module is "
+               "%d.%d for sm_%d%.1s)", oi->mnemonic, needs, m->ver_major, m->ver_minor, m->sm,
+               m->sm_suffix ? &m->sm_suffix : "");
   /* The warp collectives without .sync (PTX ISA 9.0 9.7.8.6, 9.7.8.8) are
    * gone for sm_70 and later from PTX ISA 6.4, as ptxas says. */
   bool unsynced = in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_VOTE_BALLOT;

@@ -1,5 +1,5 @@
-/* ir.c: the tables derived from types.def and opcodes.def, and small IR
- * queries. */
+/* ir.c: the tables derived from types.def, opcodes.def and targets.def, and
+ * small IR queries. */
 #include "ir.h"
 
 #include <stdio.h>
@@ -35,6 +35,63 @@ const OpInfo op_info[OP_COUNT] = {
 #include "opcodes.def"
 #undef X
 };
+
+static const TargetInfo targets[] = {
+#define PTX_TARGET(name, sm, suffix, v) {name, sm, suffix, v},
+#include "targets.def"
+#undef PTX_TARGET
+};
+
+static const int versions[] = {
+#define PTX_VERSION(v) v,
+#include "targets.def"
+#undef PTX_VERSION
+};
+
+const TargetInfo *target_lookup(const char *name) {
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+    if (!strcmp(targets[i].name, name)) return &targets[i];
+  return NULL;
+}
+
+bool ptx_version_defined(int v) {
+  for (size_t i = 0; i < sizeof versions / sizeof versions[0]; i++)
+    if (versions[i] == v) return true;
+  return false;
+}
+
+int ptx_version_newest(void) { return versions[sizeof versions / sizeof versions[0] - 1]; }
+
+static const struct { Opcode op; const char *target; int ver; } arch_features[] = {
+#define PTX_ARCH_FEATURE(op, target, v) {OP_##op, target, v},
+#include "targets.def"
+#undef PTX_ARCH_FEATURE
+};
+
+/* sm_XY's family: its major version; sm_101 is sm_110's old name. */
+static int sm_family(int sm) { return sm == 101 ? 11 : sm / 10; }
+
+/* Whether a target (sm, suffix) has what feature target t brings (targets.def). */
+static bool target_covers(int sm, char suffix, const TargetInfo *t) {
+  if (t->suffix == 'a') return sm == t->sm && suffix == 'a';
+  return suffix && sm_family(sm) == sm_family(t->sm) && sm >= t->sm;
+}
+
+bool target_has_op(int op, int sm, char suffix, int ver, char *buf, size_t n) {
+  bool listed = false;
+  size_t k = 0;
+  if (n) buf[0] = 0;
+  for (size_t i = 0; i < sizeof arch_features / sizeof arch_features[0]; i++) {
+    if ((int)arch_features[i].op != op) continue;
+    listed = true;
+    const TargetInfo *t = target_lookup(arch_features[i].target);
+    if (t && ver >= arch_features[i].ver && target_covers(sm, suffix, t)) return true;
+    if (k < n)
+      k += (size_t)snprintf(buf + k, n - k, "%s%s (PTX ISA %d.%d)", k ? ", " : "", t ? t->name : "?",
+                            arch_features[i].ver / 10, arch_features[i].ver % 10);
+  }
+  return !listed;
+}
 
 Function *module_find_func(const Module *m, const char *name) {
   for (int i = 0; i < m->nfuncs; i++)

@@ -200,13 +200,26 @@ typedef struct Module {
   const char *path;          /* file name used in diagnostics */
   int ver_major, ver_minor;
   int sm;                    /* numeric part of the first sm_XX target */
-  bool sm_a;                 /* sm_90a: architecture-specific features */
+  char sm_suffix;            /* its suffix (targets.def): 0, 'f' or 'a' */
   const char **targets; int ntargets;
   int address_size;          /* 32 or 64 */
   Symbol **globals;  int nglobals;   /* module-scope variables */
   Function **funcs;  int nfuncs;     /* in declaration order */
   SourceFile *files; int nfiles;     /* .file directives */
 } Module;
+
+/* ---- PTX ISA versions and .target architectures (targets.def) ---- */
+
+typedef struct TargetInfo { const char *name; int sm; char suffix; int min_ptx; } TargetInfo;
+/* The architecture named `name` ("sm_100f"), or NULL when the ISA has none. */
+const TargetInfo *target_lookup(const char *name);
+/* Whether the ISA defines version v (major*10+minor); the newest it defines. */
+bool ptx_version_defined(int v);
+int ptx_version_newest(void);
+/* Whether instruction form op is valid for target (sm, suffix) at version
+ * ver, by its PTX_ARCH_FEATURE lines (true for a row without any); when not,
+ * the targets it needs, as "sm_90a (PTX ISA 8.0)" items, in buf. */
+bool target_has_op(int op, int sm, char suffix, int ver, char *buf, size_t n);
 
 Function *module_find_func(const Module *m, const char *name);
 const char *insn_mnemonic(const Insn *in);
