@@ -381,7 +381,7 @@ typedef struct DeclAttrs {
   uint32_t align, ptr_align;
   uint8_t vec;
   bool ptr;
-  Token first;
+  Token first, vtok;       /* the first attribute; the .vN */
 } DeclAttrs;
 
 static void parse_decl_attrs(Parser *P, DeclAttrs *d) {
@@ -412,6 +412,7 @@ static void parse_decl_attrs(Parser *P, DeclAttrs *d) {
     } else if (tok_is(&t, TK_DOT, ".v2") || tok_is(&t, TK_DOT, ".v4") ||
                tok_is(&t, TK_DOT, ".v8")) {
       d->vec = (uint8_t)(t.s[2] - '0');
+      d->vtok = t;
       next(P);
     } else if (tok_is(&t, TK_DOT, ".ptr")) {
       d->ptr = true;
@@ -635,6 +636,16 @@ static void check_decl_attrs(Parser *P, const DeclAttrs *d) {
     diag_error_tok(P, &d->first, "predicates can only be declared in .reg (§5.4.1)");
   if (d->vec > 1 && d->vec * type_size(d->type) > 16)
     diag_error_tok(P, &d->first, "vectors cannot exceed 128 bits (§5.4.2)");
+  /* §5.4.2: vector variables are .v2 or .v4 of a non-predicate type; ptxas
+   * also allocates none in .param (.v8 is only an instruction modifier) */
+  if (d->vec == 8)
+    diag_error_tok(P, &d->vtok, "a vector variable has 2 or 4 elements (.v2 or .v4, §5.4.2)");
+  if (d->vec > 1 && d->type == TY_PRED)
+    diag_error_tok(P, &d->vtok, "a predicate cannot be a vector: predicates are scalar registers "
+                   "(§5.4.2)");
+  if (d->vec > 1 && d->space == SP_PARAM)
+    diag_error_tok(P, &d->vtok, "a .param variable cannot be a vector (ptxas allocates none; "
+                   "declare .align N .b8 name[SIZE])");
 }
 
 static void add_global(Parser *P, Symbol *s) { vec_push(&P->m->arena, P->globals, s); }

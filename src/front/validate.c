@@ -264,8 +264,16 @@ static void check_reg(Parser *P, const Insn *in, const Operand *o, Type e, bool 
   const char *mn = insn_mnemonic(in);
   if (s->kind == SYM_SREG && strcmp(mn, "mov") && strcmp(mn, "cvt"))
     opd_error(P, in, o, "special register '%s' may only be read by mov or cvt", s->name);
-  if (s->vec > 1 && o->comp < 0 && in->vec != s->vec)
+  /* a vector register named whole is a vector operand, which
+   * expand_vector turned into the list of its components where the
+   * instruction takes one: anywhere else it is an error (ptxas: "Vector
+   * operand is not allowed", "Argument vector size mismatch") */
+  if (s->vec > 1 && o->comp < 0) {
+    if (in->vec > 1)
+      opd_error(P, in, o, "'%s' is a .v%d vector but '%s' takes .v%d vectors here", s->name,
+                s->vec, insn_mnemonic(in), in->vec);
     opd_error(P, in, o, "vector register '%s' needs a component such as %s.x", s->name, s->name);
+  }
   if (!reg_type_ok(e, s->type, wide, s->kind == SYM_SREG)) {
     char want[32];
     snprintf(want, sizeof want, ".%s", type_name(e));
@@ -322,6 +330,9 @@ static void check_address(Parser *P, const Insn *in, const Operand *o) {
   }
   if (s->kind == SYM_LABEL && s->target < 0) not_declared(P, in, o);
   if (s->kind == SYM_REG || s->kind == SYM_SREG) {
+    if (o->comp >= 0 || s->vec > 1)   /* ptxas: a syntax error */
+      opd_error(P, in, o, "an address register is a scalar register, not %s of vector '%s'",
+                o->comp >= 0 ? "a component" : "all", s->name);
     TypeKind k = type_kind(s->type);
     int size = type_size(s->type);
     if (k == K_P || k == K_F || (size != 4 && size != 8))
@@ -387,6 +398,18 @@ static void check_brace(Parser *P, const Insn *in, const Operand *o, Type e, boo
   }
 }
 
+/* The type an element of a vector operand is checked against: ptxas takes
+ * an integer or bit-size register of a float vector's element size
+ * (ld.global.v4.f32 {%r1, ...} with .u32 %r1; mov.v2.f32 into .b32 too),
+ * which it refuses for a scalar; the bits are copied unchanged. */
+static Type float_elem(Type e, const Operand *el) {
+  if (type_kind(e) != K_F || el->sym->kind != SYM_REG) return e;
+  Type r = (Type)el->sym->type;
+  TypeKind rk = type_kind(r);
+  bool same = type_size(r) == type_size(e) && (rk == K_U || rk == K_S || rk == K_B);
+  return same ? TY_NONE : e;
+}
+
 static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, uint8_t idx,
                       int tmode, Type fixed) {
   Type e = expected_type(in, kind, idx, tmode, fixed);
@@ -440,7 +463,7 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
         opd_error(P, in, o, "expected a vector of %d elements", in->vec);
       for (int i = 0; i < o->n; i++) {
         const Operand *el = &o->elems[i];
-        if (el->kind == OPD_REG) check_reg(P, in, el, e, wide);
+        if (el->kind == OPD_REG) check_reg(P, in, el, float_elem(e, el), wide);
         else if (el->kind == OPD_IMM || el->kind == OPD_FIMM) check_imm(P, in, el, e);
         else if (el->kind != OPD_SINK)
           opd_error(P, in, el, "expected a register in the vector");
@@ -523,6 +546,30 @@ static void check_param_write(Parser *P, const Insn *in) {
                  o->sym->name);
 }
 
+/* Does a whole vector register stand for its components in an operand of
+ * this kind (§6.4.3)? In the vector operands of .v2/.v4 forms (ld, st,
+ * mov, atom, red: v) and in mov's pack and unpack (e, k: mov.b64 %rd, v
+ * with v a .v2 .u32 is mov.b64 %rd, {v.x, v.y}, as ptxas reads it). */
+static bool takes_vector(const Insn *in, char kind) {
+  return (kind == 'v' && in->vec > 1) || kind == 'e' || kind == 'k';
+}
+
+/* A vector register named whole (v for {v.x, v.y, ...}, §6.4.3) where the
+ * instruction takes a vector: rewritten into the brace list of its
+ * components, so the checks and every later layer see one form. */
+static void expand_vector(Parser *P, Operand *o) {
+  if (o->kind != OPD_REG || o->sym->kind != SYM_REG || o->sym->vec < 2 || o->comp >= 0) return;
+  int n = o->sym->vec;
+  Operand *el = arena_alloc(&P->m->arena, (size_t)n * sizeof *el);
+  for (int i = 0; i < n; i++) {
+    el[i] = *o;
+    el[i].comp = (int8_t)i;
+  }
+  o->kind = OPD_VEC;
+  o->elems = el;
+  o->n = (uint8_t)n;
+}
+
 void validate_operands(Parser *P, Insn *in) {
   const OpPattern *pat = &op_patterns()[in->op];
   int min = 0, max = 0;
@@ -547,7 +594,8 @@ void validate_operands(Parser *P, Insn *in) {
   for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
     if (absent[i]) continue;
     const OpdSpec *sp = &pat->opds[i];
-    const Operand *o = &in->opds[k++];
+    Operand *o = &in->opds[k++];
+    if (takes_vector(in, sp->kind)) expand_vector(P, o);
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
       check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);

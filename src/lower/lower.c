@@ -176,9 +176,15 @@ static uint32_t reg_nslots(const Symbol *s) {
   return s->type == TY_B128 ? 2 * v : v;
 }
 
-/* Slot of a register operand (with its .x/.y/.z/.w component). */
+/* Slot of a register operand (with its .x/.y/.z/.w component). A vector
+ * register named whole reaches here only where no selector takes it as a
+ * vector (the validator turned every vector operand it knows into the list
+ * of the components): one slot would be its .x alone, so it is refused. */
 static uint32_t reg_slot(Lower *L, const Operand *o) {
   const Symbol *s = o->sym;
+  if (s->vec > 1 && o->comp < 0)
+    lower_refuse(L, "vector register '%s' named whole is not supported here "
+                 "(name its components, %s.x ...)", s->name, s->name);
   uint32_t slot = L->fn->regmap[s->slot];
   if (o->comp > 0) slot += (uint32_t)o->comp * (s->type == TY_B128 ? 2 : 1);
   return slot;
