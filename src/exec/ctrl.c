@@ -91,9 +91,20 @@ static bool call_opd(Lower *L, const Operand *o, const Symbol *formal, bool is_r
   }
   if (o->kind == OPD_REG && o->sym->kind == SYM_REG) {
     int f = lower_reg_file(o->sym);
+    Operand first = *o;   /* a vector register: its slots from .x on */
+    uint8_t n = o->sym->vec;
+    if (n > 1 && o->comp < 0) {
+      if (!formal || formal->kind != SYM_REG || formal->vec != n)
+        lower_refuse(L, "vector register '%s' as a call argument needs a .reg .v%d formal "
+                     "parameter of its shape", o->sym->name, n);
+      first.comp = 0;
+    } else {
+      n = 1;
+    }
     c->kind = f == 0 ? CO_R32 : f == 1 ? CO_R64 : CO_PRED;
-    c->where = is_ret ? lower_dst(L, o) : lower_src(L, o, (Type)o->sym->type);
-    c->size = f == 2 ? 1 : (uint32_t)type_size((Type)o->sym->type);
+    c->where = is_ret ? lower_dst(L, &first) : lower_src(L, &first, (Type)o->sym->type);
+    c->size = f == 2 ? 1 : (uint32_t)type_size((Type)o->sym->type) * n;
+    c->n = n;
     return true;
   }
   if (!is_ret && (o->kind == OPD_IMM || o->kind == OPD_FIMM || o->kind == OPD_REG)) {

@@ -341,23 +341,28 @@ static uint8_t *lane_frame(Warp *w, int l) {
   return lane_local(w, l) + R32(w, w->launch->prog->fp_slot)[l];
 }
 
+/* A vector register (o->n > 1) is its elements in consecutive slots, laid
+ * out one after the other in the argument bytes, .x first. */
 static void opd_read(Warp *w, const CallOpd *o, int l, uint8_t *dst) {
-  switch (o->kind) {
-  case CO_MEM: memcpy(dst, lane_frame(w, l) + o->where, o->size); break;
-  case CO_R32: { uint32_t v = R32(w, o->where)[l]; memcpy(dst, &v, o->size < 4 ? o->size : 4); break; }
-  case CO_R64: { uint64_t v = R64(w, o->where)[l]; memcpy(dst, &v, o->size < 8 ? o->size : 8); break; }
-  case CO_PRED: dst[0] = (uint8_t)(w->pred[o->where] >> l & 1); break;
+  uint32_t n = o->n > 1 ? o->n : 1, es = o->size / n;
+  if (o->kind == CO_MEM) { memcpy(dst, lane_frame(w, l) + o->where, o->size); return; }
+  if (o->kind == CO_PRED) { dst[0] = (uint8_t)(w->pred[o->where] >> l & 1); return; }
+  for (uint32_t e = 0; e < n; e++, dst += es) {
+    if (o->kind == CO_R32) { uint32_t v = R32(w, o->where + e)[l]; memcpy(dst, &v, es < 4 ? es : 4); }
+    else { uint64_t v = R64(w, o->where + e)[l]; memcpy(dst, &v, es < 8 ? es : 8); }
   }
 }
 
 static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
-  switch (o->kind) {
-  case CO_MEM: memcpy(lane_frame(w, l) + o->where, src, o->size); break;
-  case CO_R32: { uint32_t v = 0; memcpy(&v, src, o->size < 4 ? o->size : 4); R32(w, o->where)[l] = v; break; }
-  case CO_R64: { uint64_t v = 0; memcpy(&v, src, o->size < 8 ? o->size : 8); R64(w, o->where)[l] = v; break; }
-  case CO_PRED:
+  uint32_t n = o->n > 1 ? o->n : 1, es = o->size / n;
+  if (o->kind == CO_MEM) { memcpy(lane_frame(w, l) + o->where, src, o->size); return; }
+  if (o->kind == CO_PRED) {
     w->pred[o->where] = (w->pred[o->where] & ~(1u << l)) | ((uint32_t)(src[0] & 1) << l);
-    break;
+    return;
+  }
+  for (uint32_t e = 0; e < n; e++, src += es) {
+    if (o->kind == CO_R32) { uint32_t v = 0; memcpy(&v, src, es < 4 ? es : 4); R32(w, o->where + e)[l] = v; }
+    else { uint64_t v = 0; memcpy(&v, src, es < 8 ? es : 8); R64(w, o->where + e)[l] = v; }
   }
 }
 

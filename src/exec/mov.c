@@ -123,6 +123,33 @@ static bool select_pieces(Lower *L, const Insn *in, XInsn *x, int bits) {
   return true;
 }
 
+/* mov.v2/.v4 d, a (§6.4.3): the elements as pieces of the instruction's
+ * width, so every source is read before any destination is written
+ * (mov.v2.u32 {a, b}, {b, a} swaps); constants take the instruction's type
+ * (mov.v2.f32 {...}, {1.0, 2.5}). A vector register named whole is already
+ * the list of its components (validate.c, expand_vector). */
+static bool select_mov_v(Lower *L, const Insn *in, XInsn *x) {
+  Type t = (Type)in->types[0];
+  const Operand *d = &in->opds[0], *a = &in->opds[1];
+  int bits = 8 * type_size(t);
+  if (in->nopds != 2 || d->kind != OPD_VEC || a->kind != OPD_VEC || d->n != in->vec ||
+      a->n != in->vec || bits > 64)
+    return false;
+  Pieces *p = lower_aux(L, sizeof *p);
+  for (int i = 0; i < in->vec; i++) {
+    const Operand *e = &a->elems[i];
+    if (e->kind == OPD_SINK) return false;
+    if (e->kind == OPD_IMM || e->kind == OPD_FIMM)
+      p->src[p->nsrc++] = (Piece){(uint8_t)(bits > 32), (uint8_t)bits, lower_src(L, e, t)};
+    else if (!add_pieces(L, e, bits, false, p->src, &p->nsrc))
+      return false;
+    if (!add_pieces(L, &d->elems[i], bits, true, p->dst, &p->ndst)) return false;
+  }
+  x->aux = p;
+  x->fn = exec_mov_pieces;
+  return true;
+}
+
 /* mov.u32 %r, %tid.x: the special-register handler writes d directly. */
 static bool select_mov_sreg(Lower *L, const Insn *in, XInsn *x, Type t) {
   const Operand *s = &in->opds[1];
@@ -235,6 +262,7 @@ bool exec_select_MOV(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
   case OP_MOV: return in->nopds == 2 && select_mov_scalar(L, in, x, (Type)in->types[0]);
   case OP_MOV_B: case OP_MOV_B128: return select_mov_b(L, in, x);
+  case OP_MOV_V: return select_mov_v(L, in, x);
   case OP_PRMT: return select_prmt(L, in, x);
   case OP_CVTA: case OP_CVTA_TO: case OP_ISSPACEP: return mem_select_addr(L, in, x);
   case OP_MAPA: case OP_GETCTARANK: return cluster_select_map(L, in, x);

@@ -467,6 +467,8 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
         else if (el->kind == OPD_IMM || el->kind == OPD_FIMM) check_imm(P, in, el, e);
         else if (el->kind != OPD_SINK)
           opd_error(P, in, el, "expected a register in the vector");
+        else if (o != &in->opds[0])   /* ptxas: "Sink '_' not allowed as a source operand" */
+          opd_error(P, in, el, "the sink '_' cannot be a source");
       }
       return;
     }
@@ -510,12 +512,36 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
 /* call [(rets),] f [, (args)] [, proto]: the lists must match the callee's
  * (or the prototype's) parameters; ptxas: "Call has wrong number of
  * parameters". */
+/* A vector passed to a function (§6.4.3) is a vector register named whole
+ * for a .reg vector formal of its shape; ptxas reads no component in a
+ * call list ("syntax error") and refuses a vector for a scalar .reg formal
+ * and the reverse ("Type of argument does not match formal parameter"). A
+ * vector for a .param formal is left to lowering, which refuses it. */
+static void check_call_vector(Parser *P, const Insn *in, const Operand *o, const Symbol *formal) {
+  bool vreg = o->kind == OPD_REG && o->sym->kind == SYM_REG && o->sym->vec > 1;
+  if (!formal || formal->kind != SYM_REG || (!vreg && formal->vec < 2)) return;
+  if (formal->vec < 2)
+    opd_error(P, in, o, "'%s' is a .v%d vector but formal parameter '%s' is a scalar", o->sym->name,
+              o->sym->vec, formal->name);
+  if (!vreg || o->sym->vec != formal->vec || type_size(o->sym->type) != type_size(formal->type))
+    opd_error(P, in, o, "formal parameter '%s' is a .v%d .%s vector: the argument must be a "
+              "vector register of that shape", formal->name, formal->vec, type_name(formal->type));
+}
+
 static void check_call(Parser *P, const Insn *in) {
   int i = 0, nrets = 0, nargs = 0;
   if (i < in->nopds && in->opds[i].kind == OPD_LIST) nrets = in->opds[i++].n;
   if (i >= in->nopds) return;
   const Operand *callee = &in->opds[i++];
   if (i < in->nopds && in->opds[i].kind == OPD_LIST) nargs = in->opds[i++].n;
+  int args_at = nargs ? i - 1 : 0;
+  for (int l = 0; l < 2; l++) {
+    const Operand *list = l ? (nargs ? &in->opds[args_at] : NULL) : (nrets ? &in->opds[0] : NULL);
+    for (int k = 0; list && k < list->n; k++)
+      if (list->elems[k].kind == OPD_REG && list->elems[k].comp >= 0)
+        opd_error(P, in, &list->elems[k], "a call argument cannot be a component of '%s'",
+                  list->elems[k].sym->name);
+  }
   const Function *f = NULL;
   if (callee->kind == OPD_SYM && callee->sym->kind == SYM_FUNC) f = callee->sym->func;
   else if (i < in->nopds && in->opds[i].kind == OPD_SYM && in->opds[i].sym->kind == SYM_PROTO)
@@ -530,6 +556,8 @@ static void check_call(Parser *P, const Insn *in) {
     diag_error(P, in->line, in->col, w,
                "call receives %d return parameter%s from '%s', which returns %d", nrets,
                nrets == 1 ? "" : "s", name, f->nrets);
+  for (int k = 0; k < nargs; k++) check_call_vector(P, in, &in->opds[args_at].elems[k], f->params[k]);
+  for (int k = 0; k < nrets; k++) check_call_vector(P, in, &in->opds[0].elems[k], f->rets[k]);
 }
 
 /* st to an input parameter of the function being parsed (its own .param,
@@ -570,6 +598,14 @@ static void expand_vector(Parser *P, Operand *o) {
   o->n = (uint8_t)n;
 }
 
+/* mov.v2/.v4: ptxas takes at most 128 bits ("Vector type too large"). */
+static void check_mov_v(Parser *P, const Insn *in) {
+  Type t = (Type)in->types[0];
+  if (in->vec * type_size(t) > 16)
+    diag_error(P, in->line, in->col, 3, "'mov.v%d.%s' is %d bits; vectors cannot exceed 128 bits "
+               "(§5.4.2)", in->vec, type_name(t), 8 * in->vec * type_size(t));
+}
+
 void validate_operands(Parser *P, Insn *in) {
   const OpPattern *pat = &op_patterns()[in->op];
   int min = 0, max = 0;
@@ -608,6 +644,7 @@ void validate_operands(Parser *P, Insn *in) {
     }
   }
   if (in->op == OP_CALL) check_call(P, in);
+  if (in->op == OP_MOV_V) check_mov_v(P, in);
   check_param_write(P, in);
 }
 

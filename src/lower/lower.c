@@ -263,7 +263,7 @@ static CallOpd *frame_formals(Lower *L, Symbol *const *ps, int n, uint64_t *off,
   CallOpd *c = arena_alloc(&L->p->arena, (size_t)(n + 1) * sizeof *c);
   for (int k = 0; k < n; k++)
     if (ps[k]->kind != SYM_REG)
-      c[k] = (CallOpd){CO_MEM, (uint32_t)frame_var(L, ps[k], off, rel), (uint32_t)ps[k]->size};
+      c[k] = (CallOpd){CO_MEM, (uint32_t)frame_var(L, ps[k], off, rel), (uint32_t)ps[k]->size, 1};
   return c;
 }
 
@@ -687,7 +687,9 @@ static void layout_regs(Lower *L, FuncInfo *fi) {
       if (ps[k]->kind != SYM_REG) continue;
       int file = reg_file(ps[k]);
       c[k] = (CallOpd){file == FILE32 ? CO_R32 : file == FILE64 ? CO_R64 : CO_PRED,
-                       fi->regmap[ps[k]->slot], file == FILEP ? 1u : (uint32_t)type_size(ps[k]->type)};
+                       fi->regmap[ps[k]->slot],
+                       file == FILEP ? 1u : (uint32_t)type_size(ps[k]->type) * ps[k]->vec,
+                       ps[k]->vec};
     }
   }
 }

@@ -55,6 +55,9 @@ typedef struct CallOpd {
   uint32_t where;                   /* local offset from the frame pointer of
                                        its activation (CO_MEM) or slot */
   uint32_t size;                    /* bytes */
+  uint8_t n;                        /* a vector register's elements, in
+                                       consecutive slots of size / n bytes
+                                       each (0 or 1: a scalar) */
 } CallOpd;
 
 typedef struct CallInfo {
