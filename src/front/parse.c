@@ -710,9 +710,14 @@ static void parse_name_operand(Parser *P, Operand *o) {
   s->used = true;
   o->sym = s;
   o->kind = (s->kind == SYM_REG || s->kind == SYM_SREG) ? OPD_REG : OPD_SYM;
-  /* .x .y .z .w directly after a vector register or special register */
-  if (P->tok.kind == TK_DOT && !P->tok.space_before && comp_index(&P->tok) >= 0 &&
-      (s->kind == SYM_SREG || s->vec > 1)) {
+  /* .x .y .z .w directly after a vector register or special register; a
+   * vector variable in memory has none (ptxas: "syntax error") */
+  bool comp = P->tok.kind == TK_DOT && !P->tok.space_before && comp_index(&P->tok) >= 0;
+  if (comp && s->kind == SYM_VAR && s->vec > 1)
+    diag_error_tok(P, &P->tok, "'%s' is a vector variable in .%s: only vector registers have "
+                   "components (address its elements as %s+N)", s->name, space_name(s->space),
+                   s->name);
+  if (comp && (s->kind == SYM_SREG || (s->kind == SYM_REG && s->vec > 1))) {
     o->comp = (int8_t)comp_index(&P->tok);
     int ncomp = s->kind == SYM_SREG ? s->sreg_comps : s->vec;
     if (o->comp >= ncomp)

@@ -392,6 +392,9 @@ static void check_brace(Parser *P, const Insn *in, const Operand *o, Type e, boo
                                : "expected a register, constant or _ in the brace list");
     if (dst && el->sym->kind == SYM_SREG)
       opd_error(P, in, el, "special register '%s' cannot be written", el->sym->name);
+    if (el->sym->vec > 1 && el->comp < 0)
+      opd_error(P, in, el, "vector register '%s' in a brace list needs a component such as %s.x",
+                el->sym->name, el->sym->name);
     if (type_kind(el->sym->type) == K_P || type_size(el->sym->type) != type_size(et))
       opd_error(P, in, el, "'%s' is .%s but each element of the list must be %d bits",
                 el->sym->name, type_name(el->sym->type), 8 * type_size(et));
@@ -472,8 +475,12 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
       }
       return;
     }
-    if (in->vec > 1 && !(o->kind == OPD_REG && o->sym->vec == in->vec))
+    if (in->vec > 1) {   /* a component (v.x) is a scalar here too */
+      if (in->op == OP_MOV_V && o != &in->opds[0])   /* ptxas takes it; meaning unverified */
+        opd_error(P, in, o, "a scalar source of 'mov.v%d' is not supported (write a brace list)",
+                  in->vec);
       opd_error(P, in, o, "expected a vector operand {...}");
+    }
     if (in->vec == 1 && o->kind == OPD_VEC)
       opd_error(P, in, o, "unexpected vector operand without a .v2/.v4 modifier");
     if (o->kind == OPD_IMM || o->kind == OPD_FIMM) { check_imm(P, in, o, e); return; }
