@@ -268,12 +268,8 @@ static void check_reg(Parser *P, const Insn *in, const Operand *o, Type e, bool 
    * expand_vector turned into the list of its components where the
    * instruction takes one: anywhere else it is an error (ptxas: "Vector
    * operand is not allowed", "Argument vector size mismatch") */
-  if (s->vec > 1 && o->comp < 0) {
-    if (in->vec > 1)
-      opd_error(P, in, o, "'%s' is a .v%d vector but '%s' takes .v%d vectors here", s->name,
-                s->vec, insn_mnemonic(in), in->vec);
+  if (s->vec > 1 && o->comp < 0)
     opd_error(P, in, o, "vector register '%s' needs a component such as %s.x", s->name, s->name);
-  }
   if (!reg_type_ok(e, s->type, wide, s->kind == SYM_SREG)) {
     char want[32];
     snprintf(want, sizeof want, ".%s", type_name(e));
