@@ -609,6 +609,34 @@ static void check_mov_v(Parser *P, const Insn *in) {
                "(§5.4.2)", in->vec, type_name(t), 8 * in->vec * type_size(t));
 }
 
+/* ld/st of more than 128 bits (.v8.b32, .v4.b64): ptxas's "256 bit wide
+ * load/store", global (or generic) only, from sm_100 and PTX ISA 8.8. */
+static void check_wide_ldst(Parser *P, const Insn *in) {
+  switch ((Opcode)in->op) {
+  case OP_LD: case OP_LD_NC: case OP_LD_VOLATILE: case OP_LD_SEM:
+  case OP_ST: case OP_ST_VOLATILE: case OP_ST_SEM: break;
+  default: return;
+  }
+  int bytes = in->vec * type_size((Type)in->types[0]);
+  if (bytes <= 16) return;
+  bool cluster;
+  Space sp = insn_space(in, &cluster);
+  const char *mn = insn_mnemonic(in);
+  uint32_t w = (uint32_t)strlen(mn);
+  int ver = P->m->ver_major * 10 + P->m->ver_minor;
+  if (bytes > 32)
+    diag_error(P, in->line, in->col, w, "'%s' of %d bits: an access is at most 256 bits", mn,
+               8 * bytes);
+  if (sp != SP_NONE && sp != SP_GLOBAL)
+    diag_error(P, in->line, in->col, w, "a 256-bit '%s' must be .global or generic", mn);
+  if (P->m->sm && P->m->sm < 100)
+    diag_error(P, in->line, in->col, w, "a 256-bit '%s' requires .target sm_100 or higher "
+               "(this module targets sm_%d)", mn, P->m->sm);
+  if (ver < 88)
+    diag_error(P, in->line, in->col, w, "a 256-bit '%s' requires PTX ISA version 8.8 or higher "
+               "(this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
+}
+
 void validate_operands(Parser *P, Insn *in) {
   const OpPattern *pat = &op_patterns()[in->op];
   int min = 0, max = 0;
@@ -648,6 +676,7 @@ void validate_operands(Parser *P, Insn *in) {
   }
   if (in->op == OP_CALL) check_call(P, in);
   if (in->op == OP_MOV_V) check_mov_v(P, in);
+  check_wide_ldst(P, in);
   check_param_write(P, in);
 }
 
