@@ -79,6 +79,7 @@ uint64_t sreg_value(Warp *w, int id, int c, int lane) {
   const Launch *L = w->launch;
   const uint32_t *ct = w->cta->ctaid;
   uint32_t bit = 1u << lane;
+  if (c > 2) return 0;   /* .w of the .v4 registers (%tid.w ...) is unused and reads 0 */
   switch ((SregId)id) {
   case SR_TID: return w->tid[c][lane];
   case SR_NTID: return L->block[c];

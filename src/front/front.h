@@ -152,6 +152,8 @@ struct Parser {
   char *msg;             /* diagnostic text (malloc'd), set on error */
   const char *src;       /* whole text, to quote source lines */
   size_t srclen;
+  bool whole_sregs;      /* the instruction being parsed may name a special
+                            register vector whole (mov.v4.u32 v, %tid) */
 };
 
 /* Parse and validate `len` bytes of PTX named `path`. Returns the module,

@@ -724,7 +724,7 @@ static void parse_name_operand(Parser *P, Operand *o) {
       diag_error_tok(P, &P->tok, "'%s' has no component %.*s", s->name,
                      (int)P->tok.len, P->tok.s);
     next(P);
-  } else if (s->kind == SYM_SREG && s->sreg_comps) {
+  } else if (s->kind == SYM_SREG && s->sreg_comps && !P->whole_sregs) {
     diag_error_tok(P, &t, "'%s' needs a component such as %s.x", s->name, s->name);
   }
   if (o->kind == OPD_SYM && (is_punct(P, '+') || is_punct(P, '-'))) {
@@ -908,6 +908,9 @@ static void parse_instruction(Parser *P) {
     next(P);
   }
   validate_modifiers(P, &in, &mn, mods, nmods);
+  /* ptxas takes %tid and the other .v4 special registers whole in mov.v4
+   * and mov.b128 (the validator makes them the list of their components) */
+  P->whole_sregs = (in.op == OP_MOV_V && in.vec == 4) || in.op == OP_MOV_B128;
   Operand opds[256];   /* copied to the arena at their exact count */
   int nopds = 0, uses = P->fb ? P->fb->label_uses.n : 0;
   if (is_punct(P, '}') || P->tok.kind == TK_EOF)   /* "ret\n}" */
@@ -926,6 +929,7 @@ static void parse_instruction(Parser *P) {
     unexpected(P, "',' or ';'");
   }
   next(P);
+  P->whole_sregs = false;
   in.opds = arena_dup(&P->m->arena, opds, (size_t)nopds * sizeof *opds);
   in.nopds = (uint8_t)nopds;
   Symbol **slots[256];

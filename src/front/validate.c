@@ -270,6 +270,8 @@ static void check_reg(Parser *P, const Insn *in, const Operand *o, Type e, bool 
    * operand is not allowed", "Argument vector size mismatch") */
   if (s->vec > 1 && o->comp < 0)
     opd_error(P, in, o, "vector register '%s' needs a component such as %s.x", s->name, s->name);
+  if (s->kind == SYM_SREG && s->sreg_comps && o->comp < 0)   /* parse.c: whole_sregs */
+    opd_error(P, in, o, "'%s' needs a component such as %s.x", s->name, s->name);
   if (!reg_type_ok(e, s->type, wide, s->kind == SYM_SREG)) {
     char want[32];
     snprintf(want, sizeof want, ".%s", type_name(e));
@@ -585,12 +587,14 @@ static bool takes_vector(const Insn *in, char kind) {
   return (kind == 'v' && in->vec > 1) || kind == 'e' || kind == 'k';
 }
 
-/* A vector register named whole (v for {v.x, v.y, ...}, §6.4.3) where the
+/* A vector register named whole (v for {v.x, v.y, ...}, §6.4.3; also a
+ * .v4 special register, %tid for {%tid.x, ..., %tid.w}) where the
  * instruction takes a vector: rewritten into the brace list of its
  * components, so the checks and every later layer see one form. */
 static void expand_vector(Parser *P, Operand *o) {
-  if (o->kind != OPD_REG || o->sym->kind != SYM_REG || o->sym->vec < 2 || o->comp >= 0) return;
-  int n = o->sym->vec;
+  if (o->kind != OPD_REG || o->comp >= 0) return;
+  int n = o->sym->kind == SYM_SREG ? o->sym->sreg_comps : o->sym->vec;
+  if (n < 2) return;
   Operand *el = arena_alloc(&P->m->arena, (size_t)n * sizeof *el);
   for (int i = 0; i < n; i++) {
     el[i] = *o;
@@ -624,9 +628,9 @@ static void check_wide_ldst(Parser *P, const Insn *in) {
   const char *mn = insn_mnemonic(in);
   uint32_t w = (uint32_t)strlen(mn);
   int ver = P->m->ver_major * 10 + P->m->ver_minor;
-  if (bytes > 32)
-    diag_error(P, in->line, in->col, w, "'%s' of %d bits: an access is at most 256 bits", mn,
-               8 * bytes);
+  if (bytes > 32 || type_size((Type)in->types[0]) == 16)   /* ptxas: "exceeds 128 bit limit" */
+    diag_error(P, in->line, in->col, w, "'%s.v%d.%s' is not allowed: a vector access is at most "
+               "256 bits, of elements of at most 64", mn, in->vec, type_name((Type)in->types[0]));
   if (sp != SP_NONE && sp != SP_GLOBAL)
     diag_error(P, in->line, in->col, w, "a 256-bit '%s' must be .global or generic", mn);
   if (P->m->sm && P->m->sm < 100)

@@ -723,6 +723,8 @@ static uint64_t imm_bits(const Operand *o, Type t) {
 static uint32_t sreg_slot(Lower *L, const Operand *o) {
   if (L->npre == XINSN_MAX_OPDS) lower_fail(L, L->in, "too many special registers");
   const Symbol *s = o->sym;
+  if (s->sreg_comps && o->comp < 0)   /* a vector named whole: not one value */
+    lower_refuse(L, "special register '%s' named whole is not supported here", s->name);
   uint32_t slot = new_slot(L, type_file(s->type), 1);
   XInsn *x = &L->pre[L->npre++];
   memset(x, 0, sizeof *x);
