@@ -14,6 +14,8 @@
  * A .b128 register is two 64-bit pieces, low first. A sink `_` in an unpack
  * receives its piece in the scratch slot.
  *
+ * mov.vN copies brace lists element by element, all sources first.
+ *
  * cvta, cvta.to and isspacep sit in this family in opcodes.def but belong
  * to the address map: mem_select_addr (src/exec/mem.c) selects them. */
 #include "../lower/lower.h"
@@ -123,33 +125,6 @@ static bool select_pieces(Lower *L, const Insn *in, XInsn *x, int bits) {
   return true;
 }
 
-/* mov.v2/.v4 d, a (§6.4.3): the elements as pieces of the instruction's
- * width, so every source is read before any destination is written
- * (mov.v2.u32 {a, b}, {b, a} swaps); constants take the instruction's type
- * (mov.v2.f32 {...}, {1.0, 2.5}). A vector register named whole is already
- * the list of its components (validate.c, expand_vector). */
-static bool select_mov_v(Lower *L, const Insn *in, XInsn *x) {
-  Type t = (Type)in->types[0];
-  const Operand *d = &in->opds[0], *a = &in->opds[1];
-  int bits = 8 * type_size(t);
-  if (in->nopds != 2 || d->kind != OPD_VEC || a->kind != OPD_VEC || d->n != in->vec ||
-      a->n != in->vec || bits > 64)
-    return false;
-  Pieces *p = lower_aux(L, sizeof *p);
-  for (int i = 0; i < in->vec; i++) {
-    const Operand *e = &a->elems[i];
-    if (e->kind == OPD_SINK) return false;
-    if (e->kind == OPD_IMM || e->kind == OPD_FIMM)
-      p->src[p->nsrc++] = (Piece){(uint8_t)(bits > 32), (uint8_t)bits, lower_src(L, e, t)};
-    else if (!add_pieces(L, e, bits, false, p->src, &p->nsrc))
-      return false;
-    if (!add_pieces(L, &d->elems[i], bits, true, p->dst, &p->ndst)) return false;
-  }
-  x->aux = p;
-  x->fn = exec_mov_pieces;
-  return true;
-}
-
 /* mov.u32 %r, %tid.x: the special-register handler writes d directly. */
 static bool select_mov_sreg(Lower *L, const Insn *in, XInsn *x, Type t) {
   const Operand *s = &in->opds[1];
@@ -188,6 +163,45 @@ static bool select_mov_b(Lower *L, const Insn *in, XInsn *x) {
   bool vec = in->opds[0].kind == OPD_VEC || in->opds[1].kind == OPD_VEC;
   if (!vec && type_size(t) <= 8) return select_mov_scalar(L, in, x, t);
   return select_pieces(L, in, x, 8 * type_size(t));
+}
+
+/* mov.vN {d0, ...}, {a0, ...}: every source is read before any destination
+ * is written, so {b, a} <- {a, b} swaps. slot[0..n) are the destinations,
+ * slot[n..2n) the sources; x->sub = n, x->imm the bits kept (16-bit
+ * values live zero-extended in the 32-bit file). */
+static XStatus exec_mov_vec(Warp *w, const XInsn *x, uint32_t mask) {
+  int n = x->sub;
+  if (type_size((Type)x->type) == 8) {
+    uint64_t t[4][WARP_SIZE];
+    for (int e = 0; e < n; e++) memcpy(t[e], R64(w, x->slot[n + e]), sizeof t[e]);
+    for (int e = 0; e < n; e++) merge64(R64(w, x->slot[e]), t[e], mask);
+    return XS_NEXT;
+  }
+  uint32_t t[4][WARP_SIZE], keep = (uint32_t)x->imm;
+  for (int e = 0; e < n; e++) {
+    const uint32_t *a = R32(w, x->slot[n + e]);
+    FOR_LANES(l) t[e][l] = a[l] & keep;
+  }
+  for (int e = 0; e < n; e++) merge32(R32(w, x->slot[e]), t[e], mask);
+  return XS_NEXT;
+}
+
+static bool select_mov_vec(Lower *L, const Insn *in, XInsn *x) {
+  Type t = (Type)in->types[0];
+  int n = in->vec;
+  if (in->nopds != 2 || n < 2 || n > 4) return false;
+  for (int k = 0; k < 2; k++)
+    if (in->opds[k].kind != OPD_VEC || in->opds[k].n != n) return false;
+  for (int e = 0; e < n; e++) {
+    x->slot[e] = lower_dst(L, &in->opds[0].elems[e]);
+    x->slot[n + e] = lower_src(L, &in->opds[1].elems[e], t);
+  }
+  x->nslots = (uint8_t)(2 * n);
+  x->sub = (uint8_t)n;
+  x->type = (uint8_t)t;
+  x->imm = type_size(t) == 2 ? 0xffff : 0xffffffffll;
+  x->fn = exec_mov_vec;
+  return true;
 }
 
 /* prmt.b32{.mode} d, a, b, c (§9.7.9.7). The bytes of the 8-byte value
@@ -262,7 +276,7 @@ bool exec_select_MOV(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
   case OP_MOV: return in->nopds == 2 && select_mov_scalar(L, in, x, (Type)in->types[0]);
   case OP_MOV_B: case OP_MOV_B128: return select_mov_b(L, in, x);
-  case OP_MOV_V: return select_mov_v(L, in, x);
+  case OP_MOV_V: case OP_MOV_V64: return select_mov_vec(L, in, x);
   case OP_PRMT: return select_prmt(L, in, x);
   case OP_CVTA: case OP_CVTA_TO: case OP_ISSPACEP: return mem_select_addr(L, in, x);
   case OP_MAPA: case OP_GETCTARANK: return cluster_select_map(L, in, x);

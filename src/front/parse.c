@@ -630,22 +630,21 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
 }
 
 static void check_decl_attrs(Parser *P, const DeclAttrs *d) {
+  /* §5.4.2: vector variables are .v2 or .v4 (.v8 is only an instruction
+   * modifier) of a non-predicate type */
+  if (d->vec == 8)
+    diag_error_tok(P, &d->vtok, "a vector variable has 2 or 4 elements (.v2 or .v4, §5.4.2)");
+  if (d->vec > 1 && d->type == TY_PRED)
+    diag_error_tok(P, &d->vtok, "a predicate cannot be a vector: predicates are scalar registers "
+                   "(§5.4.2)");
   if (d->type == TY_NONE)
     diag_error_tok(P, &P->tok, "declaration needs a type such as .u32");
   if (d->type == TY_PRED && d->space != SP_REG)
     diag_error_tok(P, &d->first, "predicates can only be declared in .reg (§5.4.1)");
   if (d->vec > 1 && d->vec * type_size(d->type) > 16)
     diag_error_tok(P, &d->first, "vectors cannot exceed 128 bits (§5.4.2)");
-  /* §5.4.2: vector variables are .v2 or .v4 of a non-predicate type; ptxas
-   * also allocates none in .param (.v8 is only an instruction modifier) */
-  if (d->vec == 8)
-    diag_error_tok(P, &d->vtok, "a vector variable has 2 or 4 elements (.v2 or .v4, §5.4.2)");
-  if (d->vec > 1 && d->type == TY_PRED)
-    diag_error_tok(P, &d->vtok, "a predicate cannot be a vector: predicates are scalar registers "
-                   "(§5.4.2)");
-  if (d->vec > 1 && d->space == SP_PARAM)
-    diag_error_tok(P, &d->vtok, "a .param variable cannot be a vector (ptxas allocates none; "
-                   "declare .align N .b8 name[SIZE])");
+  if (d->vec > 1 && d->space == SP_PARAM)   /* ptxas: "cannot be allocated in .param" */
+    diag_error_tok(P, &d->first, "a .param variable cannot be a vector (pass .align N .b8 x[N])");
 }
 
 static void add_global(Parser *P, Symbol *s) { vec_push(&P->m->arena, P->globals, s); }

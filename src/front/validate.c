@@ -469,12 +469,12 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
         else if (el->kind != OPD_SINK)
           opd_error(P, in, el, "expected a register in the vector");
         else if (o != &in->opds[0])   /* ptxas: "Sink '_' not allowed as a source operand" */
-          opd_error(P, in, el, "the sink '_' cannot be a source");
+          opd_error(P, in, el, "'_' cannot be a source");
       }
       return;
     }
     if (in->vec > 1) {   /* a component (v.x) is a scalar here too */
-      if (in->op == OP_MOV_V && o != &in->opds[0])   /* ptxas takes it; meaning unverified */
+      if ((in->op == OP_MOV_V || in->op == OP_MOV_V64) && o != &in->opds[0])   /* ptxas takes it */
         opd_error(P, in, o, "a scalar source of 'mov.v%d' is not supported (write a brace list)",
                   in->vec);
       opd_error(P, in, o, "expected a vector operand {...}");
@@ -605,14 +605,6 @@ static void expand_vector(Parser *P, Operand *o) {
   o->n = (uint8_t)n;
 }
 
-/* mov.v2/.v4: ptxas takes at most 128 bits ("Vector type too large"). */
-static void check_mov_v(Parser *P, const Insn *in) {
-  Type t = (Type)in->types[0];
-  if (in->vec * type_size(t) > 16)
-    diag_error(P, in->line, in->col, 3, "'mov.v%d.%s' is %d bits; vectors cannot exceed 128 bits "
-               "(§5.4.2)", in->vec, type_name(t), 8 * in->vec * type_size(t));
-}
-
 /* ld/st of more than 128 bits (.v8.b32, .v4.b64): ptxas's "256 bit wide
  * load/store", global (or generic) only, from sm_100 and PTX ISA 8.8. */
 static void check_wide_ldst(Parser *P, const Insn *in) {
@@ -662,11 +654,13 @@ void validate_operands(Parser *P, Insn *in) {
   bool absent[PAT_MAX_OPDS] = {false};
   for (int i = max - 1, skip = in->nopds < max ? max - in->nopds : 0; i >= 0 && skip; i--)
     if (pat->opds[i].optional) { absent[i] = true; skip--; }
+  for (int i = 0, k = 0; k < in->nopds && i < max; i++)   /* vectors named whole */
+    if (!absent[i] && takes_vector(in, pat->opds[i].kind)) expand_vector(P, &in->opds[k++]);
+    else if (!absent[i]) k++;
   for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
     if (absent[i]) continue;
     const OpdSpec *sp = &pat->opds[i];
-    Operand *o = &in->opds[k++];
-    if (takes_vector(in, sp->kind)) expand_vector(P, o);
+    const Operand *o = &in->opds[k++];
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
       check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);
@@ -679,7 +673,6 @@ void validate_operands(Parser *P, Insn *in) {
     }
   }
   if (in->op == OP_CALL) check_call(P, in);
-  if (in->op == OP_MOV_V) check_mov_v(P, in);
   check_wide_ldst(P, in);
   check_param_write(P, in);
 }
