@@ -633,6 +633,22 @@ static void check_wide_ldst(Parser *P, const Insn *in) {
                "(this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
 }
 
+/* Before the operand checks: vectors named whole become lists
+ * (expand_vector), and no half of a d|p pair is a vector component
+ * (ptxas: a syntax error). */
+static void prepare_vectors(Parser *P, Insn *in, const OpPattern *pat, const bool *absent,
+                            int max) {
+  for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
+    if (absent[i]) continue;
+    Operand *o = &in->opds[k++];
+    if (takes_vector(in, pat->opds[i].kind)) expand_vector(P, o);
+    for (int h = 0; o->kind == OPD_PAIR && h < 2; h++)
+      if (o->elems[h].kind == OPD_REG && o->elems[h].comp >= 0)
+        opd_error(P, in, &o->elems[h], "a d|p pair cannot hold a component of '%s'",
+                  o->elems[h].sym->name);
+  }
+}
+
 void validate_operands(Parser *P, Insn *in) {
   const OpPattern *pat = &op_patterns()[in->op];
   int min = 0, max = 0;
@@ -654,9 +670,7 @@ void validate_operands(Parser *P, Insn *in) {
   bool absent[PAT_MAX_OPDS] = {false};
   for (int i = max - 1, skip = in->nopds < max ? max - in->nopds : 0; i >= 0 && skip; i--)
     if (pat->opds[i].optional) { absent[i] = true; skip--; }
-  for (int i = 0, k = 0; k < in->nopds && i < max; i++)   /* vectors named whole */
-    if (!absent[i] && takes_vector(in, pat->opds[i].kind)) expand_vector(P, &in->opds[k++]);
-    else if (!absent[i]) k++;
+  prepare_vectors(P, in, pat, absent, max);
   for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
     if (absent[i]) continue;
     const OpdSpec *sp = &pat->opds[i];
