@@ -11,7 +11,8 @@
  * virtual SMs. %clock, %clock64 and %globaltimer advance in virtual time:
  * one cycle (= one nanosecond) per warp-instruction plus nanosleep time, so
  * spin loops with back-off terminate. %envreg, %pm and the reserved shared
- * window registers read 0. */
+ * window registers read 0, and so does the .w component of every .v4
+ * register (%tid.w, %ntid.w, ...). */
 #include "../lower/lower.h"
 
 #include <string.h>
@@ -79,7 +80,10 @@ uint64_t sreg_value(Warp *w, int id, int c, int lane) {
   const Launch *L = w->launch;
   const uint32_t *ct = w->cta->ctaid;
   uint32_t bit = 1u << lane;
-  if (c > 2) return 0;   /* .w of the .v4 registers (%tid.w ...) is unused and reads 0 */
+  /* .w of the .v4 registers: "the fourth element is unused and always
+   * returns zero" (PTX ISA 9.0 §10.1, 10.2, 10.6, 10.7, 10.12-10.15; %ntid
+   * and %nctaid too) */
+  if (c > 2) return 0;
   switch ((SregId)id) {
   case SR_TID: return w->tid[c][lane];
   case SR_NTID: return L->block[c];
