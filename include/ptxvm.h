@@ -238,8 +238,9 @@ typedef struct ptxvm_function_info {
   unsigned maxntid[3], reqntid[3], reqnctapercluster[3];
   unsigned minnctapersm, maxnctapersm, maxnreg, maxclusterrank;
   int explicitcluster, noreturn;
-  unsigned param_bytes;      /* size of the parameter buffer, params laid out
-                                in order at their alignments */
+  uint64_t param_bytes;      /* size of the parameter buffer, params laid out
+                                in order at their alignments (a kernel's: at
+                                most 32764, ptxas's limit) */
 } ptxvm_function_info;
 
 /* Fills *out with what the function declares.
@@ -250,10 +251,11 @@ typedef struct ptxvm_param_info {
   const char *name;
   const char *type;          /* PTX type without the dot: "u64", "b8" */
   const char *space;         /* "param" or "reg" */
-  unsigned size;             /* bytes (element size x array length) */
+  uint64_t size;             /* bytes (element size x array length) */
   unsigned align;            /* bytes: .align, else the element size */
-  unsigned offset;           /* bytes, in the parameter buffer */
-  unsigned array_len;        /* elements; 0 for a scalar */
+  uint64_t offset;           /* bytes, in the parameter buffer (of a .func:
+                                in its parameter list, laid out the same way) */
+  uint64_t array_len;        /* elements; 0 for a scalar */
   const char *ptr_space;     /* for .ptr parameters: "global", ...; else NULL */
   unsigned ptr_align;        /* for .ptr parameters: .align N; else 0 */
 } ptxvm_param_info;
@@ -264,6 +266,55 @@ typedef struct ptxvm_param_info {
  *         PTXVM_ERROR_NOT_FOUND (index out of range). */
 ptxvm_status ptxvm_function_get_param(const ptxvm_function *fn, int is_return, int index,
                                       ptxvm_param_info *out);
+
+/* ---- what ptxvm cannot execute yet ----
+ *
+ * Valid PTX may hold instructions that ptxvm cannot execute yet (tensor
+ * copies, textures, MMA, ...). They do not stop a module from loading, nor
+ * its other kernels from launching: only a kernel that holds one, or can
+ * call a .func that holds one (directly, or through a register: then any
+ * function whose address is taken counts), is refused, with
+ * PTXVM_ERROR_NOT_SUPPORTED. The functions below say so before a launch. */
+
+typedef struct ptxvm_unsupported_info {
+  const char *message;       /* "FILE:LINE:COL: what", as a launch reports
+                                it; for the whole module "FILE: what" */
+  const char *what;          /* the message after its location (a suffix) */
+  const char *function;      /* the .entry or .func holding the instruction;
+                                NULL for the whole module */
+  int in_entry;              /* 1 when that function is an .entry */
+  unsigned line, col;        /* 1-based PTX location of the instruction; 0
+                                for the whole module */
+} ptxvm_unsupported_info;
+
+/* Prepares the module as its first launch would (it is lowered, and its
+ * .global and .const variables get device memory) and returns how many
+ * entries ptxvm_module_unsupported describes: one per instruction that
+ * ptxvm cannot execute yet, in declaration order; or 1 when the module as a
+ * whole cannot run (its local memory per thread is too large, its variables
+ * do not fit in device memory); 0 when every kernel can be launched.
+ * Returns -1 when mod is NULL or not a live handle, its context is busy,
+ * or the host is out of memory (then ptxvm_last_error says so). */
+int ptxvm_module_unsupported_count(ptxvm_module *mod);
+
+/* Fills *out with entry `index` (0-based) of ptxvm_module_unsupported_count;
+ * the strings live as long as the module.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument),
+ *         PTXVM_ERROR_NOT_FOUND (index out of range),
+ *         PTXVM_ERROR_INVALID_HANDLE, PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_module_unsupported(ptxvm_module *mod, int index, ptxvm_unsupported_info *out);
+
+/* Whether kernel fn can be launched (ptxvm_launch checks the same first):
+ * prepares its module as ptxvm_module_unsupported_count does.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (fn NULL, or not an .entry with a body),
+ *         PTXVM_ERROR_NOT_SUPPORTED (fn holds an instruction ptxvm cannot
+ *           execute yet, or can call a function that does: the message is
+ *           its "FILE:LINE:COL: what", followed by " (in 'f', which kernel
+ *           'k' can call)" when another function holds it; or the reason the
+ *           whole module cannot run),
+ *         PTXVM_ERROR_OUT_OF_MEMORY, PTXVM_ERROR_INVALID_HANDLE,
+ *         PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_function_launchable(ptxvm_function *fn);
 
 /* ---- device memory (PTX ISA 9.0 §5.1.4 global state space) ----
  *
@@ -352,8 +403,9 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
  *         PTXVM_ERROR_INVALID_CONFIG (dimensions, cluster shape, shared
  *           memory, or .reqntid/.maxntid/.reqnctapercluster violated; the
  *           message says which),
- *         PTXVM_ERROR_NOT_SUPPORTED (an instruction ptxvm cannot run yet;
- *           the message gives FILE:LINE:COL),
+ *         PTXVM_ERROR_NOT_SUPPORTED (fn holds or can call an instruction
+ *           ptxvm cannot run yet, as ptxvm_function_launchable says; the
+ *           message gives its FILE:LINE:COL),
  *         PTXVM_ERROR_LAUNCH_FAILED (a fault: trap, invalid or misaligned
  *           address, ...; the message names the instruction's FILE:LINE:COL,
  *           the kernel, %ctaid and %tid),

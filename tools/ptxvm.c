@@ -1,7 +1,8 @@
 /* ptxvm.c: the command line (shared CLI.md is the contract).
  *
  *   ptxvm run [OPTIONS] FILE.ptx [KERNEL]   launch one kernel, dump buffers
- *   ptxvm check FILE.ptx                    parse and validate; exit 0, or 2 with diagnostics
+ *   ptxvm check FILE.ptx                    parse and validate; exit 0, or 2 with diagnostics;
+ *                                           warns of what ptxvm cannot execute yet
  *   ptxvm info FILE.ptx                     list functions, parameters and directives
  *
  * `run` turns each -a SPEC into a parameter value: a scalar's bits, or a
@@ -131,9 +132,30 @@ static ptxvm_module *load(ptxvm_context **ctx, const char *path) {
   return mod;
 }
 
+/* Valid PTX that ptxvm cannot execute yet is a warning, not an error: one
+ * line per instruction, at its FILE:LINE:COL, saying which kernels it stops
+ * (README "Command line"). */
+static void print_unsupported(ptxvm_module *mod) {
+  int n = ptxvm_module_unsupported_count(mod);
+  for (int i = 0; i < n; i++) {
+    ptxvm_unsupported_info u;
+    if (ptxvm_module_unsupported(mod, i, &u) != PTXVM_SUCCESS) continue;
+    int loc = (int)(u.what - u.message);
+    if (!u.function)
+      fprintf(stderr, "%.*swarning: ptxvm cannot run this module: %s\n", loc, u.message, u.what);
+    else if (u.in_entry)
+      fprintf(stderr, "%.*swarning: %s (ptxvm cannot execute it yet: kernel '%s' cannot be launched)\n",
+              loc, u.message, u.what, u.function);
+    else
+      fprintf(stderr, "%.*swarning: %s (ptxvm cannot execute it yet: the kernels that can call "
+              "'%s' cannot be launched)\n", loc, u.message, u.what, u.function);
+  }
+}
+
 static int cmd_check(const char *path) {
   ptxvm_context *ctx = NULL;
   ptxvm_module *mod = load(&ctx, path);
+  if (mod) print_unsupported(mod);
   ptxvm_context_destroy(ctx);
   return mod ? EXIT_OK : EXIT_INPUT;
 }
@@ -143,9 +165,9 @@ static void print_dims(const char *name, const unsigned d[3]) {
 }
 
 static void print_param(const char *what, int i, const ptxvm_param_info *p) {
-  printf("  %s %d: %s .%s .%s size %u align %u offset %u", what, i, p->name, p->space,
-         p->type, p->size, p->align, p->offset);
-  if (p->array_len) printf(" [%u]", p->array_len);
+  printf("  %s %d: %s .%s .%s size %" PRIu64 " align %u offset %" PRIu64, what, i, p->name,
+         p->space, p->type, p->size, p->align, p->offset);
+  if (p->array_len) printf(" [%" PRIu64 "]", p->array_len);
   if (p->ptr_space) printf(" .ptr .%s", p->ptr_space);
   if (p->ptr_align) printf(" .align %u", p->ptr_align);
   putchar('\n');
@@ -162,7 +184,7 @@ static int cmd_info(const char *path) {
     ptxvm_function *fn = ptxvm_module_function_at(mod, i);
     ptxvm_function_info fi;
     ptxvm_function_get_info(fn, &fi);
-    printf("%s %s%s: %d param%s, %u bytes\n", fi.is_entry ? ".entry" : ".func", fi.name,
+    printf("%s %s%s: %d param%s, %" PRIu64 " bytes\n", fi.is_entry ? ".entry" : ".func", fi.name,
            fi.has_body ? "" : " (declaration)", fi.nparams, fi.nparams == 1 ? "" : "s",
            fi.param_bytes);
     ptxvm_param_info pi;

@@ -530,8 +530,9 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
       /* an array parameter (a by-value aggregate): the elements are its bytes */
       size_t bytes = args[i].n * args[i].t->size;
       if (bytes != pi.size)
-        return run_bad("argument %d '%s' is %zu bytes but parameter %s is .%s[%u] of %u bytes (TYPE[N]:INIT "
-                       "gives an array parameter its bytes by value; they must fill it exactly)", i,
+        return run_bad("argument %d '%s' is %zu bytes but parameter %s is .%s[%" PRIu64 "] of %" PRIu64
+                       " bytes (TYPE[N]:INIT gives an array parameter its bytes by value; they must fill "
+                       "it exactly)", i,
                        args[i].spec, bytes, pi.name, pi.type, pi.array_len, pi.size);
       args[i].by_value = true;
       if (args[i].init != INIT_LIST) {   /* its bytes are the parameter's value */
@@ -545,7 +546,7 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
     }
     unsigned size = args[i].is_buf ? 8 : args[i].t->size;
     if (pi.size != size)
-      return run_bad("argument %d '%s' is %u bytes but parameter %s is .%s of %u bytes%s", i,
+      return run_bad("argument %d '%s' is %u bytes but parameter %s is .%s of %" PRIu64 " bytes%s", i,
                      args[i].spec, size, pi.name, pi.type, pi.size,
                      args[i].is_buf ? " (a buffer passes a 64-bit address)" : "");
   }

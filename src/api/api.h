@@ -28,7 +28,8 @@ struct Mod {
   Module *m;
   Fn *fns;                 /* one per m->funcs entry */
   Mod *next;               /* the context's list */
-  struct Program *prog;    /* lowered at the first launch (src/api/launch.c) */
+  struct Program *prog;    /* lowered at the first need (api_program) */
+  char *lower_error;       /* why the module cannot be lowered (malloc'd), or NULL */
   uint64_t h;              /* its handle */
 };
 
@@ -94,6 +95,14 @@ void api_function_info(const Fn *fn, ptxvm_function_info *out);
 bool api_function_param(const Fn *fn, int is_return, int index, ptxvm_param_info *out);
 /* Frees a module: its functions' handles and its own are retired. */
 void api_module_free(Mod *mod);
+
+/* Lowers mod for its context's device unless done (mod->prog; the first
+ * launch and the calls of ptxvm.h "what ptxvm cannot execute yet" do it);
+ * records the error otherwise (mod->lower_error too). program.c. */
+ptxvm_status api_program(Mod *mod);
+/* ptxvm_function_launchable on a resolved context: PTXVM_SUCCESS, or the
+ * refusal that stops kernel fn, recorded. */
+ptxvm_status api_launchable(Ctx *ctx, Fn *fn);
 
 /* Records a formatted error message on ctx and returns status. */
 ptxvm_status api_fail(Ctx *ctx, ptxvm_status status, const char *fmt, ...)

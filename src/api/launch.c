@@ -1,8 +1,10 @@
 /* launch.c: ptxvm_launch, from the host API to the launcher (ptxvm.h
  * "launching kernels", src/sched/launch.c).
  *
- * The module is lowered at its first launch (program_build), against the
- * context's device, which also receives its .global and .const variables.
+ * The module is lowered at its first launch (api_program), against the
+ * context's device, which also receives its .global and .const variables;
+ * a kernel that holds or can call an instruction ptxvm cannot execute yet
+ * is refused (api_launchable), the module's others still run.
  * The parameter buffer is laid out as ptxvm_function_get_param reports: each
  * parameter at its offset, params[i] copied for its size. The launch runs
  * synchronously; its first fault or deadlock becomes the status and the
@@ -17,16 +19,6 @@
 
 #include "../exec/interp.h"
 #include "api.h"
-
-/* Lowers fn's module unless done; records the error otherwise. */
-static ptxvm_status ensure_program(Mod *mod, Device *dev) {
-  if (mod->prog) return PTXVM_SUCCESS;
-  char *err = NULL;
-  mod->prog = program_build(mod->m, dev, &err);
-  if (mod->prog) return PTXVM_SUCCESS;
-  if (!err) return api_fail(mod->ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory lowering %s", mod->m->path);
-  return api_fail_owned(mod->ctx, PTXVM_ERROR_NOT_SUPPORTED, err);
-}
 
 /* The kernel's parameter buffer (malloc'd; *size bytes), or NULL with the
  * error recorded. A kernel without parameters gets a 1-byte buffer. */
@@ -55,7 +47,7 @@ static uint8_t *build_params(Fn *fn, void **params, uint32_t *size, ptxvm_status
     }
     memcpy(buf + pi.offset, params[i], pi.size);
   }
-  *size = fi.param_bytes;
+  *size = (uint32_t)fi.param_bytes;   /* at most 32764 (validate_params) */
   return buf;
 }
 
@@ -137,10 +129,10 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   if (!fn->f->is_entry || !fn->f->has_body)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
                     fn->f->name);
-  Device *dev;
-  ptxvm_status st = api_device(ctx, &dev);
+  ptxvm_status st = api_launchable(ctx, fn);   /* lowers the module at its first launch */
   if (st != PTXVM_SUCCESS) return st;
-  st = ensure_program(fn->mod, dev);
+  Device *dev;
+  st = api_device(ctx, &dev);
   if (st != PTXVM_SUCCESS) return st;
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,

@@ -103,6 +103,7 @@ void api_module_free(Mod *mod) {
   for (int i = 0; i < mod->m->nfuncs; i++) handle_free(mod->fns[i].h);
   handle_free(mod->h);
   if (mod->prog) program_free(mod->prog);
+  free(mod->lower_error);
   module_free(mod->m);
   free(mod->fns);
   free(mod);
@@ -144,25 +145,6 @@ ptxvm_status ptxvm_module_get_function(ptxvm_module *h, const char *name, ptxvm_
   return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_NOT_FOUND, "no function '%s' in %s", name, mod->m->path));
 }
 
-static unsigned param_align(const Symbol *s) {
-  unsigned a = s->align ? s->align : (unsigned)type_size(s->type) * s->vec;
-  return a ? a : 1;
-}
-
-/* Byte offset of parameter i when the list is laid out in order, each at
- * its alignment (as the CUDA driver lays out kernel parameters). */
-static unsigned param_offset(Symbol *const *ps, int i, unsigned *end) {
-  unsigned off = 0, at = 0;
-  for (int k = 0; k <= i; k++) {
-    unsigned a = param_align(ps[k]);
-    off = (off + a - 1) / a * a;
-    at = off;
-    off += (unsigned)ps[k]->size;
-  }
-  if (end) *end = off;
-  return at;
-}
-
 void api_function_info(const Fn *fn, ptxvm_function_info *out) {
   const Function *f = fn->f;
   memset(out, 0, sizeof *out);
@@ -180,7 +162,9 @@ void api_function_info(const Fn *fn, ptxvm_function_info *out) {
   out->maxclusterrank = f->maxclusterrank;
   out->explicitcluster = f->explicitcluster;
   out->noreturn = f->noreturn;
-  if (f->nparams) param_offset(f->params, f->nparams - 1, &out->param_bytes);
+  /* the front end's layout (validate_params): in order, each at its
+     alignment, as the CUDA driver lays out kernel parameters */
+  if (f->nparams) out->param_bytes = f->params[f->nparams - 1]->offset + f->params[f->nparams - 1]->size;
 }
 
 ptxvm_status ptxvm_function_get_info(const ptxvm_function *h, ptxvm_function_info *out) {
@@ -203,10 +187,10 @@ bool api_function_param(const Fn *fn, int is_return, int index, ptxvm_param_info
   out->name = s->name;
   out->type = type_name(s->type);
   out->space = space_name(s->space);
-  out->size = (unsigned)s->size;
-  out->align = param_align(s);
-  out->offset = param_offset(ps, index, NULL);
-  out->array_len = s->ndims ? (unsigned)(s->size / ((unsigned)type_size(s->type) * s->vec)) : 0;
+  out->size = s->size;
+  out->align = symbol_align(s);
+  out->offset = s->offset;
+  out->array_len = s->ndims ? s->size / ((uint64_t)(type_size(s->type) ? type_size(s->type) : 1) * s->vec) : 0;
   out->ptr_space = s->ptr_space != SP_NONE ? space_name(s->ptr_space) : NULL;
   out->ptr_align = s->ptr_align;
   return true;

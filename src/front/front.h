@@ -113,6 +113,9 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn,
                         const Token *mods, int nmods);
 void validate_operands(Parser *P, Insn *in);
 void validate_target(Parser *P, const Insn *in);
+/* Lays out f's parameters and return values (Symbol.offset) and checks a
+ * kernel's parameter space against ptxas's limit. */
+void validate_params(Parser *P, const Function *f);
 
 /* ---- parse.c ---- */
 typedef VEC(Symbol *) SymVec;

@@ -1075,6 +1075,7 @@ static void parse_callprototype(Parser *P, const Token *name) {
   f->params = fb.params.v; f->nparams = fb.params.n;
   f->rets = fb.rets.v; f->nrets = fb.rets.n;
   f->noreturn = noreturn;
+  validate_params(P, f);
   Symbol *s = scope_get(P->labels, name->s, name->len);
   if (s && s->target >= 0) diag_error_tok(P, name, "'%s' is already defined", s->name);
   if (!s) {
@@ -1300,6 +1301,7 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
                  "a kernel parameter must be in .param, not .%s", space_name(fb.params.v[i]->space));
   f->params = fb.params.v; f->nparams = fb.params.n;
   f->rets = fb.rets.v; f->nrets = fb.rets.n;
+  validate_params(P, f);
 
   /* declare the function itself (in module scope) before the body, so that
    * it can call itself */

@@ -318,7 +318,6 @@ static bool insn_names_space(const Insn *in, Space sp) {
 }
 
 static void check_address(Parser *P, const Insn *in, const Operand *o) {
-  if (o->n) return;   /* bracketed lists (tex, tensor copies) are not addresses */
   const Symbol *s = o->sym;
   if (!s) {           /* [imm]: ptxas takes immediate addresses only in .local */
     bool cluster;
@@ -487,6 +486,8 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
     return;
   case 'm':
     if (o->kind != OPD_ADDR) opd_error(P, in, o, "expected an address [...]");
+    if (o->n)   /* [a, {b, c}]: only tex and tensor forms ("*" rows) take lists; ptxas agrees */
+      opd_error(P, in, o, "expected an address [...], not a bracketed list");
     check_address(P, in, o);
     return;
   case 'l':
@@ -689,6 +690,40 @@ void validate_operands(Parser *P, Insn *in) {
   if (in->op == OP_CALL) check_call(P, in);
   check_wide_ldst(P, in);
   check_param_write(P, in);
+}
+
+/* Kernel parameter space, as ptxas limits it ("Entry function uses too
+ * much parameter space"): 4352 bytes; 32764 from PTX ISA 8.1 on .target
+ * sm_70 and higher (CUDA 12.1's large kernel parameters). ptxas sets no
+ * limit on the parameters of a .func. */
+enum { PARAM_SPACE = 4352, PARAM_SPACE_LARGE = 32764 };
+
+/* Lays out one parameter list in order, each at its alignment, in 64 bits
+ * (Symbol.offset: what the launch buffer and ptxvm_function_get_param use)
+ * and refuses a kernel whose parameters end past the limit, at the first
+ * parameter that crosses it. */
+static void layout_params(Parser *P, const Function *f, Symbol *const *ps, int n) {
+  const Module *m = P->m;
+  bool large = m->ver_major * 10 + m->ver_minor >= 81 && m->sm >= 70;
+  uint64_t limit = large ? PARAM_SPACE_LARGE : PARAM_SPACE, off = 0;
+  for (int i = 0; i < n; i++) {
+    Symbol *s = ps[i];
+    uint64_t a = symbol_align(s);
+    off = off > UINT64_MAX - a ? UINT64_MAX : (off + a - 1) / a * a;
+    s->offset = off;
+    off = off > UINT64_MAX - s->size ? UINT64_MAX : off + s->size;
+    if (f->is_entry && off > limit)
+      diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
+                 "kernel '%s' uses too much parameter space: '%s' ends at byte %llu, past the "
+                 "limit of %llu bytes%s", f->name, s->name, (unsigned long long)off,
+                 (unsigned long long)limit,
+                 large ? "" : " (32764 with .version 8.1 or later and .target sm_70 or higher)");
+  }
+}
+
+void validate_params(Parser *P, const Function *f) {
+  layout_params(P, f, f->params, f->nparams);
+  layout_params(P, f, f->rets, f->nrets);
 }
 
 void validate_target(Parser *P, const Insn *in) {

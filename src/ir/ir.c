@@ -101,6 +101,11 @@ Function *module_find_func(const Module *m, const char *name) {
 
 const char *insn_mnemonic(const Insn *in) { return op_info[in->op].mnemonic; }
 
+uint32_t symbol_align(const Symbol *s) {
+  uint32_t a = s->align ? s->align : (uint32_t)type_size(s->type) * (s->vec ? s->vec : 1);
+  return a ? a : 1;
+}
+
 const char *insn_text(const Insn *in, char *buf, size_t n) {
   if (!in) {
     snprintf(buf, n, "?");

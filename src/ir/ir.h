@@ -113,6 +113,9 @@ typedef struct Symbol {
   int ndims;
   uint64_t dims[4];        /* array dimensions; 0 for an unsized dimension */
   uint64_t size;           /* total bytes (element size * vec * elements) */
+  uint64_t offset;         /* parameters: byte offset in their list, each at
+                              its alignment (a kernel's: in the launch's
+                              parameter buffer); validate_params */
   InitElem *init;          /* flattened initializer */
   int ninit;
   bool has_init;
@@ -149,10 +152,10 @@ struct Operand {
   int8_t comp;           /* -1, or 0..3 for .x .y .z .w */
   uint8_t n;             /* elements of VEC, PAIR, LIST, ADDR lists */
   uint32_t col;          /* source column of the operand */
-  union {
-    Symbol *sym;         /* REG, SYM, ADDR base */
-    Operand *elems;      /* VEC, PAIR, LIST, ADDR list */
-  };
+  /* Not a union: code that tests `sym` on a list operand must find NULL
+   * (a bracketed list [a, {b, c}] once lost its elements to `sym = NULL`). */
+  Symbol *sym;           /* REG, SYM, ADDR base; NULL otherwise */
+  Operand *elems;        /* VEC, PAIR, LIST, ADDR list; NULL otherwise */
   union {
     int64_t ival;        /* IMM value; SYM and ADDR offset */
     double fval;         /* FIMM */
@@ -227,6 +230,9 @@ const char *insn_mnemonic(const Insn *in);
  * into buf; "?" for NULL. */
 const char *insn_text(const Insn *in, char *buf, size_t n);
 bool insn_has_mod(const Insn *in, const char *mod);   /* mod with its dot */
+/* Alignment of a variable or parameter in bytes: its .align, else its
+ * element size (vector included); at least 1. */
+uint32_t symbol_align(const Symbol *s);
 const char *module_file_name(const Module *m, int index);
 
 #endif

@@ -65,7 +65,9 @@ struct Lower {
   Const *consts; uint32_t capconsts, nconsts;
   uint32_t *i32; uint64_t *i64; uint32_t *ipred;   /* init value per slot */
   uint32_t cap32, cap64, cappred;
-  jmp_buf jb;
+  jmp_buf jb;                     /* fatal: the module cannot be lowered */
+  jmp_buf insn_jb;                /* the instruction being lowered is refused */
+  bool catch_insn;                /* insn_jb is set */
   char *err;
 };
 
@@ -85,6 +87,7 @@ static void lower_fail(Lower *L, const Insn *in, const char *fmt, ...) {
     if (in) snprintf(L->err, n, "%s:%u:%u: %s", L->m->path, in->line, in->col, msg);
     else snprintf(L->err, n, "%s: %s", L->m->path, msg);
   }
+  if (in && L->catch_insn && L->err) longjmp(L->insn_jb, 1);
   longjmp(L->jb, 1);
 }
 
@@ -192,28 +195,62 @@ static uint32_t reg_slot(Lower *L, const Operand *o) {
 
 /* ---- variables ---- */
 
-static void add_var(Lower *L, const Symbol *s, uint64_t addr, bool rel) {
+/* Variables are found by symbol through a hash (a kernel may have 32764
+ * parameters, each named by an ld.param: no linear search per use). */
+static uint32_t var_bucket(const Program *p, const Symbol *s) {
+  return (uint32_t)hash64((uint64_t)(uintptr_t)s) & (p->capvarhash - 1);
+}
+
+static const VarAddr *find_var(const Program *p, const Symbol *s) {
+  if (!p->capvarhash) return NULL;
+  for (uint32_t h = var_bucket(p, s); p->varhash[h]; h = (h + 1) & (p->capvarhash - 1))
+    if (p->vars[p->varhash[h] - 1].sym == s) return &p->vars[p->varhash[h] - 1];
+  return NULL;
+}
+
+static void hash_var(Program *p, int i) {
+  uint32_t h = var_bucket(p, p->vars[i].sym);
+  while (p->varhash[h]) h = (h + 1) & (p->capvarhash - 1);
+  p->varhash[h] = i + 1;
+}
+
+/* Records the address of s (the first record of a symbol is the one found). */
+static void add_var_as(Lower *L, const Symbol *s, uint64_t addr, bool rel, bool kparam) {
   Program *p = L->p;
+  if (find_var(p, s)) return;
   if (p->nvars == p->capvars) {
     p->capvars = p->capvars ? 2 * p->capvars : 64;
     VarAddr *nv = realloc(p->vars, (size_t)p->capvars * sizeof *nv);
     if (!nv) lower_fail(L, NULL, "out of memory");
     p->vars = nv;
   }
-  p->vars[p->nvars++] = (VarAddr){s, addr, rel};
+  p->vars[p->nvars++] = (VarAddr){s, addr, rel, kparam};
+  if (2 * (uint32_t)p->nvars > p->capvarhash) {
+    uint32_t cap = p->capvarhash ? 2 * p->capvarhash : 128;
+    int *nh = calloc(cap, sizeof *nh);
+    if (!nh) lower_fail(L, NULL, "out of memory");
+    free(p->varhash);
+    p->varhash = nh;
+    p->capvarhash = cap;
+    for (int i = 0; i < p->nvars - 1; i++) hash_var(p, i);
+  }
+  hash_var(p, p->nvars - 1);
+}
+
+static void add_var(Lower *L, const Symbol *s, uint64_t addr, bool rel) {
+  add_var_as(L, s, addr, rel, false);
 }
 
 bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr) {
-  for (int i = 0; i < p->nvars; i++)
-    if (p->vars[i].sym == s) { *addr = p->vars[i].addr; return true; }
-  return false;
+  const VarAddr *v = find_var(p, s);
+  if (v) *addr = v->addr;
+  return v != NULL;
 }
 
 /* Is s a variable of a .func frame (frame-pointer relative)? */
 static bool var_rel(const Program *p, const Symbol *s) {
-  for (int i = 0; i < p->nvars; i++)
-    if (p->vars[i].sym == s) return p->vars[i].rel;
-  return false;
+  const VarAddr *v = find_var(p, s);
+  return v && v->rel;
 }
 
 int program_func_index(const Program *p, const Function *f) {
@@ -222,35 +259,21 @@ int program_func_index(const Program *p, const Function *f) {
   return -1;
 }
 
-static uint32_t var_align(const Symbol *s) {
-  uint32_t a = s->align ? s->align : (uint32_t)type_size(s->type) * (s->vec ? s->vec : 1);
-  return a ? a : 1;
-}
-
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
 static bool is_kernel_param(const Program *p, const Symbol *s) {
-  for (int i = 0; i < p->nfuncs; i++) {
-    const Function *f = p->funcs[i].f;
-    if (!f->is_entry) continue;
-    for (int k = 0; k < f->nparams; k++)
-      if (f->params[k] == s) return true;
-  }
-  return false;
+  const VarAddr *v = find_var(p, s);
+  return v && v->kparam;
 }
 
-/* Kernel parameters: in order, each at its alignment (module.c agrees). */
+/* Kernel parameters: at their offsets in the launch buffer (the front
+ * end's layout, validate_params, which ptxvm_function_get_param reports). */
 static void layout_kernel_params(Lower *L, const Function *f) {
-  uint64_t off = 0;
-  for (int k = 0; k < f->nparams; k++) {
-    off = align_up(off, var_align(f->params[k]));
-    add_var(L, f->params[k], off, false);
-    off += f->params[k]->size;
-  }
+  for (int k = 0; k < f->nparams; k++) add_var_as(L, f->params[k], f->params[k]->offset, false, true);
 }
 
 static uint64_t frame_var(Lower *L, const Symbol *s, uint64_t *off, bool rel) {
-  *off = align_up(*off, var_align(s));
+  *off = align_up(*off, symbol_align(s));
   uint64_t at = *off;
   add_var(L, s, at, rel);
   *off += s->size ? s->size : 1;
@@ -285,6 +308,9 @@ static void layout_frame(Lower *L, int i, uint64_t fixed) {
     const Symbol *s = f->vars[k];
     if (s->space == SP_LOCAL || s->space == SP_PARAM) frame_var(L, s, &off, rel);
   }
+  if (off - start > WINDOW_SIZE / 2)   /* before the 32-bit fields below: no wrap */
+    lower_fail(L, NULL, "the frame of '%s' (%llu bytes of local memory per thread) is too large",
+               f->name, (unsigned long long)(off - start));
   fi->frame = (uint32_t)start;
   fi->frame_size = (uint32_t)(off - start);
 }
@@ -471,6 +497,7 @@ static void layout_shared(Lower *L) {
   for (int k = 0; k < nk; k++) {
     uint8_t *r = &reach[(size_t)k * (size_t)nf];
     smem_reach(&S, kf[k], r);
+    p->funcs[kf[k]].reach = r;   /* which functions the refusals of a launch count */
     for (size_t v = 0; v < nv; v++) {
       bool used = S.uses[(size_t)nf * nv + v];
       for (int i = 0; i < nf && !used; i++) used = r[i] && S.uses[(size_t)i * nv + v];
@@ -481,7 +508,7 @@ static void layout_shared(Lower *L) {
   uint32_t ext_align = 16;
   for (size_t v = 0; v < nv; v++) {
     const Symbol *s = S.vars[v];
-    if (is_dyn_shared(s)) { if (var_align(s) > ext_align) ext_align = var_align(s); continue; }
+    if (is_dyn_shared(s)) { if (symbol_align(s) > ext_align) ext_align = symbol_align(s); continue; }
     uint64_t at = 0;
     for (bool moved = true; moved;) {
       moved = false;
@@ -489,7 +516,7 @@ static void layout_shared(Lower *L) {
         if (is_dyn_shared(S.vars[u]) || off[u] + S.vars[u]->size <= at || at + s->size <= off[u]) continue;
         bool share = false;
         for (int k = 0; k < nk && !share; k++) share = kern[v * (size_t)nk + (size_t)k] && kern[u * (size_t)nk + (size_t)k];
-        if (share) { at = align_up(off[u] + S.vars[u]->size, var_align(s)); moved = true; }
+        if (share) { at = align_up(off[u] + S.vars[u]->size, symbol_align(s)); moved = true; }
       }
     }
     off[v] = at;
@@ -528,7 +555,7 @@ static void layout_shared(Lower *L) {
 
 static void alloc_global(Lower *L, const Symbol *s) {
   if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
-  uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, var_align(s) < 16 ? 16 : var_align(s));
+  uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
                      (unsigned long long)s->size, s->name);
   if (s->space == SP_CONST) dev_protect(L->p->dev, a);
@@ -779,6 +806,32 @@ static uint32_t frame_addr_slot(Lower *L, Type t, uint64_t a) {
   return slot;
 }
 
+/* What an operand is, in words, for a refusal. */
+static const char *opd_shape(const Operand *o) {
+  switch ((OpdKind)o->kind) {
+  case OPD_REG: return "a register";
+  case OPD_IMM: case OPD_FIMM: return "a constant";
+  case OPD_SYM: return "a name";
+  case OPD_ADDR: return o->n ? "a bracketed list [...]" : "an address [...]";
+  case OPD_VEC: return "a vector {...}";
+  case OPD_PAIR: return "a pair d|p";
+  case OPD_LIST: return "a list (...)";
+  case OPD_SINK: return "the sink _";
+  }
+  return "an operand of unknown kind";
+}
+
+/* The operand-shape guard of every selector: the lowering services below
+ * take only the shapes they know, and refuse any other (a bracketed list
+ * where an address goes, a vector where a scalar goes, ...) by the
+ * instruction's name, so an unknown form is "not supported", never read
+ * as something it is not. */
+static _Noreturn void refuse_shape(Lower *L, const Operand *o, const char *want) {
+  char buf[256];
+  lower_fail(L, L->in, "%s is not supported: its operand at column %u is %s, not %s",
+             insn_text(L->in, buf, sizeof buf), o->col, opd_shape(o), want);
+}
+
 uint32_t lower_src(Lower *L, const Operand *o, Type t) {
   switch (o->kind) {
   case OPD_REG:
@@ -797,21 +850,22 @@ uint32_t lower_src(Lower *L, const Operand *o, Type t) {
   case OPD_SINK:
     return 0;
   default:
-    lower_fail(L, L->in, "operand kind %d cannot be a source here", o->kind);
+    refuse_shape(L, o, "a register, constant or name");
   }
 }
 
 uint32_t lower_dst(Lower *L, const Operand *o) {
   if (o->kind == OPD_SINK) return 0;
-  if (o->kind != OPD_REG || o->sym->kind != SYM_REG)
-    lower_fail(L, L->in, "destination must be a register");
+  if (o->kind != OPD_REG) refuse_shape(L, o, "a register");
+  if (o->sym->kind != SYM_REG) lower_fail(L, L->in, "destination must be a register");
   return reg_slot(L, o);
 }
 
 int64_t lower_addr(Lower *L, const Operand *o, Space sp, uint32_t *slot) {
   *slot = UINT32_MAX;
-  const Symbol *s = o->sym;
   if (o->kind == OPD_REG) { *slot = lower_src(L, o, TY_B64); return 0; }
+  if ((o->kind != OPD_ADDR || o->n) && o->kind != OPD_SYM) refuse_shape(L, o, "an address");
+  const Symbol *s = o->sym;
   if (!s) return o->ival;
   if (s->kind == SYM_REG) { *slot = reg_slot(L, o); return o->ival; }
   if (s->kind == SYM_SREG) { *slot = sreg_slot(L, o); return o->ival; }
@@ -906,9 +960,47 @@ static void emit(Lower *L, const XInsn *x) {
   L->code[L->ncode++].fam = (uint8_t)op_info[x->op].family;
 }
 
-static void lower_insn(Lower *L, const Insn *in) {
-  L->in = in;
-  L->npre = 0;
+/* ---- refusals ----
+ *
+ * An instruction that its selector refuses (a form ptxvm cannot execute
+ * yet, an operand shape it does not know) does not fail the module: the
+ * message is recorded (Program.refusals), a trap takes the instruction's
+ * place so pcs and labels stay right, and only the kernels that can reach
+ * the function holding it are refused at launch (program_kernel_refusal;
+ * reach: "shared memory per kernel" above, indirect calls included). */
+
+/* The trap in place of a refused instruction. A launch refuses every kernel
+ * that can reach it, so it runs only if that reasoning has a hole. */
+static XStatus exec_refused(Warp *w, const XInsn *x, uint32_t mask) {
+  return exec_fault(w, x, mask ? __builtin_ctz(mask) : 0, "%s", (const char *)x->aux);
+}
+
+static void refuse_insn(Lower *L, const Insn *in) {
+  Program *p = L->p;
+  char *msg = arena_alloc(&p->arena, strlen(L->err) + 1);
+  strcpy(msg, L->err);
+  free(L->err);
+  L->err = NULL;
+  if (p->nrefusals == p->caprefusals) {
+    int cap = p->caprefusals ? 2 * p->caprefusals : 8;
+    Refusal *nr = realloc(p->refusals, (size_t)cap * sizeof *nr);
+    if (!nr) lower_fail(L, NULL, "out of memory");
+    p->refusals = nr;
+    p->caprefusals = cap;
+  }
+  p->refusals[p->nrefusals++] = (Refusal){in, L->fi, msg};
+  XInsn x;
+  memset(&x, 0, sizeof x);
+  x.fn = exec_refused;
+  x.src = in;
+  x.func = L->fn->f;
+  x.op = in->op;
+  x.guard = -1;
+  x.aux = msg;
+  emit(L, &x);
+}
+
+static void select_insn(Lower *L, const Insn *in) {
   XInsn x;
   memset(&x, 0, sizeof x);
   x.src = in;
@@ -935,6 +1027,21 @@ static void lower_insn(Lower *L, const Insn *in) {
   }
   for (int i = 0; i < L->npre; i++) emit(L, &L->pre[i]);
   emit(L, &x);
+}
+
+static void lower_insn(Lower *L, const Insn *in) {
+  L->in = in;
+  L->npre = 0;
+  uint32_t nfix = L->nfix;
+  L->catch_insn = true;
+  if (setjmp(L->insn_jb)) {   /* the selector refused it: drop its fixups */
+    L->catch_insn = false;
+    L->nfix = nfix;
+    refuse_insn(L, in);
+    return;
+  }
+  select_insn(L, in);
+  L->catch_insn = false;
 }
 
 static void lower_function(Lower *L, int i) {
@@ -994,6 +1101,13 @@ static void build(Lower *L) {
   layout_vars(L);
   for (int i = 0; i < p->nfuncs; i++) layout_regs(L, &p->funcs[i]);
   for (int i = 0; i < p->nfuncs; i++) lower_function(L, i);
+  for (int i = 0; i < p->nfuncs; i++) {
+    FuncInfo *fi = &p->funcs[i];
+    fi->refusal = -1;
+    for (int pass = 0; pass < 2; pass++)   /* its own first, then its callees' */
+      for (int r = 0; fi->reach && r < p->nrefusals && fi->refusal < 0; r++)
+        if (pass ? fi->reach[p->refusals[r].func] : p->refusals[r].func == i) fi->refusal = r;
+  }
   p->code = L->code;
   p->ncode = L->ncode;
   L->code = NULL;
@@ -1038,10 +1152,17 @@ void program_free(Program *p) {
       dev_free(p->dev, p->vars[i].addr);
   }
   free(p->vars);
+  free(p->varhash);
+  free(p->refusals);
   free(p->code);
   free(p->init32); free(p->init64); free(p->initpred);
   arena_free(&p->arena);
   free(p);
+}
+
+const Refusal *program_kernel_refusal(const Program *p, const Function *kernel) {
+  int i = program_func_index(p, kernel);
+  return i < 0 || p->funcs[i].refusal < 0 ? NULL : &p->refusals[p->funcs[i].refusal];
 }
 
 uint64_t program_static_shared(const Program *p, const Function *kernel) {
@@ -1064,6 +1185,8 @@ static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
   if (x->guard >= 0) fprintf(out, "@%sp%d ", x->guard_neg ? "!" : "", x->guard);
   if (x->fn == exec_sreg_load)
     fprintf(out, "<sreg %s.%d -> %u>", ((const Symbol *)x->aux)->name, (int)x->imm, x->slot[0]);
+  else if (x->fn == exec_refused)
+    fprintf(out, "<refused: %s>", (const char *)x->aux);
   else if (x->fn == exec_frame_addr)
     fprintf(out, "<frame address fp+0x%llx -> %u>", (unsigned long long)x->imm, x->slot[0]);
   else if (x->src && x->op == x->src->op)

@@ -46,7 +46,20 @@ typedef struct FuncInfo {
   struct CallOpd *formals, *formal_rets;   /* where its parameters and
                                        return values live: .param in its
                                        frame, .reg in its registers */
+  const uint8_t *reach;             /* a kernel's: [i] = it can call function
+                                       i (itself included); else NULL */
+  int refusal;                      /* a kernel's: the first Refusal in a
+                                       function it reaches, or -1 */
 } FuncInfo;
+
+/* An instruction that lowering refused: PTX that ptxvm cannot execute yet
+ * (lower.c "refusals"). Only the kernels that can reach its function are
+ * refused at launch; its place in the code is a trap (never run). */
+typedef struct Refusal {
+  const Insn *in;
+  int func;                         /* index in Program.funcs */
+  const char *msg;                  /* "FILE:LINE:COL: what" */
+} Refusal;
 
 /* Where a call argument or return value lives: at the call site, or as a
  * callee's formal parameter. */
@@ -79,8 +92,9 @@ typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
 void exec_where(const Program *p, const XInsn *x, char *buf, size_t n);
 char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg);
 
-/* rel: addr is relative to the lane's frame pointer (a .func frame). */
-typedef struct VarAddr { const Symbol *sym; uint64_t addr; bool rel; } VarAddr;
+/* rel: addr is relative to the lane's frame pointer (a .func frame);
+ * kparam: a kernel's parameter (addr: its offset in the launch buffer). */
+typedef struct VarAddr { const Symbol *sym; uint64_t addr; bool rel, kparam; } VarAddr;
 
 /* Bytes of local stack a program with recursion, indirect calls or alloca
  * gets beyond what its frames need (CUDA's default is 1 KiB). */
@@ -97,7 +111,14 @@ struct Program {
   uint32_t local_size;              /* local bytes per thread (stack included) */
   uint32_t fp_slot, sp_slot;        /* 32-bit file: frame and stack pointer */
   VarAddr *vars; int nvars, capvars; /* every addressable variable */
+  int *varhash; uint32_t capvarhash; /* open addressing: index in vars + 1, by sym */
+  Refusal *refusals; int nrefusals, caprefusals;   /* in function order */
 };
+
+/* The refusal that stops kernel from launching (its own first instruction
+ * that ptxvm cannot execute, or the first one of a function it can call),
+ * or NULL when it can launch. */
+const Refusal *program_kernel_refusal(const Program *p, const Function *kernel);
 
 /* Address of a variable in its own state space: global/const device
  * address, shared or local offset, kernel-parameter offset (for a variable

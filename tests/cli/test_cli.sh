@@ -343,6 +343,25 @@ expect_out "0 0" run --device-memory 1K "$K" -a 'u8[2]:zero' -o 0
 kib=$(sed -n 's/^  peak memory: \([0-9]*\) KiB$/\1/p' "$T/big.err")
 if [ "$rc" = 0 ] && [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: 1 GiB zero buffer: exit $rc, peak ${kib} KiB, $(head -c 300 "$T/big.err")"; fi
+# ---- what ptxvm cannot execute yet (issue 12.16): `check` warns at the
+# instruction and exits 0 (valid PTX); only the kernels reaching it are refused
+U=tests/ptx/ctrl/unsupported_in_other_kernel.ptx
+expect_exit 0 "$U:15:3: warning: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
+expect_exit 2 "$U:15:3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
+expect_out 42 run -q "$U" a -a 'u32[1]:zero' -o 0
+expect_exit 0 "tensor_copy_refused.ptx:19:3: warning: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensor_copy_refused.ptx
+expect_exit 0 "ok_016_kernel_param_space.ptx: warning: ptxvm cannot run this module: the frame of 'f'" check tests/ptx/diag/ok_016_kernel_param_space.ptx
+if "$PTXVM" check "$K" 2>"$T/err" && [ ! -s "$T/err" ]; then pass=$((pass + 1))
+else fail=$((fail + 1)); echo "FAIL: check of a runnable module printed: $(head -c 300 "$T/err")"; fi
+
+# ---- parameter layouts in 64 bits, kernels within ptxas's limit (issue 13.1)
+"$PTXVM" info tests/ptx/diag/ok_016_kernel_param_space.ptx >"$T/out" 2>"$T/err"
+if grep -qx '.func f: 2 params, 6000000000 bytes' "$T/out" &&
+   grep -qx '  param 1: b .param .b8 size 3000000000 align 4 offset 3000000000 \[3000000000\]' "$T/out"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: info of 6 GB of .func parameters: $(cat "$T/out")"; fi
+printf '.version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .align 4 .b8 a[4294967292], .param .u64 b)\n{\n  ret;\n}\n' >"$T/p4g.ptx"
+expect_exit 2 "p4g.ptx:4:39: error: kernel 'k' uses too much parameter space: 'a' ends at byte 4294967292, past the limit of 32764 bytes" info "$T/p4g.ptx"
+expect_exit 2 "p4g.ptx:4:39: error: kernel 'k' uses too much parameter space" run "$T/p4g.ptx" -a 'b8[4294967292]:zero' -a u64:1
 
 # opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
 # does not yet, call (operands "*") is unchecked

@@ -25,7 +25,8 @@ static char *run_kernel(const char *src, uint32_t threads, uint32_t *out, int n,
   if (!m) return err;
   Device *d = dev_create((size_t)1 << 26);
   Program *p = program_build(m, d, &err);
-  if (!p) { dev_destroy(d); module_free(m); return err; }
+  if (p && p->nrefusals) err = strdup(p->refusals[0].msg);   /* an instruction refused */
+  if (!p || err) { program_free(p); dev_destroy(d); module_free(m); return err; }
   uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256);
   Launch L;
   memset(&L, 0, sizeof L);

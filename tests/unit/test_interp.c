@@ -1,7 +1,8 @@
 /* test_interp.c: lowering (src/lower/lower.c) and the warp interpreter
  * (src/exec/interp.c) on small PTX texts: a kernel through cta_run, the
  * "is not supported" diagnostic, the lowered-program dump, the per-lane
- * recursion save/restore and the step watchdog.
+ * recursion save/restore, the step watchdog and the refusal of operand
+ * shapes lowering does not know.
  * Prints "N passed, M failed"; exits nonzero on a failure. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -39,9 +40,11 @@ static void test_unsupported(void) {
   CHECK(m != NULL);
   if (!m) { free(err); return; }
   Device *d = dev_create((size_t)1 << 20);
-  Program *p = program_build(m, d, &err);
-  CHECK(p == NULL);
-  CHECK(err && strstr(err, "t.ptx:6:3: vadd.u32.u32.u32 is not supported"));
+  Program *p = program_build(m, d, &err);   /* refused, not failed: lower.c "refusals" */
+  CHECK(p != NULL && p->nrefusals == 1);
+  CHECK(p && p->nrefusals && strstr(p->refusals[0].msg, "t.ptx:6:3: vadd.u32.u32.u32 is not supported"));
+  const Refusal *r = p ? program_kernel_refusal(p, module_find_func(m, "k")) : NULL;
+  CHECK(r && r->in->line == 6 && r->in->col == 3);
   free(err);
   program_free(p);
   dev_destroy(d);
@@ -95,6 +98,52 @@ static void test_recursion(void) {
   free(e);
 }
 
+/* Lowering takes only the operand shapes it knows (lower.c refuse_shape):
+ * any other, even one the validator would never let through, is refused by
+ * the instruction's name and the operand's kind. The IR is edited here to
+ * make shapes no text can. Before, a bracketed list as a cp.async.bulk
+ * address was read as address 0, and a vector source was "operand kind 5". */
+static void expect_shape_refused(const char *body, int opd, Operand repl, const char *want) {
+  char src[1024];
+  snprintf(src, sizeof src, ".version 8.0\n.target sm_90\n.address_size 64\n"
+           ".visible .entry k(.param .u64 p) {\n"
+           " .reg .b32 %%r<5>;\n .reg .b64 %%rd<3>;\n%s\n ret;\n}\n", body);
+  char *err = NULL;
+  Module *m = front_parse(src, strlen(src), "t.ptx", &err);
+  CHECK(m != NULL);
+  if (!m) { printf("  %s\n", err); free(err); return; }
+  Function *f = module_find_func(m, "k");
+  Operand *o = &f->insns[0].opds[opd];
+  repl.col = o->col;
+  *o = repl;
+  Device *d = dev_create((size_t)1 << 20);
+  Program *p = program_build(m, d, &err);
+  const char *why = p && p->nrefusals ? p->refusals[0].msg : err;
+  CHECK(why && strstr(why, want));
+  if (!why || !strstr(why, want)) printf("  got: %s\n", why ? why : "(lowered)");
+  free(err);
+  program_free(p);
+  dev_destroy(d);
+  module_free(m);
+}
+
+static void test_operand_shapes(void) {
+  static Operand two[2] = {{.kind = OPD_IMM, .comp = -1, .ival = 1}, {.kind = OPD_IMM, .comp = -1, .ival = 2}};
+  Operand list = {.kind = OPD_ADDR, .comp = -1, .n = 2, .elems = two};
+  Operand vec = {.kind = OPD_VEC, .comp = -1, .n = 2, .elems = two};
+  Operand call = {.kind = OPD_LIST, .comp = -1, .n = 2, .elems = two};
+  expect_shape_refused(" cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];",
+                       1, list, "t.ptx:7:2: cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes is "
+                       "not supported: its operand at column 75 is a bracketed list [...], not an address");
+  expect_shape_refused(" add.s32 %r1, %r2, %r3;", 2, vec,
+                       "t.ptx:7:2: add.s32 is not supported: its operand at column 20 is a vector {...}, "
+                       "not a register, constant or name");
+  expect_shape_refused(" add.s32 %r1, %r2, %r3;", 0, call,
+                       "add.s32 is not supported: its operand at column 10 is a list (...), not a register");
+  expect_shape_refused(" mbarrier.init.shared.b64 [%r1], 2;", 0, vec,
+                       "mbarrier.init.shared.b64 is not supported: its operand at column 27 is a vector");
+}
+
 static void test_watchdog(void) {
   const char *src = HEAD ".visible .entry k(.param .u64 o) {\nL: bra L;\n}\n";
   uint32_t out[1];
@@ -110,5 +159,6 @@ int main(void) {
   test_dump();
   test_recursion();
   test_watchdog();
+  test_operand_shapes();
   return unit_report();
 }
