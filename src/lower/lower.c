@@ -445,7 +445,7 @@ static void kernel_shared(Program *p, const Smem *S, const uint8_t *kern, int nk
   for (int v = 0; v < S->nvars; v++) {
     if (!kern[(size_t)v * (size_t)nk + (size_t)k]) continue;
     const Symbol *s = S->vars[v];
-    fi->shared[fi->nshared++] = (VarAddr){s, is_dyn_shared(s) ? fi->shared_base : off[v], false};
+    fi->shared[fi->nshared++] = (VarAddr){s, is_dyn_shared(s) ? fi->shared_base : off[v], false, false};
   }
 }
 
