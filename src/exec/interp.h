@@ -12,8 +12,11 @@ typedef struct Program Program;
 
 /* Lowers every function of m. Module-scope .global and .const variables are
  * allocated in dev and initialised (addresses of variables and functions
- * resolved). Returns NULL with *err set (malloc'd "FILE:LINE:COL: ..."
- * message) when an instruction is not supported or memory runs out. */
+ * resolved). An instruction that is not supported does not fail it: it is
+ * recorded in Program.refusals (lower.h) and refuses the kernels that can
+ * reach it. Returns NULL with *err set (malloc'd "FILE:LINE:COL: ..."
+ * message) when the module as a whole cannot be lowered (its local memory
+ * or variables do not fit) or memory runs out. */
 Program *program_build(const Module *m, Device *dev, char **err);
 void program_free(Program *p);
 

@@ -25,7 +25,9 @@
  *      selector, preceded by a pseudo-instruction for every special register
  *      it reads. Labels become global pcs once the function is done. Every
  *      function ends with an implicit exit (entry) or ret (.func), for code
- *      that falls off its end.
+ *      that falls off its end. An instruction its selector refuses becomes
+ *      a trap and a Refusal ("refusals" below), which refuses only the
+ *      kernels that can reach it.
  *
  * .param state space. ld.param/st.param name kernel parameters (offsets in
  * the launch buffer) or .param variables of a frame, which live in local
