@@ -134,6 +134,11 @@ static void test_per_kernel(void) {
   CHECK(ptxvm_function_launchable(fa) == PTXVM_SUCCESS);
   CHECK(ptxvm_function_launchable(fg) == PTXVM_ERROR_INVALID_VALUE);
   CHECK(launch(ctx, mod, "a", 32, out, 1) == PTXVM_SUCCESS);   /* still, after a refusal */
+  ptxvm_module_unload(mod);   /* stale handles are refused, as everywhere */
+  CHECK(ptxvm_module_unsupported_count(mod) == -1);
+  CHECK(ptxvm_module_unsupported(mod, 0, &u) == PTXVM_ERROR_INVALID_HANDLE);
+  CHECK(ptxvm_function_launchable(fa) == PTXVM_ERROR_INVALID_HANDLE);
+  CHECK(ptxvm_module_unsupported_count(NULL) == -1 && ptxvm_function_launchable(NULL) == PTXVM_ERROR_INVALID_VALUE);
   ptxvm_context_destroy(ctx);
 }
 
