@@ -602,6 +602,7 @@ static void expand_vector(Parser *P, Operand *o) {
     el[i].comp = (int8_t)i;
   }
   o->kind = OPD_VEC;
+  o->sym = NULL;   /* a list has no symbol (ir.h: not a union with elems) */
   o->elems = el;
   o->n = (uint8_t)n;
 }
