@@ -84,12 +84,12 @@ static void test_tensor_copies(void) {
                  "  cp.async.bulk.prefetch.tensor.2d.L2.global [%rd2, {%r2, %r3}];\n  ret;\n}\n",
                  "t.ptx:12:3: tensormap.replace.tile.global_address.shared::cta.b1024.b64 is not supported");
   /* an operand shape a selector does not know is refused by name: a
-   * bracketed list where mov.b128 ("*" operands, unchecked) wants a value
-   * (test_interp.c edits the IR for the shapes no text can make) */
-  expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
-                 "  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n  .reg .b128 %q<2>;\n"
-                 "  mov.b128 %q1, [%rd1, {%r1}];\n  ret;\n}\n",
-                 "t.ptx:9:3: mov.b128 is not supported");
+   * bracketed list as a call argument (call's operands are "*", unchecked;
+   * test_interp.c edits the IR for the shapes no text can make) */
+  expect_refused(HEAD ".func f(.param .u64 a)\n{\n  ret;\n}\n"
+                 ".visible .entry k(.param .u64 p)\n{\n"
+                 "  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n  call f, ([%rd1, {%r1}]);\n  ret;\n}\n",
+                 "t.ptx:12:3: call is not supported");
 }
 
 /* 12.16: one kernel's unsupported instruction (here in a .func it calls,
