@@ -5,6 +5,8 @@
 #   make SAN=1      a sanitizer build in build-san/
 #   make DEBUG=1    asserts and stress switches, in build-debug/
 #   make fuzz       the libFuzzer parser harness (clang), build-fuzz/fuzz_parse
+#   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
+#                   include, lib/pkgconfig/ptxvm.pc; make uninstall
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
@@ -39,8 +41,18 @@ $(B)/libptxvm.a: $(LIB_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(B)/libptxvm.so: $(LIB_OBJ)
-	$(CC) -shared $(LDFLAGS) -o $@ $^ $(LDLIBS)
+# The version is the header's (PTXVM_VERSION_*); MAJOR is the soname.
+version_part = $(shell sed -n 's/^\#define PTXVM_VERSION_$(1) *\([0-9]*\).*/\1/p' include/ptxvm.h)
+VERSION_MAJOR := $(call version_part,MAJOR)
+VERSION := $(VERSION_MAJOR).$(call version_part,MINOR).$(call version_part,PATCH)
+
+# Only the API leaves libptxvm.so: the library's objects are compiled with
+# hidden visibility (ptxvm.h marks its declarations visible) and linked with a
+# version script. The static archive keeps every symbol for the unit tests.
+$(LIB_OBJ): CFLAGS += -fvisibility=hidden
+$(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
+	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
 $(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -82,13 +94,35 @@ fuzz:
 clean:
 	rm -rf build build-san build-debug build-fuzz
 
+# install, uninstall: the GNU variables (PREFIX, DESTDIR, BINDIR, LIBDIR,
+# INCLUDEDIR); ptxvm.pc's Libs.private are the libraries the library links.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+INSTALL_FILES := $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
+                 $(LIBDIR)/libptxvm.so $(LIBDIR)/libptxvm.a $(INCLUDEDIR)/ptxvm.h $(LIBDIR)/pkgconfig/ptxvm.pc
+install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+	install -m 755 $(B)/ptxvm $(DESTDIR)$(BINDIR)/ptxvm
+	install -m 755 $(B)/libptxvm.so $(DESTDIR)$(LIBDIR)/libptxvm.so.$(VERSION)
+	ln -sf libptxvm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libptxvm.so.$(VERSION_MAJOR)
+	ln -sf libptxvm.so.$(VERSION_MAJOR) $(DESTDIR)$(LIBDIR)/libptxvm.so
+	install -m 644 $(B)/libptxvm.a $(DESTDIR)$(LIBDIR)/libptxvm.a
+	install -m 644 include/ptxvm.h $(DESTDIR)$(INCLUDEDIR)/ptxvm.h
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS_PRIVATE@|$(strip $(LDLIBS))|' \
+	    src/ptxvm.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ptxvm.pc
+uninstall:
+	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
 	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/opcov.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 
-.PHONY: all test bench-parse demo fuzz clean check-clang
+.PHONY: all test bench-parse demo fuzz clean check-clang install uninstall
 
 # Keep the unit tests' objects: as intermediates make would delete them, and a
 # second make in the same tree then fails to link.

@@ -40,6 +40,24 @@
 extern "C" {
 #endif
 
+/* The library exports exactly what this header declares: it is built with
+ * -fvisibility=hidden, and these declarations are marked visible. */
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+
+/* The version of this header and of the library built from it (semantic
+ * versioning: MAJOR changes break the API or ABI, and are the soname,
+ * libptxvm.so.MAJOR). */
+#define PTXVM_VERSION_MAJOR 0
+#define PTXVM_VERSION_MINOR 1
+#define PTXVM_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH" (that of the library actually
+ * loaded, which may differ from the PTXVM_VERSION_* a program was compiled
+ * with); never NULL, static storage. No errors. */
+const char *ptxvm_version(void);
+
 /* Status codes, with their meaning (the one list; see ptxvm_status_str). */
 #define PTXVM_STATUS_LIST(X)                                                   \
   X(PTXVM_SUCCESS, "success")                                                  \
@@ -458,6 +476,10 @@ ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out);
 /* The name of family i (0 <= i < PTXVM_STATS_FAMILIES: "INT", "FLOAT",
  * ...); NULL otherwise. */
 const char *ptxvm_stats_family_name(int i);
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
 
 #ifdef __cplusplus
 }

@@ -6,6 +6,8 @@ need=""
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+# tests/install: a host program built with pkg-config
+command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # ASan/UBSan runtimes for the sanitizer half of the test suite
 if ! echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -o /tmp/ptxvm-san-probe >/dev/null 2>&1; then
   need="$need libasan8 libubsan1"

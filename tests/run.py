@@ -48,6 +48,10 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   cli:tests/cli/test_cli.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
                    exit 0
+  install:tests/install/test_install.sh
+                   `make install` into a staging DESTDIR, a host program
+                   built with pkg-config against it and run, the exports of
+                   libptxvm.so, `make uninstall`: exit 0
   ptxas:PATH       where ptxas exists ($PTXAS, else CUDA's): it rejects every
                    err_*.ptx and accepts every ok_*.ptx (ptxas -arch=sm_90, or
                    the file's own .target when newer, e.g. sm_90a); an ok_
@@ -676,6 +680,9 @@ def plan(args, ptxas):
         cli = "tests/cli/test_cli.sh"
         if os.path.exists(os.path.join(ROOT, cli)):
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
+        inst = "tests/install/test_install.sh"
+        if os.path.exists(os.path.join(ROOT, inst)):
+            jobs.append(("install:" + inst, t_script, ["sh", inst, args.build], args.timeout * 4))
     for f in files:
         kind = classify(f)
         if kind == "run":

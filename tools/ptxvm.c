@@ -31,6 +31,8 @@ static void usage(FILE *f) {
   fputs("usage: ptxvm run [OPTIONS] FILE.ptx [KERNEL]\n"
         "       ptxvm check FILE.ptx\n"
         "       ptxvm info FILE.ptx\n"
+        "       ptxvm --version\n"
+        "Every command takes --help (-h).\n"
         "FILE may be - for standard input.\n"
         "run options:\n"
         "  -g, --grid X[,Y[,Z]]     grid size in CTAs (1,1,1)\n"
@@ -313,6 +315,14 @@ static int cmd_run(int argc, char **argv) {
   return rc;
 }
 
+/* The commands other than run (whose options getopt parses), for --help. */
+static bool is_command(const char *cmd) {
+  static const char *const commands[] = {"check", "info"};
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (!strcmp(cmd, commands[i])) return true;
+  return false;
+}
+
 static int dispatch(int argc, char **argv) {
   if (argc < 2) {
     usage(stderr);
@@ -323,7 +333,15 @@ static int dispatch(int argc, char **argv) {
     usage(stdout);
     return EXIT_OK;
   }
+  if (!strcmp(cmd, "--version")) {
+    printf("ptxvm %s\n", ptxvm_version());
+    return EXIT_OK;
+  }
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
+  if (is_command(cmd) && argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
+    usage(stdout);
+    return EXIT_OK;
+  }
   if ((!strcmp(cmd, "check") || !strcmp(cmd, "info")) && argc == 3)
     return !strcmp(cmd, "check") ? cmd_check(argv[2]) : cmd_info(argv[2]);
   fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);

@@ -1,4 +1,4 @@
-/* context.c: contexts, status strings and the last-error message. */
+/* context.c: contexts, the version, status strings and the last-error message. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +12,12 @@ static const char *const status_msgs[] = {
   PTXVM_STATUS_LIST(PTXVM_X_)
 #undef PTXVM_X_
 };
+
+#define PTXVM_STR_(x) #x
+#define PTXVM_XSTR_(x) PTXVM_STR_(x)
+const char *ptxvm_version(void) {
+  return PTXVM_XSTR_(PTXVM_VERSION_MAJOR) "." PTXVM_XSTR_(PTXVM_VERSION_MINOR) "." PTXVM_XSTR_(PTXVM_VERSION_PATCH);
+}
 
 const char *ptxvm_status_str(ptxvm_status s) {
   if ((unsigned)s < sizeof status_msgs / sizeof status_msgs[0]) return status_msgs[s];

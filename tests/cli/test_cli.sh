@@ -219,6 +219,20 @@ expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
 if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --help lacks --max-steps, its default or the --schedule lane groups"; fi
 
+# every command takes --help and -h (check and info once took it for a FILE):
+# the usage on stdout, exit 0; --version is the header's version
+for c in run check info; do
+  for h in --help -h; do
+    if "$PTXVM" $c $h >"$T/help" 2>"$T/err" && grep -q "^usage: ptxvm run" "$T/help" &&
+       grep -q "ptxvm $c" "$T/help" && [ ! -s "$T/err" ]; then
+      pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: ptxvm $c $h: $(head -c 200 "$T/err")"; fi
+  done
+done
+expect_exit 2 "unknown command" bogus --help
+expect_exit 2 "No such file" check "$T/--help"
+v=$(sed -n 's/^#define PTXVM_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/ptxvm.h | paste -sd.)
+expect_out "ptxvm $v" --version
+
 # SIGINT cancels a launch (ptxvm_cancel): exit 1, "ptxvm: cancelled", promptly
 cat > "$T/endless.ptx" <<'PTX'
 .version 8.0
