@@ -6,6 +6,9 @@ need=""
 command -v cc >/dev/null 2>&1 || need="$need gcc libc6-dev"
 command -v make >/dev/null 2>&1 || need="$need make"
 command -v python3 >/dev/null 2>&1 || need="$need python3"
+# tests/python: numpy, for python3 or Debian's own
+python3 -c 'import numpy' >/dev/null 2>&1 || /usr/bin/python3 -c 'import numpy' >/dev/null 2>&1 ||
+  need="$need python3-numpy"
 # tests/install: a host program built with pkg-config
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
 # ASan/UBSan runtimes for the sanitizer half of the test suite

@@ -48,6 +48,10 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   cli:tests/cli/test_cli.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
                    exit 0
+  python:tests/python/test_python.py
+                   the Python package (python/ptxvm) on the build's
+                   libptxvm.so, with a Python that imports numpy; skipped,
+                   saying so, where none does
   install:tests/install/test_install.sh
                    `make install` into a staging DESTDIR, a host program
                    built with pkg-config against it and run, the exports of
@@ -652,6 +656,20 @@ def classify(path):
     return "run"
 
 
+def python_job(build, timeout):
+    """python:tests/python/test_python.py, with the first Python that can
+    import numpy (this one, else Debian's, where scripts/deps.sh installs
+    python3-numpy); skipped when none can."""
+    tid = "python:tests/python/test_python.py"
+    for py in (sys.executable, "/usr/bin/python3"):
+        if os.path.exists(py) and subprocess.run([py, "-c", "import numpy"], capture_output=True).returncode == 0:
+            lib = os.path.abspath(os.path.join(build, "libptxvm.so"))
+            argv = ["env", "PTXVM_LIBRARY=" + lib, "PYTHONPATH=" + os.path.join(ROOT, "python"), py,
+                    "tests/python/test_python.py", os.path.abspath(build)]
+            return (tid, t_script, argv, timeout * 4)
+    return (tid, lambda t: Result(t, "skip", "skipped: numpy is not importable (scripts/deps.sh installs python3-numpy)"))
+
+
 def plan(args, ptxas):
     """The list of (id, function, args...) to run."""
     jobs = []
@@ -680,6 +698,7 @@ def plan(args, ptxas):
         cli = "tests/cli/test_cli.sh"
         if os.path.exists(os.path.join(ROOT, cli)):
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
+        jobs.append(python_job(args.build, args.timeout))
         inst = "tests/install/test_install.sh"
         if os.path.exists(os.path.join(ROOT, inst)):
             jobs.append(("install:" + inst, t_script, ["sh", inst, args.build], args.timeout * 4))
