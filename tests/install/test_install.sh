@@ -105,11 +105,15 @@ if cc -std=c11 -Wall -Werror -o "$T/host" "$T/host.c" $flags 2>"$T/cc.err"; then
 if readelf -d "$T/host" 2>/dev/null | grep -q "NEEDED.*\[libptxvm.so.$MAJOR\]"; then ok; else bad "host not linked to libptxvm.so.$MAJOR"; fi
 out=$(LD_LIBRARY_PATH="$L" "$T/host" 2>&1)
 if [ "$out" = "ptxvm $VERSION (header ${VERSION%%.*}.$(ver MINOR).$(ver PATCH)): ok" ]; then ok; else bad "host program: $out"; fi
-# and statically, with pkg-config --static
+# and statically, as the README says (the archive and the .pc's Libs.private;
+# the sysroot prefixes libdir too)
+libdir=$($PC --variable=libdir ptxvm)
+private=$($PC --static --libs-only-l ptxvm | sed 's/-lptxvm//')
 # shellcheck disable=SC2086
-if cc -std=c11 -static-libgcc -o "$T/host-static" "$T/host.c" $($PC --cflags ptxvm) "$L/libptxvm.a" \
-     $($PC --static --libs-only-l ptxvm | sed 's/-lptxvm//') 2>"$T/cc.err" && "$T/host-static" >/dev/null; then ok; else
-  bad "static link: $(head -c 300 "$T/cc.err")"; fi
+if [ "$libdir" = "$L" ] && cc -std=c11 -o "$T/host-static" "$T/host.c" $($PC --cflags ptxvm) \
+     "$libdir/libptxvm.a" $private 2>"$T/cc.err" && "$T/host-static" >/dev/null &&
+   ! readelf -d "$T/host-static" | grep -q libptxvm; then ok; else
+  bad "static link (libdir '$libdir'): $(head -c 300 "$T/cc.err")"; fi
 
 if make -s uninstall B="$B" DESTDIR="$D" PREFIX=/usr/local >"$T/make.out" 2>&1; then ok; else
   bad "make uninstall: $(tail -3 "$T/make.out")"; fi

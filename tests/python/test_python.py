@@ -212,6 +212,17 @@ def library_from_the_checkout():
     assert p.returncode == 0 and p.stdout.strip() == want, (p.stdout, p.stderr)
 
 
+@test
+def readme_example():
+    # the README's example, run as written: it prints what its comment says
+    text = open(os.path.join(ROOT, "README.md")).read()
+    block = re.search(r"\n((?:    [^\n]*\n|\n)*?    import numpy as np, ptxvm\n(?:    [^\n]*\n|\n)*)", text).group(1)
+    code = "\n".join(l[4:] for l in block.splitlines())
+    p = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    want = re.search(r"print\(sums\)\s*# (.*)", code).group(1)
+    assert p.returncode == 0 and p.stdout.splitlines()[0] == want, (p.stdout, p.stderr)
+
+
 def main():
     passed = failed = 0
     for t in tests:
