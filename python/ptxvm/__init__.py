@@ -123,16 +123,22 @@ def _nbytes_of(a):
     return a, a.nbytes
 
 
+_STDOUT = object()   # Context's default printf receiver
+
+
 class Context:
     """A ptxvm context: device memory, modules and launch settings.
 
     schedule: warp order seed (0 in order); jobs: host threads (0 all CPUs);
     check: the hazard checker; max_steps: the watchdog (0 default);
     device_memory: bytes (0 default); printf: a callable receiving each
-    device printf's text (default: written to sys.stdout), or None to
-    discard it."""
+    device printf's text (default: written to the sys.stdout of the moment),
+    or None to discard it."""
 
-    def __init__(self, schedule=0, jobs=0, check=False, max_steps=0, device_memory=0, printf=sys.stdout.write):
+    def __init__(self, schedule=0, jobs=0, check=False, max_steps=0, device_memory=0, printf=_STDOUT):
+        self._h = None
+        if printf is _STDOUT:
+            printf = lambda text: sys.stdout.write(text)   # noqa: E731
         h = ctypes.c_void_p()
         st = _C.ptxvm_context_create(ctypes.byref(h))
         if st:
@@ -237,6 +243,7 @@ class DeviceArray:
 
     def __init__(self, ctx, shape, dtype):
         self.ctx = ctx
+        self.ptr = 0
         self.shape = (shape,) if isinstance(shape, numbers.Integral) else tuple(shape)
         self.dtype = dtype
         n = 1
