@@ -196,6 +196,24 @@ def versions():
 
 
 @test
+def records_follow_the_header():
+    # _lib's ctypes records name the header's fields in the header's order
+    hdr = re.sub(r"/\*.*?\*/", "", open(os.path.join(ROOT, "include/ptxvm.h")).read(), flags=re.S)
+    for cname, rec in (("ptxvm_function_info", ptxvm._lib.FunctionInfo), ("ptxvm_param_info", ptxvm._lib.ParamInfo),
+                       ("ptxvm_stats", ptxvm._lib.Stats)):
+        body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (cname, cname), hdr, re.S).group(1)
+        names = []
+        for decl in body.split(";"):
+            parts = decl.strip().split(",")
+            if parts[0]:
+                names += [re.sub(r"\[.*\]|\*", "", x).split()[-1] for x in [parts[0]] + parts[1:]]
+        mine = [n for n, _ in rec._fields_ if not n.startswith("_")]
+        assert names == mine, (cname, names, mine)
+    n = re.search(r"#define PTXVM_STATS_FAMILIES (\d+)", hdr).group(1)
+    assert int(n) == ptxvm._lib.STATS_FAMILIES, n
+
+
+@test
 def library_not_found():
     env = dict(os.environ, PTXVM_LIBRARY="/nonexistent/libptxvm.so")
     p = subprocess.run([sys.executable, "-c", "import ptxvm"], env=env, capture_output=True, text=True)
