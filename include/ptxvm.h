@@ -200,7 +200,7 @@ ptxvm_status ptxvm_cancel(ptxvm_context *ctx);
 
 /* Sets the completion delay of asynchronous copies (cp.async, cp.async.bulk)
  * for the launches of ctx that follow, in virtual nanoseconds from issue
- * (the model: src/exec/async.c). 0 lands every copy at issue; a larger delay
+ * (virtual time: the same on every host). 0 lands every copy at issue; a larger delay
  * makes a program that reads a destination without waiting see stale data
  * sooner. UINT64_MAX selects the default: the environment variable
  * PTXVM_ASYNC_DELAY, else 2000.
@@ -444,7 +444,7 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
  * instruction issued for a lane group, guard-false ones included; its
  * thread-instructions are the lanes that execute it (the popcount of the
  * group's mask with the guard applied). Per family: the opcode families of
- * src/ir/ir.h FAMILIES, named by ptxvm_stats_family_name. Barrier
+ * the library (PTXVM_STATS_FAMILIES of them), named by ptxvm_stats_family_name. Barrier
  * completions: bar/barrier (CTA), the warp rendezvous of the .sync
  * collectives (bar.warp.sync, shfl.sync, ...), barrier.cluster phases, and
  * mbarrier phase completions. A split is a divergent branch; a merge is a

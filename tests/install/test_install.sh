@@ -37,6 +37,9 @@ if make -s install B="$B" DESTDIR="$D" PREFIX=/usr/local >"$T/make.out" 2>&1; th
 for f in bin/ptxvm include/ptxvm.h lib/libptxvm.a lib/libptxvm.so.$VERSION lib/pkgconfig/ptxvm.pc; do
   if [ -f "$D/usr/local/$f" ] && [ ! -L "$D/usr/local/$f" ]; then ok; else bad "not installed: $f"; fi
 done
+# the installed header speaks only of public things: no source paths
+if ! grep -n 'src/\|tools/\|tests/\|\.c\b' "$D/usr/local/include/ptxvm.h" >"$T/paths"; then ok; else
+  bad "ptxvm.h names internal files: $(head -3 "$T/paths" | tr '\n' ' ')"; fi
 if [ "$(readlink "$L/libptxvm.so.$MAJOR")" = "libptxvm.so.$VERSION" ] &&
    [ "$(readlink "$L/libptxvm.so")" = "libptxvm.so.$MAJOR" ]; then ok; else
   bad "symlinks: $(ls -l "$L" | tr '\n' ' ')"; fi
