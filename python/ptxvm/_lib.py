@@ -19,13 +19,13 @@ class FunctionInfo(ctypes.Structure):
                 ("minnctapersm", ctypes.c_uint), ("maxnctapersm", ctypes.c_uint),
                 ("maxnreg", ctypes.c_uint), ("maxclusterrank", ctypes.c_uint),
                 ("explicitcluster", ctypes.c_int), ("noreturn", ctypes.c_int),
-                ("param_bytes", ctypes.c_uint), ("_spare", ctypes.c_char * _SPARE)]
+                ("param_bytes", ctypes.c_uint64), ("_spare", ctypes.c_char * _SPARE)]
 
 
 class ParamInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("type", ctypes.c_char_p), ("space", ctypes.c_char_p),
-                ("size", ctypes.c_uint), ("align", ctypes.c_uint), ("offset", ctypes.c_uint),
-                ("array_len", ctypes.c_uint), ("ptr_space", ctypes.c_char_p),
+                ("size", ctypes.c_uint64), ("align", ctypes.c_uint), ("offset", ctypes.c_uint64),
+                ("array_len", ctypes.c_uint64), ("ptr_space", ctypes.c_char_p),
                 ("ptr_align", ctypes.c_uint), ("_spare", ctypes.c_char * _SPARE)]
 
 

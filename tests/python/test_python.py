@@ -7,6 +7,7 @@ message, stats as a dict (the same numbers as `ptxvm run --stats`).
     PTXVM_LIBRARY=build/libptxvm.so PYTHONPATH=python python3 tests/python/test_python.py [BUILD]
 
 Prints "N passed, M failed"; exits 1 on a failure. Needs numpy."""
+import ctypes
 import os
 import re
 import subprocess
@@ -195,20 +196,33 @@ def versions():
     assert ptxvm._lib.SONAME == "libptxvm.so." + v.split(".")[0]
 
 
+C_TYPES = {"const char *": ctypes.c_char_p, "int": ctypes.c_int, "unsigned": ctypes.c_uint,
+           "uint64_t": ctypes.c_uint64, "double": ctypes.c_double}
+
+
 @test
 def records_follow_the_header():
-    # _lib's ctypes records name the header's fields in the header's order
+    # _lib's ctypes records have the header's fields: names, types, order
     hdr = re.sub(r"/\*.*?\*/", "", open(os.path.join(ROOT, "include/ptxvm.h")).read(), flags=re.S)
     for cname, rec in (("ptxvm_function_info", ptxvm._lib.FunctionInfo), ("ptxvm_param_info", ptxvm._lib.ParamInfo),
                        ("ptxvm_stats", ptxvm._lib.Stats)):
         body = re.search(r"typedef struct %s \{(.*?)\} %s;" % (cname, cname), hdr, re.S).group(1)
         names = []
         for decl in body.split(";"):
-            parts = decl.strip().split(",")
-            if parts[0]:
-                names += [re.sub(r"\[.*\]|\*", "", x).split()[-1] for x in [parts[0]] + parts[1:]]
-        mine = [n for n, _ in rec._fields_ if not n.startswith("_")]
-        assert names == mine, (cname, names, mine)
+            m = re.match(r"\s*(const char \*|int |unsigned |uint64_t |double )(.*)", decl, re.S)
+            if not m:
+                assert not decl.strip(), (cname, decl)
+                continue
+            for x in m.group(2).split(","):
+                n = re.match(r"\s*(\w+)(?:\[(\w+)\])?\s*$", x)
+                names.append((n.group(1), C_TYPES[m.group(1).strip()], n.group(2)))
+        mine = []
+        for n, t in rec._fields_:
+            if not n.startswith("_"):
+                arr = issubclass(t, ctypes.Array)
+                mine.append((n, t._type_ if arr else t, str(t._length_) if arr else None))
+        names = [(n, t, "18" if k == "PTXVM_STATS_FAMILIES" else k) for n, t, k in names]
+        assert names == mine, (cname, [a for a, b in zip(names, mine) if a != b] or (names, mine))
     n = re.search(r"#define PTXVM_STATS_FAMILIES (\d+)", hdr).group(1)
     assert int(n) == ptxvm._lib.STATS_FAMILIES, n
 
