@@ -391,6 +391,14 @@ ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
 ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out);
 
+/* The live allocation that contains device address `ptr`: its start in
+ * *base and size in *size (either may be NULL); a zero-size allocation
+ * contains only its start.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr is in no live allocation). */
+ptxvm_status ptxvm_mem_get_range(ptxvm_context *ctx, ptxvm_devptr ptr, ptxvm_devptr *base,
+                                 size_t *size);
+
 /* Copies `bytes` bytes host -> device, device -> host, device -> device
  * (ranges may overlap for dtod). Errors: PTXVM_ERROR_INVALID_VALUE (ctx or a
  * host pointer NULL with bytes > 0), PTXVM_ERROR_INVALID_ADDRESS (a device
@@ -404,6 +412,35 @@ ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *ctx, ptxvm_devptr dst, ptxvm_devpt
  * misaligned dst), PTXVM_ERROR_INVALID_ADDRESS (range outside an allocation). */
 ptxvm_status ptxvm_memset_d8(ptxvm_context *ctx, ptxvm_devptr dst, uint8_t value, size_t count);
 ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t value, size_t count);
+
+/* ---- module variables (PTX ISA 9.0 §5.4.4 initializers) ---- */
+
+/* The device address (*addr) and size in bytes (*size; either may be NULL)
+ * of the module-scope .global or .const variable `name` (§5.1.4, §5.1.3),
+ * as kernels of the module see it; prepares the module first, as
+ * ptxvm_module_unsupported_count does (placing its variables, initialised,
+ * before any launch). The host may read and write it with the memcpy
+ * calls below; .const stays read-only to kernels. Valid until the module is
+ * unloaded.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (mod or name NULL; a bad
+ *         PTXVM_DEVICE_MEMORY), PTXVM_ERROR_INVALID_HANDLE,
+ *         PTXVM_ERROR_CONTEXT_BUSY, PTXVM_ERROR_NOT_SUPPORTED (the module as
+ *         a whole cannot run: ptxvm_module_unsupported), PTXVM_ERROR_OUT_OF_MEMORY,
+ *         PTXVM_ERROR_NOT_FOUND (no .global/.const variable of
+ *         that name at module scope; .shared, .local and declarations
+ *         without storage have no device address). */
+ptxvm_status ptxvm_module_get_global(ptxvm_module *mod, const char *name, ptxvm_devptr *addr,
+                                     size_t *size);
+
+/* The static shared memory of kernel `fn` in bytes (*bytes): where its
+ * dynamic shared memory (extern .shared arrays) starts, as lowering lays out
+ * the .shared variables it can reach (docs/ARCHITECTURE.md "Shared memory
+ * per kernel"); prepares the module first, as
+ * ptxvm_module_unsupported_count does (also for a kernel that cannot be
+ * launched).
+ * Errors: those of ptxvm_module_get_global, and PTXVM_ERROR_INVALID_VALUE
+ *         (fn not an .entry with a body). */
+ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
 
 /* ---- launching kernels (PTX ISA 9.0 §5.1.6.1 kernel parameters, §11.4
  * performance-tuning directives, §2.2 thread hierarchy) ---- */
@@ -438,6 +475,23 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
  * After a fault, device memory holds whatever the kernel wrote before it. */
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
                           const unsigned cluster[3], unsigned dyn_shared_bytes, void **params);
+
+/* What the fault was when the last ptxvm_launch of ctx returned
+ * PTXVM_ERROR_LAUNCH_FAILED (the fault ptxvm_last_error describes), for a
+ * driver that maps faults to its own codes (CUDA_ERROR_ILLEGAL_ADDRESS ...);
+ * PTXVM_FAULT_NONE after any other outcome, before the first launch, and
+ * for ctx NULL. */
+typedef enum ptxvm_fault {
+  PTXVM_FAULT_NONE,
+  PTXVM_FAULT_ADDRESS,     /* an address its state space does not hold, or
+                              a write where writes are refused (.const,
+                              kernel parameters) (§5.1) */
+  PTXVM_FAULT_MISALIGNED,  /* an access not naturally aligned (§5.4.5) */
+  PTXVM_FAULT_TRAP,        /* trap, brkpt (§9.7.19) */
+  PTXVM_FAULT_ASSERT,      /* a failed device assertion (__assert_fail) */
+  PTXVM_FAULT_OTHER        /* any other fault; a runaway (the watchdog) */
+} ptxvm_fault;
+ptxvm_fault ptxvm_launch_fault(const ptxvm_context *ctx);
 
 /* Instrumentation: what the last ptxvm_launch of ctx executed (also after a
  * fault; zero before the first launch). A warp-instruction is one

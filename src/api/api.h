@@ -49,6 +49,7 @@ struct Ctx {
   bool check;               /* checker on (ptxvm_set_check) */
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
   ptxvm_stats stats;        /* of the last launch (ptxvm_launch_stats) */
+  ptxvm_fault fault;        /* of the last launch (ptxvm_launch_fault) */
   atomic_int cancel;        /* ptxvm_cancel; cleared as a launch starts */
 };
 

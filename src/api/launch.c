@@ -111,6 +111,10 @@ static ptxvm_status run(Fn *fn, Launch *l) {
     return found ? api_fail_owned(ctx, PTXVM_ERROR_HAZARD, found) : api_ok(ctx);
   }
   ptxvm_status st = l->deadlock ? PTXVM_ERROR_DEADLOCK : PTXVM_ERROR_LAUNCH_FAILED;
+  static const ptxvm_fault kinds[] = {[FAULT_OTHER] = PTXVM_FAULT_OTHER, [FAULT_ADDRESS] = PTXVM_FAULT_ADDRESS,
+                                      [FAULT_MISALIGNED] = PTXVM_FAULT_MISALIGNED,
+                                      [FAULT_TRAP] = PTXVM_FAULT_TRAP, [FAULT_ASSERT] = PTXVM_FAULT_ASSERT};
+  if (!l->deadlock) ctx->fault = kinds[l->fault_kind];
   if (!l->error) {
     free(found);
     return api_fail(ctx, st, "kernel '%s' failed", fn->f->name);
@@ -125,6 +129,7 @@ static ptxvm_status run(Fn *fn, Launch *l) {
 
 static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsigned block[3],
                            const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
+  ctx->fault = PTXVM_FAULT_NONE;
   if (!grid || !block) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch: NULL grid or block");
   if (!fn->f->is_entry || !fn->f->has_body)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
@@ -177,6 +182,12 @@ static ptxvm_status launch_stats(Ctx *ctx, ptxvm_stats *out) {
   if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch_stats: NULL argument");
   *out = ctx->stats;
   return PTXVM_SUCCESS;   /* a query: the last launch's message stays */
+}
+
+/* A read of the context's last outcome, like ptxvm_last_error: no busy check. */
+ptxvm_fault ptxvm_launch_fault(const ptxvm_context *h) {
+  const Ctx *ctx = handle_obj(h, H_CONTEXT);
+  return ctx ? ctx->fault : PTXVM_FAULT_NONE;
 }
 
 ptxvm_status ptxvm_launch_stats(ptxvm_context *h, ptxvm_stats *out) {

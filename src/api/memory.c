@@ -138,6 +138,17 @@ static ptxvm_status mem_size(Ctx *ctx, ptxvm_devptr ptr, size_t *out) {
   return api_ok(ctx);
 }
 
+static ptxvm_status mem_get_range(Ctx *ctx, ptxvm_devptr ptr, ptxvm_devptr *base, size_t *size) {
+  uint64_t start, bytes;
+  /* dev_find also answers for an allocation's guard bytes: not part of it */
+  if (!ctx->dev || !dev_find(ctx->dev, ptr, &start, &bytes, NULL) || ptr - start >= (bytes ? bytes : 1))
+    return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS, "ptxvm_mem_get_range: 0x%" PRIx64 " is in no allocation",
+                    ptr);
+  if (base) *base = start;
+  if (size) *size = (size_t)bytes;
+  return api_ok(ctx);
+}
+
 /* Host pointer for a device range, or NULL with the error recorded. */
 static void *range(Ctx *ctx, const char *fn, ptxvm_devptr p, size_t bytes) {
   void *h = ctx->dev ? dev_host(ctx->dev, p, bytes) : NULL;
@@ -201,6 +212,10 @@ ptxvm_status ptxvm_mem_free(ptxvm_context *h, ptxvm_devptr ptr) {
 
 ptxvm_status ptxvm_mem_size(ptxvm_context *h, ptxvm_devptr ptr, size_t *out) {
   ON_CONTEXT(h, mem_size(ctx, ptr, out));
+}
+
+ptxvm_status ptxvm_mem_get_range(ptxvm_context *h, ptxvm_devptr ptr, ptxvm_devptr *base, size_t *size) {
+  ON_CONTEXT(h, mem_get_range(ctx, ptr, base, size));
 }
 
 ptxvm_status ptxvm_memcpy_htod(ptxvm_context *h, ptxvm_devptr dst, const void *src, size_t bytes) {

@@ -208,3 +208,48 @@ ptxvm_status ptxvm_function_get_param(const ptxvm_function *h, int is_return, in
                                    is_return ? "return value" : "parameter", index));
   return api_leave(ctx, api_ok(ctx));
 }
+
+static ptxvm_status module_get_global(Mod *mod, const char *name, ptxvm_devptr *addr, size_t *size) {
+  Ctx *ctx = mod->ctx;
+  if (!name) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_get_global: NULL name");
+  const Symbol *var = NULL;
+  for (int i = 0; i < mod->m->nglobals && !var; i++) {
+    const Symbol *s = mod->m->globals[i];
+    if ((s->space == SP_GLOBAL || s->space == SP_CONST) && !strcmp(s->name, name)) var = s;
+  }
+  ptxvm_status st = var ? api_program(mod) : PTXVM_SUCCESS;
+  if (st != PTXVM_SUCCESS) return st;
+  uint64_t a = var ? program_var_addr(mod->prog, var) : 0;
+  if (!a)
+    return api_fail(ctx, PTXVM_ERROR_NOT_FOUND, "no .global or .const variable '%s' in %s", name, mod->m->path);
+  if (addr) *addr = a;
+  if (size) *size = (size_t)var->size;
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_module_get_global(ptxvm_module *h, const char *name, ptxvm_devptr *addr, size_t *size) {
+  Ctx *ctx;
+  Mod *mod;
+  ptxvm_status st = api_enter(h, H_MODULE, &ctx, (void **)&mod);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, module_get_global(mod, name, addr, size));
+}
+
+static ptxvm_status function_static_shared(Fn *fn, size_t *bytes) {
+  Ctx *ctx = fn->mod->ctx;
+  if (!bytes) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_static_shared: NULL argument");
+  if (!fn->f->is_entry || !fn->f->has_body)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)", fn->f->name);
+  ptxvm_status st = api_program(fn->mod);
+  if (st != PTXVM_SUCCESS) return st;
+  *bytes = (size_t)program_static_shared(fn->mod->prog, fn->f);
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_function_static_shared(ptxvm_function *h, size_t *bytes) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, function_static_shared(fn, bytes));
+}

@@ -151,6 +151,11 @@ static inline void merge64(uint64_t *d, const uint64_t *t, uint32_t mask) {
  * Returns XS_TRAP so handlers can `return exec_fault(...)`. */
 XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* What a fault was, for drivers that map it to their own codes
+ * (ptxvm_launch_fault); exec_fault's faults are FAULT_OTHER. */
+typedef enum FaultKind { FAULT_OTHER, FAULT_ADDRESS, FAULT_MISALIGNED, FAULT_TRAP, FAULT_ASSERT } FaultKind;
+XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* A lane mask as ranges for messages: "0-3,8", or "none" (report.c). */
 void lanes_text(uint32_t m, char *buf, size_t n);

@@ -113,33 +113,49 @@ static bool launch_failed(Launch *l) {
   return f;
 }
 
-static void set_error(Launch *l, char *msg, bool deadlock) {
+static void set_error_kind(Launch *l, char *msg, bool deadlock, FaultKind kind) {
   pthread_mutex_lock(&error_lock);
   if (!l->error || cur_cluster < l->error_cluster) {
     char *old = l->error;
     l->error = msg; l->deadlock = deadlock; l->error_cluster = cur_cluster; msg = old;
+    l->fault_kind = (int)kind;
   }
   pthread_mutex_unlock(&error_lock);
   free(msg);
 }
+
+static void set_error(Launch *l, char *msg, bool deadlock) { set_error_kind(l, msg, deadlock, FAULT_OTHER); }
 
 static int lowest_lane(uint32_t m) {
   for (int l = 0; l < WARP_SIZE; l++) if (m >> l & 1) return l;
   return 0;
 }
 
-XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
+static XStatus vfault(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, va_list ap) {
   char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
   WState *s = w->interp;
   if (lane < 0) lane = lowest_lane(s ? s->cur_mask : w->valid);
   char *out = exec_located(w, x, lane, msg);
   if (!out) return XS_TRAP;
-  set_error(w->launch, out, false);
+  set_error_kind(w->launch, out, false, kind);
   return XS_TRAP;
+}
+
+XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  XStatus st = vfault(w, x, lane, FAULT_OTHER, fmt, ap);
+  va_end(ap);
+  return st;
+}
+
+XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  XStatus st = vfault(w, x, lane, kind, fmt, ap);
+  va_end(ap);
+  return st;
 }
 
 /* ---- services for handlers (lower.h) ---- */
@@ -461,7 +477,7 @@ static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
   uint32_t *fp = R32(w, p->fp_slot), *sp = R32(w, p->sp_slot);
   uint64_t nfp = ((uint64_t)sp[l] + 15) & ~15ull, nsp = nfp + ((fi->frame_size + 15u) & ~15u);
   if (nsp > w->local_size) {
-    exec_fault(w, x, l, "local stack overflow: the call to '%s' (depth %u) needs %llu bytes of "
+    exec_fault_kind(w, x, l, FAULT_ADDRESS, "local stack overflow: the call to '%s' (depth %u) needs %llu bytes of "
                "local memory per thread, there are %u bytes", fi->f->name, s->depth[l] + 1,
                (unsigned long long)nsp, w->local_size);
     return false;

@@ -66,6 +66,7 @@ struct Launch {
                                Of faults in several clusters, the one of the
                                lowest cluster index (x, y, z order) is kept */
   uint64_t error_cluster;   /* that index */
+  int fault_kind;           /* FaultKind of error, when it is a fault */
   bool deadlock;            /* set with error when the failure is a deadlock
                                (the API reports PTXVM_ERROR_DEADLOCK) */
   /* Device printf output (vprintf, src/exec/printf.c): each formatted call

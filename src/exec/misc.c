@@ -23,12 +23,12 @@
 
 static XStatus exec_trap(Warp *w, const XInsn *x, uint32_t mask) {
   (void)mask;
-  return exec_fault(w, x, -1, "trap");
+  return exec_fault_kind(w, x, -1, FAULT_TRAP, "trap");
 }
 
 static XStatus exec_brkpt(Warp *w, const XInsn *x, uint32_t mask) {
   (void)mask;
-  return exec_fault(w, x, -1, "brkpt: breakpoint reached (no debugger attached)");
+  return exec_fault_kind(w, x, -1, FAULT_TRAP, "brkpt: breakpoint reached (no debugger attached)");
 }
 
 static XStatus exec_pmevent(Warp *w, const XInsn *x, uint32_t mask) {
@@ -57,7 +57,7 @@ static XStatus exec_alloca(Warp *w, const XInsn *x, uint32_t mask) {
     if (!ACTIVE(mask, l)) continue;
     uint64_t size = opd64(w, x, x->slot[1], l), a = ((uint64_t)sp[l] + align - 1) & ~(align - 1);
     if (size > w->local_size || a + size > w->local_size)
-      return exec_fault(w, x, l, "local stack overflow: alloca of %llu bytes at stack pointer 0x%x "
+      return exec_fault_kind(w, x, l, FAULT_ADDRESS, "local stack overflow: alloca of %llu bytes at stack pointer 0x%x "
                         "needs %llu bytes of local memory per thread, there are %u bytes",
                         (unsigned long long)size, sp[l], (unsigned long long)(a + size),
                         w->local_size);

@@ -264,6 +264,6 @@ XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
       !c_string(w, x, l, opd_u64(w, &ci->args[1], l), file, sizeof file) ||
       !c_string(w, x, l, opd_u64(w, &ci->args[3], l), func, sizeof func))
     return XS_TRAP;
-  return exec_fault(w, x, l, "assertion failed: %s (%s:%u, in %s)", msg, file,
+  return exec_fault_kind(w, x, l, FAULT_ASSERT, "assertion failed: %s (%s:%u, in %s)", msg, file,
                     (unsigned)opd_u64(w, &ci->args[2], l), func);
 }

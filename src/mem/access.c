@@ -18,12 +18,18 @@
 #include "../exec/interp.h"
 #include "mem.h"
 
+static void *fault_as(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *space, uint64_t addr,
+                      uint32_t size, const char *why) {
+  char t[128];
+  exec_fault_kind(w, x, lane, kind, "%s: %u-byte %s access at 0x%" PRIx64 " %s",
+                  x && x->src ? insn_text(x->src, t, sizeof t) : "access", size, space, addr, why);
+  return NULL;
+}
+
+/* An address its state space does not hold (or may not be written there). */
 static void *fault(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
                    uint32_t size, const char *why) {
-  char t[128];
-  exec_fault(w, x, lane, "%s: %u-byte %s access at 0x%" PRIx64 " %s", x && x->src ? insn_text(x->src, t, sizeof t) : "access",
-             size, space, addr, why);
-  return NULL;
+  return fault_as(w, x, lane, FAULT_ADDRESS, space, addr, size, why);
 }
 
 static void *global_ptr(Warp *w, const XInsn *x, int lane, const char *space, uint64_t addr,
@@ -132,7 +138,7 @@ static __attribute__((noinline)) void *mem_ptr_checked(Warp *w, const XInsn *x, 
     char why[64];
     snprintf(why, sizeof why, "is misaligned (needs %u-byte alignment)", align);
     const char *name = sp == SP_NONE || sp == SP_GENERIC ? "generic" : space_name(sp);
-    return fault(w, x, lane, name, addr, size, why);
+    return fault_as(w, x, lane, FAULT_MISALIGNED, name, addr, size, why);
   }
   switch (sp) {
   case SP_GLOBAL: return global_ptr(w, x, lane, "global", addr, size, write);
