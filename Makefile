@@ -26,12 +26,21 @@ else
   B := build
 endif
 
-LIB_SRC := $(wildcard src/*/*.c)
+LIB_SRC := $(filter-out src/cuda/%,$(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
-all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(B)/opcov $(UNIT_BIN)
+# the CUDA driver (src/cuda/, libcuda.so.1 over libptxvm.a): built where the
+# toolkit's cuda.h is, the one header it is written against
+CUDA_HOME ?= /usr/local/cuda
+DRV_SRC := $(wildcard src/cuda/*.c)
+DRV_OBJ := $(DRV_SRC:%.c=$(B)/%.o)
+ifneq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
+  DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so
+endif
+
+all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(B)/opcov $(UNIT_BIN) $(DRIVER)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -54,12 +63,19 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
 	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/libptxvm.a
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(DRV_OBJ): CFLAGS += -I$(CUDA_HOME)/include
+# exports.map: only the cu* entry points leave the library
+$(B)/libcuda.so.1: $(DRV_OBJ) $(B)/libptxvm.a src/cuda/exports.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcuda.so.1 -Wl,--version-script=src/cuda/exports.map \
+	    -o $@ $(DRV_OBJ) $(B)/libptxvm.a $(LDLIBS)
+$(B)/libcuda.so: $(B)/libcuda.so.1
+	ln -sf libcuda.so.1 $@
 
 # gpurun: `ptxvm run` on a real GPU through the CUDA driver API, for ground
 # truth (tests/gpu/README.md); needs cuda.h and libcuda, so not in `all`.
-CUDA_HOME ?= /usr/local/cuda
 gpurun: $(B)/gpurun
 $(B)/tools/gpurun.o: CFLAGS += -I$(CUDA_HOME)/include
 $(B)/gpurun: $(B)/tools/gpurun.o $(B)/tools/runargs.o $(B)/libptxvm.a
@@ -119,8 +135,10 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/opcov.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/opcov.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
+	@for f in $(if $(DRIVER),$(DRV_SRC)); do \
+	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
 
 .PHONY: all test bench-parse demo fuzz clean check-clang install uninstall
 
@@ -128,7 +146,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/opcov.d
+-include $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

@@ -42,12 +42,21 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    each of the size its spec implies (a scalar TYPE: the
                    type's size; a buffer: 8, a pointer; TYPE[N] for a struct
                    passed by value, per the BY_VALUE table: N elements)
+  driver:tests/driver/NAME.c, san-driver:tests/driver/NAME.c
+                   where the CUDA toolkit's cuda.h is ($CUDA_HOME, else
+                   /usr/local/cuda): each program is compiled with cc against
+                   it and the build's libcuda.so.1 (ptxvm's CUDA driver), run
+                   as `ptxvm exec OPTIONS PROGRAM` (OPTIONS: the header's
+                   `EXEC: options` line, else -j 2) and must exit 0; its header's
+                   `STDERR: text` lines must occur on stderr, `STDERR-ONCE:
+                   text` exactly once. san-driver: the same with the
+                   sanitizer build (program compiled with the sanitizers too)
   clang:check-clang
                    where clang is installed: `make check-clang`, every
                    source compiles warning-free under clang too
-  cli:tests/cli/test_cli.sh
-                   the command-line tests (`sh tests/cli/test_cli.sh BUILD`):
-                   exit 0
+  cli:tests/cli/test_*.sh
+                   the command-line tests (`sh tests/cli/test_cli.sh BUILD`,
+                   test_exec.sh for `ptxvm exec`): exit 0
   python:tests/python/test_python.py
                    the Python package (python/ptxvm) on the build's
                    libptxvm.so, with a Python that imports numpy; skipped,
@@ -95,6 +104,7 @@ line with the skipped and known counts, and as the last line exactly
 import argparse
 import concurrent.futures
 import fnmatch
+import glob
 import hashlib
 import json
 import os
@@ -420,6 +430,49 @@ def t_script(tid, argv, timeout):
     return Result(tid, "pass")
 
 
+# ---- tests/driver: programs on ptxvm's CUDA driver (src/cuda/) ----
+
+CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
+DRIVER_STDERR_RE = re.compile(r"^\W*(STDERR|STDERR-ONCE):\s?(.*)$", re.M)
+DRIVER_EXEC_RE = re.compile(r"^\W*EXEC:\s?(.*)$", re.M)
+
+
+def t_driver(tid, src, build, timeout, san=False):
+    inc = os.path.join(CUDA_HOME, "include")
+    if not os.path.exists(os.path.join(inc, "cuda.h")):
+        return Result(tid, "skip", "no cuda.h in %s (set CUDA_HOME)" % inc)
+    if not os.path.exists(os.path.join(build, "libcuda.so.1")):
+        return Result(tid, "fail", "%s/libcuda.so.1 was not built" % build)
+    out_dir = os.path.join(build, "driver-tests")
+    os.makedirs(out_dir, exist_ok=True)
+    binary = os.path.join(out_dir, os.path.splitext(os.path.basename(src))[0])
+    cc = ["cc", "-std=c11", "-O1", "-g", "-Wall", "-Wextra", "-Werror", "-I", inc, "-o", binary, src,
+          "-L" + build, "-lcuda", "-ldl"]
+    if san:
+        cc[1:1] = ["-fsanitize=address,undefined", "-fno-omit-frame-pointer"]
+    rc, out, err = run_cmd(cc, timeout)
+    if rc != 0:
+        return Result(tid, "fail", "cc: %s" % first_line(err or out))
+    text = read_text(src)
+    opts = DRIVER_EXEC_RE.findall(text)
+    opts = shlex.split(opts[0]) if opts else ["-j", "2"]
+    rc, out, err = run_cmd([os.path.join(build, "ptxvm"), "exec"] + opts + [binary], timeout * 2,
+                           SAN_ENV if san else None)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % (timeout * 2))
+    rep = san_report(err)
+    if rep:
+        return Result(tid, "fail", rep)
+    if rc != 0:
+        bad = [l for l in out.splitlines() if "failed" in l][:3]
+        return Result(tid, "fail", "exit %s: %s" % (rc, " | ".join(bad) or first_line(err)))
+    for kind, want in DRIVER_STDERR_RE.findall(text):
+        n = err.count(want.rstrip())
+        if n == 0 or (kind == "STDERR-ONCE" and n != 1):
+            return Result(tid, "fail", "stderr has %r %d times" % (want.rstrip(), n))
+    return Result(tid, "pass")
+
+
 def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None, jobs=None):
     rc, out, err = run_cmd([ptxvm, "run", "-q"] + (["-j", jobs] if jobs else []) + [path, kernel] + opts,
                            timeout, env)
@@ -693,10 +746,15 @@ def plan(args, ptxas):
                         jobs.append((pre + n, t_unit, p, args.timeout * 2, env))
         jobs += cuda_jobs(ptxvm, args.timeout, san_ptxvm)
         jobs += real_jobs(ptxvm, args.timeout, san_ptxvm)
+        for src in sorted(f for f in os.listdir(os.path.join(ROOT, "tests/driver")) if f.endswith(".c")):
+            path = "tests/driver/" + src
+            jobs.append(("driver:" + path, t_driver, path, args.build, args.timeout))
+            if args.san_build:
+                jobs.append(("san-driver:" + path, t_driver, path, args.san_build, args.timeout * 2, True))
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
-        cli = "tests/cli/test_cli.sh"
-        if os.path.exists(os.path.join(ROOT, cli)):
+        for cli in sorted(glob.glob(os.path.join(ROOT, "tests/cli/test_*.sh"))):
+            cli = rel(cli)
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
         jobs.append(python_job(args.build, args.timeout))
         inst = "tests/install/test_install.sh"

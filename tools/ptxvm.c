@@ -4,6 +4,7 @@
  *   ptxvm check FILE.ptx                    parse and validate; exit 0, or 2 with diagnostics;
  *                                           warns of what ptxvm cannot execute yet
  *   ptxvm info FILE.ptx                     list functions, parameters and directives
+ *   ptxvm exec [OPTIONS] [--] PROGRAM ...   run a program with ptxvm as its CUDA driver (exec.c)
  *
  * `run` turns each -a SPEC into a parameter value: a scalar's bits, or a
  * device buffer (allocated, initialised, its address passed), launches, and
@@ -25,12 +26,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "exec.h"
 #include "runargs.h"
 
 static void usage(FILE *f) {
   fputs("usage: ptxvm run [OPTIONS] FILE.ptx [KERNEL]\n"
         "       ptxvm check FILE.ptx\n"
         "       ptxvm info FILE.ptx\n"
+        "       ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n"
+        "           run PROGRAM with ptxvm as its CUDA driver (libcuda.so.1); OPTIONS:\n"
+        "           --check, -j N, --schedule SEED, --async-delay NS, --max-steps N,\n"
+        "           --stats, -q, as for run, applied to every launch\n"
         "       ptxvm --version\n"
         "Every command takes --help (-h).\n"
         "FILE may be - for standard input.\n"
@@ -317,7 +323,7 @@ static int cmd_run(int argc, char **argv) {
 
 /* The commands other than run (whose options getopt parses), for --help. */
 static bool is_command(const char *cmd) {
-  static const char *const commands[] = {"check", "info"};
+  static const char *const commands[] = {"check", "info", "exec"};
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i])) return true;
   return false;
@@ -342,6 +348,7 @@ static int dispatch(int argc, char **argv) {
     usage(stdout);
     return EXIT_OK;
   }
+  if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
   if ((!strcmp(cmd, "check") || !strcmp(cmd, "info")) && argc == 3)
     return !strcmp(cmd, "check") ? cmd_check(argv[2]) : cmd_info(argv[2]);
   fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);

@@ -1,0 +1,62 @@
+#!/bin/sh
+# test_exec.sh: `ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]` (README "ptxvm
+# exec"): option errors exit 2, the options become the PTXVM_* variables the
+# driver reads, the library directory goes first in LD_LIBRARY_PATH, the
+# program's own arguments are not read, its exit status is passed on.
+#   sh tests/cli/test_exec.sh [BUILD_DIR]     (default build)
+# Prints "N passed, M failed"; exits 1 on a failure.
+B=${1:-build}
+PTXVM="$B/ptxvm"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+pass=0
+fail=0
+
+ok() { pass=$((pass + 1)); }
+bad() { fail=$((fail + 1)); echo "FAIL: $*"; }
+
+# expect_exit CODE STDERR-SUBSTRING ARGS...
+expect_exit() {
+  code=$1; msg=$2; shift 2
+  "$PTXVM" "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ "$rc" = "$code" ] && grep -qF -- "$msg" "$T/err"; then ok; else
+    bad "ptxvm $*: exit $rc (want $code), stderr: $(head -c 300 "$T/err") (want '$msg')"; fi
+}
+
+expect_exit 2 "no PROGRAM given" exec
+expect_exit 2 "no PROGRAM given" exec --check --
+expect_exit 2 "unknown option --bogus" exec --bogus true
+expect_exit 2 "-j needs an unsigned number" exec -j x true
+expect_exit 2 "--max-steps needs an unsigned number" exec --max-steps -5 true
+expect_exit 2 "--schedule needs an unsigned number" exec --schedule
+if [ ! -e "$B/libcuda.so.1" ]; then
+  # built without the toolkit's cuda.h: exec says what is missing
+  expect_exit 2 "libcuda.so.1 is neither beside this executable nor in ../lib" exec true
+  echo "$pass passed, $fail failed"
+  [ "$fail" = 0 ]
+  exit
+fi
+expect_exit 127 "ptxvm exec: /nonexistent/prog: No such file or directory" exec /nonexistent/prog
+
+# the program's exit status is the command's
+"$PTXVM" exec sh -c 'exit 7' 2>"$T/err"
+rc=$?
+if [ "$rc" = 7 ]; then ok; else bad "exit status $rc, want 7"; fi
+
+# options -> environment; the program's own arguments stay its own
+"$PTXVM" exec --check -j 3 --schedule 5 --async-delay 9 --max-steps 11 --stats -q -- \
+  sh -c 'echo "$PTXVM_CHECK $PTXVM_JOBS $PTXVM_SCHEDULE $PTXVM_ASYNC_DELAY $PTXVM_MAX_STEPS $PTXVM_STATS $PTXVM_QUIET|$*"' \
+  sh -j --check >"$T/out"
+want="1 3 5 9 11 1 1|-j --check"
+if [ "$(cat "$T/out")" = "$want" ]; then ok; else bad "environment: $(cat "$T/out") (want $want)"; fi
+
+# the directory of ptxvm's libcuda.so.1 first in LD_LIBRARY_PATH, the old value kept after it
+dir=$(cd "$B" && pwd -P)
+got=$(LD_LIBRARY_PATH=/old/lib "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
+if [ "$got" = "$dir:/old/lib" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir:/old/lib)"; fi
+got=$(env -u LD_LIBRARY_PATH "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
+if [ "$got" = "$dir" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir)"; fi
+
+echo "$pass passed, $fail failed"
+[ "$fail" = 0 ]
