@@ -395,6 +395,7 @@ ptxvm_status ptxvm_mem_size(ptxvm_context *ctx, ptxvm_devptr ptr, size_t *out);
  * *base and size in *size (either may be NULL); a zero-size allocation
  * contains only its start.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_HANDLE, PTXVM_ERROR_CONTEXT_BUSY,
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr is in no live allocation). */
 ptxvm_status ptxvm_mem_get_range(ptxvm_context *ctx, ptxvm_devptr ptr, ptxvm_devptr *base,
                                  size_t *size);
@@ -480,7 +481,8 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
  * PTXVM_ERROR_LAUNCH_FAILED (the fault ptxvm_last_error describes), for a
  * driver that maps faults to its own codes (CUDA_ERROR_ILLEGAL_ADDRESS ...);
  * PTXVM_FAULT_NONE after any other outcome, before the first launch, and
- * for ctx NULL. */
+ * for ctx NULL or not a live context. Like ptxvm_last_error, it records
+ * nothing and may be called while another call on ctx is in progress. */
 typedef enum ptxvm_fault {
   PTXVM_FAULT_NONE,
   PTXVM_FAULT_ADDRESS,     /* an address its state space does not hold, or
