@@ -328,3 +328,42 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *acti
   pthread_mutex_unlock(&primary_lock);
   return CUDA_SUCCESS;
 }
+
+/* ---- older ABI variants with the same arguments ----
+ * Programs built against older cuda.h headers (CUDA 12 maps cuCtxCreate to
+ * cuCtxCreate_v2) and cuGetProcAddress calls with an older cudaVersion get
+ * these, not a stub; variants whose arguments changed width (the CUDA 2.0
+ * 32-bit CUdeviceptr forms) stay stubs (entries.c). An alias must sit beside
+ * its target's definition. */
+#undef cuCtxDestroy
+#undef cuCtxPushCurrent
+#undef cuCtxPopCurrent
+#undef cuDevicePrimaryCtxRelease
+#undef cuDevicePrimaryCtxReset
+#undef cuDevicePrimaryCtxSetFlags
+#undef cuCtxCreate
+SAME_AS(cuCtxDestroy, cuCtxDestroy_v2)
+SAME_AS(cuCtxPushCurrent, cuCtxPushCurrent_v2)
+SAME_AS(cuCtxPopCurrent, cuCtxPopCurrent_v2)
+SAME_AS(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2)
+SAME_AS(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2)
+SAME_AS(cuDevicePrimaryCtxSetFlags, cuDevicePrimaryCtxSetFlags_v2)
+
+/* cuCtxCreate (2.0) and cuCtxCreate_v2 (3.2): flags and device only. */
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev) {
+  return cuCtxCreate_v4(pctx, NULL, flags, dev);
+}
+SAME_AS(cuCtxCreate, cuCtxCreate_v2)
+
+/* cuCtxCreate_v3 (11.4): execution affinity parameters, which ptxvm has not. */
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags,
+                        CUdevice dev);
+CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams, unsigned int flags,
+                        CUdevice dev) {
+  if (paramsArray && numParams > 0) {
+    drv_say("cuCtxCreate_v3: execution affinity parameters are not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return cuCtxCreate_v4(pctx, NULL, flags, dev);
+}

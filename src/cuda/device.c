@@ -86,3 +86,12 @@ CUresult cuDeviceComputeCapability(int *major, int *minor, CUdevice dev) {
   *minor = attributes[CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR];
   return CUDA_SUCCESS;
 }
+
+/* ---- older ABI variants with the same arguments ----
+ * Programs built against older cuda.h headers (CUDA 12 maps cuCtxCreate to
+ * cuCtxCreate_v2) and cuGetProcAddress calls with an older cudaVersion get
+ * these, not a stub; variants whose arguments changed width (the CUDA 2.0
+ * 32-bit CUdeviceptr forms) stay stubs (entries.c). An alias must sit beside
+ * its target's definition. */
+#undef cuDeviceGetUuid
+SAME_AS(cuDeviceGetUuid, cuDeviceGetUuid_v2)

@@ -82,6 +82,13 @@ struct CUevent_st {
   double t_ms;              /* host monotonic clock at the record, ms */
 };
 
+/* NAME is the same function as BASE (defined in the same file): the
+ * per-thread default stream variants (_ptds, _ptsz), since synchronous work
+ * in issue order makes them the legacy stream's, and older ABI variants with
+ * the same arguments. */
+#define SAME_AS(name, base) extern __typeof__(base) name __attribute__((alias(#base)));
+#define PER_THREAD(name, base) SAME_AS(name, base)
+
 /* ---- handles.c ---- */
 /* Registers a new handle (false: out of memory); removes one before it is
  * freed; whether h is a live handle whose magic word is `magic`. */

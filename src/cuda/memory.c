@@ -9,9 +9,6 @@
 
 #include "driver.h"
 
-/* The per-thread default stream variants: synchronous work in issue order
- * makes them the same as their legacy-stream forms. */
-#define PER_THREAD(name, base) extern __typeof__(base) name __attribute__((alias(#base)));
 
 CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
   CUcontext c;

@@ -15,7 +15,6 @@
 
 #include "driver.h"
 
-#define PER_THREAD(name, base) extern __typeof__(base) name __attribute__((alias(#base)));
 
 /* Each line of text on stderr, prefixed "ptxvm: ". */
 static void say_lines(const char *text) {

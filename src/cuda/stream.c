@@ -9,7 +9,6 @@
 
 #include "driver.h"
 
-#define PER_THREAD(name, base) extern __typeof__(base) name __attribute__((alias(#base)));
 
 static bool default_stream(CUstream s) {
   return s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD;
@@ -162,3 +161,14 @@ CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
 CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
   return cuEventElapsedTime_v2(pMilliseconds, hStart, hEnd);
 }
+
+/* ---- older ABI variants with the same arguments ----
+ * Programs built against older cuda.h headers (CUDA 12 maps cuCtxCreate to
+ * cuCtxCreate_v2) and cuGetProcAddress calls with an older cudaVersion get
+ * these, not a stub; variants whose arguments changed width (the CUDA 2.0
+ * 32-bit CUdeviceptr forms) stay stubs (entries.c). An alias must sit beside
+ * its target's definition. */
+#undef cuStreamDestroy
+#undef cuEventDestroy
+SAME_AS(cuStreamDestroy, cuStreamDestroy_v2)
+SAME_AS(cuEventDestroy, cuEventDestroy_v2)

@@ -131,6 +131,8 @@ static int lowest_lane(uint32_t m) {
   return 0;
 }
 
+static XStatus vfault(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 static XStatus vfault(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, va_list ap) {
   char msg[1024];
   vsnprintf(msg, sizeof msg, fmt, ap);

@@ -119,6 +119,16 @@ static void test_proc_address(void) {
   CHECK(st == CU_GET_PROC_ADDRESS_SUCCESS && p == (void *)cuMemAlloc_v2);
   CHECK(cuGetProcAddress("cuCtxCreate", &p, 11040, 0, &st) == CUDA_SUCCESS && p && p == sym("cuCtxCreate_v3"));
   CHECK(cuGetProcAddress("cuCtxCreate", &p, 12050, 0, &st) == CUDA_SUCCESS && p == (void *)cuCtxCreate_v4);
+  /* an older ABI variant with the same arguments is implemented too: CUDA
+     12's headers map cuCtxCreate to cuCtxCreate_v2 */
+  CHECK(cuGetProcAddress("cuCtxCreate", &p, 3020, 0, &st) == CUDA_SUCCESS && p == sym("cuCtxCreate_v2"));
+  CUcontext old_ctx = NULL, cur = NULL;
+  CHECK(((CUresult(*)(CUcontext *, unsigned, CUdevice))p)(&old_ctx, 0, 0) == CUDA_SUCCESS && old_ctx);
+  CHECK(cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == old_ctx);
+  CHECK(cuGetProcAddress("cuCtxDestroy", &p, 2000, 0, &st) == CUDA_SUCCESS && p == sym("cuCtxDestroy"));
+  CHECK(((CUresult(*)(CUcontext))p)(old_ctx) == CUDA_SUCCESS);
+  CHECK(cuCtxGetCurrent(&cur) == CUDA_SUCCESS && cur == NULL);
+  CHECK(cuCtxDestroy(old_ctx) == CUDA_ERROR_INVALID_CONTEXT);   /* already destroyed */
   CHECK(cuGetProcAddress("cuMemcpyHtoD", &p, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &st) ==
             CUDA_SUCCESS && p && p == sym("cuMemcpyHtoD_v2_ptds"));
   CHECK(cuGetProcAddress("cuMemcpyHtoD", &p, 13000, CU_GET_PROC_ADDRESS_LEGACY_STREAM, &st) == CUDA_SUCCESS &&
