@@ -1,8 +1,9 @@
 /* exec.c: `ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]`: runs PROGRAM with
  * ptxvm's libcuda.so.1 as its CUDA driver (src/cuda/).
  *
- * The library directory (the directory of this executable, or ../lib beside
- * it after `make install`, whichever holds libcuda.so.1) goes first in
+ * The library directory (the directory of this executable, or ../lib/ptxvm
+ * beside it, where an install is to keep it off the system's library path,
+ * whichever holds libcuda.so.1) goes first in
  * LD_LIBRARY_PATH, so PROGRAM and whatever it dlopens find ptxvm's driver;
  * the launch options become the environment variables the driver reads at
  * cuInit (README "ptxvm exec"); then PROGRAM replaces this process, so its
@@ -42,7 +43,7 @@ static bool lib_dir(char *buf, size_t n) {
   char *slash = strrchr(exe, '/');
   if (!slash) return false;
   *slash = 0;
-  const char *tails[] = {"", "/../lib"};
+  const char *tails[] = {"", "/../lib/ptxvm"};
   for (int i = 0; i < 2; i++) {
     char lib[PATH_MAX + 32];
     snprintf(lib, sizeof lib, "%s%s/libcuda.so.1", exe, tails[i]);
@@ -89,7 +90,7 @@ int cmd_exec(int argc, char **argv) {
   if (i >= argc) return bad("%s", "no PROGRAM given");
   char dir[PATH_MAX + 16];
   if (!lib_dir(dir, sizeof dir))
-    return bad("%s", "ptxvm's libcuda.so.1 is neither beside this executable nor in ../lib");
+    return bad("%s", "ptxvm's libcuda.so.1 is neither beside this executable nor in ../lib/ptxvm");
   const char *old = getenv("LD_LIBRARY_PATH");
   size_t n = strlen(dir) + (old ? strlen(old) : 0) + 2;
   char *path = malloc(n);

@@ -245,6 +245,7 @@ CUresult cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfu
   case CU_FUNC_ATTRIBUTE_CACHE_MODE_CA: *pi = 0; break;
   case CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES:
     *pi = hfunc->max_dyn_shared ? hfunc->max_dyn_shared : SHARED_DEFAULT - (int)static_shared(hfunc);
+    if (*pi < 0) *pi = 0;
     break;
   case CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT: *pi = -1; break;
   case CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET: *pi = fi->explicitcluster; break;
@@ -349,23 +350,25 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
   if (r != CUDA_SUCCESS) return r;
   if (!live_function(f)) return CUDA_ERROR_INVALID_HANDLE;
   if (kernelParams && extra) return CUDA_ERROR_INVALID_VALUE;
-  size_t dyn_max = f->max_dyn_shared ? (size_t)f->max_dyn_shared : SHARED_DEFAULT - static_shared(f);
+  size_t st_shared = static_shared(f);
+  size_t dyn_max = f->max_dyn_shared ? (size_t)f->max_dyn_shared
+                   : st_shared < SHARED_DEFAULT ? SHARED_DEFAULT - st_shared : 0;
   if (sharedMemBytes > dyn_max) {
     drv_say("cuLaunchKernel: %u bytes of dynamic shared memory for '%s' exceed its limit of %zu "
             "(cuFuncSetAttribute CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES raises it)",
             sharedMemBytes, f->info.name, dyn_max);
     return CUDA_ERROR_INVALID_VALUE;
   }
+  r = drv_enter_work(f->mod->ctx, &c);   /* ptxvm calls on the context need its lock */
+  if (r != CUDA_SUCCESS) return r;
   void **params = kernelParams, **owned = NULL;
   if (extra) {
     r = extra_params(f, extra, &owned);
-    if (r != CUDA_SUCCESS) return r;
     params = owned;
   }
-  if (f->info.nparams && !params) return CUDA_ERROR_INVALID_VALUE;
-  r = drv_enter_work(f->mod->ctx, &c);
+  if (r == CUDA_SUCCESS && f->info.nparams && !params) r = CUDA_ERROR_INVALID_VALUE;
   if (r != CUDA_SUCCESS) {
-    free(owned);
+    drv_leave(c);
     return r;
   }
   unsigned grid[3] = {gridDimX, gridDimY, gridDimZ}, block[3] = {blockDimX, blockDimY, blockDimZ};

@@ -32,7 +32,7 @@ expect_exit 2 "--max-steps needs an unsigned number" exec --max-steps -5 true
 expect_exit 2 "--schedule needs an unsigned number" exec --schedule
 if [ ! -e "$B/libcuda.so.1" ]; then
   # built without the toolkit's cuda.h: exec says what is missing
-  expect_exit 2 "libcuda.so.1 is neither beside this executable nor in ../lib" exec true
+  expect_exit 2 "libcuda.so.1 is neither beside this executable nor in ../lib/ptxvm" exec true
   echo "$pass passed, $fail failed"
   [ "$fail" = 0 ]
   exit

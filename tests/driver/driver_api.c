@@ -7,8 +7,8 @@
  *
  * EXEC: -j 2 --stats
  * Lines run.py checks on standard error (each substring must occur; ONCE:
- * exactly once); the six launches that ran are counted by --stats:
- * STDERR: ptxvm: stats: launches 6,
+ * exactly once); the seven launches that ran are counted by --stats:
+ * STDERR: ptxvm: stats: launches 7,
  * STDERR-ONCE: ptxvm: cuGraphCreate is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
  * STDERR: ptxvm:   at <ptx>:8:3, kernel fault, %ctaid (0,0,0), %tid (0,0,0)
@@ -197,6 +197,18 @@ static void test_vadd(CUmodule mod) {
   /* both forms at once, or too many threads: refused, not sticky */
   CHECK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, NULL, args, extra) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuLaunchKernel(f, 1, 1, 1, 2048, 1, 1, 0, NULL, args, NULL) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+  /* dynamic shared memory above 48 KiB needs the function's attribute raised */
+  int attr = 0;
+  CHECK(cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+        attr == 48 * 1024);
+  CHECK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 60000, NULL, args, NULL) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 228 * 1024) ==
+        CUDA_ERROR_INVALID_VALUE);   /* above the 227 KiB opt-in */
+  CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 60000) == CUDA_SUCCESS);
+  CHECK(cuFuncGetAttribute(&attr, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, f) == CUDA_SUCCESS &&
+        attr == 60000);
+  CHECK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 60000, NULL, args, NULL) == CUDA_SUCCESS);
   CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
   /* sets of each width, and a copy between buffers */
   unsigned char b8[8];
