@@ -464,7 +464,7 @@ def t_driver(tid, src, build, timeout, san=False):
     if rep:
         return Result(tid, "fail", rep)
     if rc != 0:
-        bad = [l for l in out.splitlines() if "failed" in l][:3]
+        bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
         return Result(tid, "fail", "exit %s: %s" % (rc, " | ".join(bad) or first_line(err)))
     for kind, want in DRIVER_STDERR_RE.findall(text):
         n = err.count(want.rstrip())

@@ -1,8 +1,8 @@
 /* driver_api.c: a self-checking program on the CUDA driver API, run by
  * tests/run.py as `ptxvm exec OPTIONS PROGRAM` against ptxvm's libcuda.so.1
  * (built with cc against the toolkit's cuda.h, linked with -lcuda; skipped
- * where cuda.h is absent). It prints "driver_api: N checks passed" and exits
- * 0, or names each failed check and exits 1. The expected values are the
+ * where cuda.h is absent). It prints "N passed, M failed" (tests/unit/check.h),
+ * naming each failed check, and exits 1 on a failure. The expected values are the
  * CUDA driver API's documented answers and plain arithmetic on the inputs.
  *
  * EXEC: -j 2 --stats
@@ -23,15 +23,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static int checks, failed;
-#define CHECK(e) check((e), #e, __LINE__)
-static void check(int ok, const char *what, int line) {
-  checks++;
-  if (!ok) {
-    failed++;
-    printf("driver_api.c:%d: check failed: %s\n", line, what);
-  }
-}
+#include "../unit/check.h"
+
 
 static const char vadd_ptx[] =
   ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -332,6 +325,5 @@ int main(void) {
   CHECK(cuModuleUnload(mod) == CUDA_ERROR_INVALID_HANDLE);
   CHECK(cuDevicePrimaryCtxRelease(0) == CUDA_SUCCESS);
   CHECK(cuDevicePrimaryCtxGetState(0, &flags, &active) == CUDA_SUCCESS && !active);
-  printf("driver_api: %d checks, %d failed\n", checks, failed);
-  return failed != 0;
+  return unit_report();
 }

@@ -6,7 +6,7 @@
  * zero, under `ptxvm exec --check`: the printf lines reach standard output in
  * thread order, the finding reaches stderr prefixed "ptxvm: ", and the launch
  * still completes (CUDA_SUCCESS, with ptxvm's documented all-ones quotient).
- * Prints "proc_table: N checks, M failed"; exits 1 on a failure.
+ * Prints "N passed, M failed" (tests/unit/check.h); exits 1 on a failure.
  *
  * EXEC: --check -j 1
  * STDERR: ptxvm: printf output lost: 3 calls (18 bytes) beyond the 16-byte printf buffer of cluster (0,0,0)
@@ -21,15 +21,8 @@
 #include <string.h>
 #include <unistd.h>
 
-static int checks, failed;
-#define CHECK(e) check((e), #e, __LINE__)
-static void check(int ok, const char *what, int line) {
-  checks++;
-  if (!ok) {
-    failed++;
-    printf("proc_table.c:%d: check failed: %s\n", line, what);
-  }
-}
+#include "../unit/check.h"
+
 
 static const char ptx[] =
   ".version 8.0\n.target sm_90\n.address_size 64\n"
@@ -116,6 +109,5 @@ int main(void) {
   CHECK(d_cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, args, NULL) == CUDA_SUCCESS);
   CHECK(d_cuCtxSynchronize() == CUDA_SUCCESS);
   CHECK(d_cuDevicePrimaryCtxRelease(0) == CUDA_SUCCESS);
-  printf("proc_table: %d checks, %d failed\n", checks, failed);
-  return failed != 0;
+  return unit_report();
 }
