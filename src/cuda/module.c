@@ -1,9 +1,12 @@
 /* module.c: modules (PTX text), functions and kernel launches.
  *
- * A module is loaded and prepared at once (ptxvm_module_prepare: lowered,
- * its .global/.const variables placed), so an instruction ptxvm cannot run
- * fails the load, as a JIT error would, and cuModuleGetGlobal has addresses
- * before any launch. Images that are not PTX text (a cubin, a fatbin) are
+ * A module is loaded and prepared at once (ptxvm_module_unsupported_count:
+ * lowered, its .global/.const variables placed), so cuModuleGetGlobal has
+ * addresses before any launch, and a module that cannot run as a whole
+ * fails the load, as a JIT error would. A kernel holding an instruction
+ * ptxvm cannot execute yet fails its own launches (CUDA_ERROR_NOT_SUPPORTED,
+ * with the instruction's FILE:LINE:COL), as ptxvm refuses it; the module's
+ * other kernels run. Images that are not PTX text (a cubin, a fatbin) are
  * refused by name. A launch runs to completion before cuLaunchKernel
  * returns; a fault makes the context's error sticky, and, as on a GPU, the
  * launch itself still returns CUDA_SUCCESS: the error comes from the next
@@ -78,9 +81,15 @@ static CUresult load(CUmodule *out, const void *image, const char *name, JitLog 
   }
   ptxvm_module *vm = NULL;
   ptxvm_status st = ptxvm_module_load_data(c->vm, image, strlen(image), name, &vm);
-  if (st == PTXVM_SUCCESS) st = ptxvm_module_prepare(vm);
+  ptxvm_unsupported_info whole = {0};
+  if (st == PTXVM_SUCCESS) {
+    int n = ptxvm_module_unsupported_count(vm);
+    if (n < 0) st = PTXVM_ERROR_OUT_OF_MEMORY;   /* the message says why */
+    else if (n > 0 && ptxvm_module_unsupported(vm, 0, &whole) == PTXVM_SUCCESS && !whole.function)
+      st = PTXVM_ERROR_NOT_SUPPORTED;             /* the module as a whole */
+  }
   if (st != PTXVM_SUCCESS) {
-    const char *msg = ptxvm_last_error(c->vm);
+    const char *msg = whole.message ? whole.message : ptxvm_last_error(c->vm);
     say_lines(msg);
     if (log) jit_log_put(log->err, log->err_size, msg);
     ptxvm_module_unload(vm);

@@ -7,14 +7,15 @@
  *
  * EXEC: -j 2 --stats
  * Lines run.py checks on standard error (each substring must occur; ONCE:
- * exactly once); the seven launches that ran are counted by --stats:
- * STDERR: ptxvm: stats: launches 7,
+ * exactly once); the eight launches that ran are counted by --stats:
+ * STDERR: ptxvm: stats: launches 8,
  * STDERR-ONCE: ptxvm: cuGraphCreate is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
  * STDERR: ptxvm:   at <ptx>:8:3, kernel fault, %ctaid (0,0,0), %tid (0,0,0)
  * STDERR: ptxvm: deadlock: kernel hang, %ctaid (0,0,0): no warp can progress
  * STDERR: 32 of 64 threads arrived
  * STDERR: ptxvm: trap
+ * STDERR: ptxvm: <ptx>:14:3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported
  * STDERR: ptxvm: <ptx>: the image is a cubin (SASS); ptxvm runs PTX
  * STDERR: ptxvm: <ptx>: fatbin images are not implemented yet
  */
@@ -71,6 +72,18 @@ static const char bad_ptx[] =
   "  bar.sync 0, 64;\n  ret;\n}\n"
   ".visible .entry trapk()\n{\n"
   "  trap;\n  ret;\n}\n";
+
+/* tensorcp holds an instruction ptxvm cannot execute yet; seven does not. */
+static const char partly_ptx[] =
+  ".version 8.0\n.target sm_90\n.address_size 64\n"
+  ".visible .entry seven(.param .u64 p)\n{\n"
+  "  .reg .b32 %r1; .reg .b64 %rd1;\n"
+  "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 7; st.global.u32 [%rd1], %r1;\n  ret;\n}\n"
+  ".visible .entry tensorcp(.param .u64 p)\n{\n"
+  "  .reg .b32 %r<5>; .reg .b64 %rd<2>;\n"
+  "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 0; mov.u32 %r2, 0; mov.u32 %r3, 0; mov.u32 %r4, 0;\n"
+  "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];\n"
+  "  ret;\n}\n";
 
 static void *sym(const char *name) {
   void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
@@ -258,6 +271,19 @@ static void test_globals(void) {
   val[1] = (void *)(size_t)sizeof log;
   CHECK(cuModuleLoadDataEx(&mod, ".version 8.0\n.target sm_90\nbogus;\n", 2, opt, val) == CUDA_ERROR_INVALID_PTX);
   CHECK(strstr(log, "<ptx>:3:") != NULL);
+  /* a kernel ptxvm cannot execute yet is refused at its launch, not
+     sticky; the module's other kernels run */
+  CHECK(cuModuleLoadData(&mod, partly_ptx) == CUDA_SUCCESS);
+  CUfunction seven, tensorcp;
+  CHECK(cuModuleGetFunction(&seven, mod, "seven") == CUDA_SUCCESS);
+  CHECK(cuModuleGetFunction(&tensorcp, mod, "tensorcp") == CUDA_SUCCESS);
+  CHECK(cuMemAlloc(&out, 4) == CUDA_SUCCESS);
+  CHECK(cuLaunchKernel(tensorcp, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuLaunchKernel(seven, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL) == CUDA_SUCCESS);
+  CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoH(v, out, 4) == CUDA_SUCCESS && v[0] == 7);
+  CHECK(cuMemFree(out) == CUDA_SUCCESS);
+  CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
   /* images that are not PTX text: refused by name, nothing loaded */
   static const unsigned char cubin[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
   static const unsigned fatbin[4] = {0xBA55ED50u, 1, 0, 0};
