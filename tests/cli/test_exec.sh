@@ -25,6 +25,10 @@ expect_exit() {
 }
 
 expect_exit 2 "no PROGRAM given" exec
+# every command takes --help
+"$PTXVM" exec --help >"$T/out" 2>&1
+rc=$?
+if [ "$rc" = 0 ] && grep -q "ptxvm exec \[OPTIONS\]" "$T/out"; then ok; else bad "exec --help: exit $rc"; fi
 expect_exit 2 "no PROGRAM given" exec --check --
 expect_exit 2 "unknown option --bogus" exec --bogus true
 expect_exit 2 "-j needs an unsigned number" exec -j x true
