@@ -174,7 +174,8 @@ CUresult cuGetErrorString(CUresult error, const char **pStr) {
  * of `symbol` not newer than cudaVersion; the per-thread default stream
  * variant under CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (the plain one
  * where there is none). A name the driver does not have, or has only in
- * later versions, is CUDA_ERROR_NOT_FOUND with *pfn NULL; an entry point that
+ * later versions, is CUDA_SUCCESS with *pfn NULL and symbolStatus saying
+ * which (cuda.h: "return CUDA_SUCCESS and set the returned pfn to NULL"); an entry point that
  * ptxvm does not implement is found, and its stub answers
  * CUDA_ERROR_NOT_SUPPORTED when called. */
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
@@ -191,7 +192,7 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
     *symbolStatus = r == 0 ? CU_GET_PROC_ADDRESS_SUCCESS
                     : r == 2 ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
                              : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
-  return r == 0 ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
+  return CUDA_SUCCESS;
 }
 
 /* The CUDA 11.3 form, without symbolStatus (exported as cuGetProcAddress). */
