@@ -65,6 +65,8 @@ enum { PAT_MAX_ALTS = 48, PAT_MAX_ITEMS = 40, PAT_MAX_OPDS = 12 };
 
 typedef struct PatItem {
   bool optional;
+  uint8_t group;         /* 0: anywhere; else the items of one group keep their
+                            order (types, state spaces, shared spellings) */
   uint8_t nalts;
   const char *alts[PAT_MAX_ALTS];   /* spellings with their dot */
 } PatItem;
@@ -86,6 +88,7 @@ typedef struct OpdSpec {
 
 typedef struct OpPattern {
   const char *base;                  /* first word of the mnemonic */
+  int nfixed;                        /* items[0..nfixed): the mnemonic's dotted parts */
   int nitems;
   PatItem items[PAT_MAX_ITEMS];
   int nopds;

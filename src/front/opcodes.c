@@ -53,12 +53,25 @@ static void bad_row(int row) {
   if (!compile_error) compile_error = op_info[row].name;
 }
 
-/* mods := item*; item := ('.'name | '{' '.'name ('|' '.'name)* '}') '?'? */
+static bool is_free_part(const char *part) {
+  return !strcmp(part, ".sync") || !strcmp(part, ".aligned") || !strcmp(part, ".cc");
+}
+
+/* mods := item*; item := '^'? ('.'name | '{' '.'name ('|' '.'name)* '}') '?'?
+ * '^': the item is part of the instruction's name, as ptxas reads it
+ * (mul.lo, div.full, shf.l): it directly follows the mnemonic; only
+ * leading items may have it. */
 static void compile_mods(int row, OpPattern *pat, const char *s) {
   while (*s) {
     while (*s == ' ') s++;
     if (!*s) break;
     if (pat->nitems == PAT_MAX_ITEMS) { bad_row(row); return; }
+    bool anchored = *s == '^';
+    if (anchored) {
+      s++;
+      if (pat->nfixed != pat->nitems) { bad_row(row); return; }
+      pat->nfixed++;
+    }
     PatItem *it = &pat->items[pat->nitems++];
     bool brace = *s == '{';
     if (brace) s++;
@@ -76,6 +89,7 @@ static void compile_mods(int row, OpPattern *pat, const char *s) {
       s++;
     }
     if (*s == '?') { it->optional = true; s++; }
+    if (anchored && it->optional) { bad_row(row); return; }
   }
 }
 
@@ -123,6 +137,50 @@ static const char *compile_one(int row, OpdSpec *o, const char *s, bool second) 
   return s;
 }
 
+/* Is the spelling a state space (the spaces ptxas counts in "Unexpected
+ * number of state spaces")? */
+static bool is_space(const char *m) {
+  static const char *const spaces[] = {
+    ".global", ".shared", ".shared::cta", ".shared::cluster", ".local", ".const",
+    ".param", ".param::entry", ".param::func",
+  };
+  for (size_t i = 0; i < sizeof spaces / sizeof spaces[0]; i++)
+    if (!strcmp(m, spaces[i])) return true;
+  return false;
+}
+
+static bool shares_alt(const PatItem *a, const PatItem *b) {
+  for (int i = 0; i < a->nalts; i++)
+    for (int j = 0; j < b->nalts; j++)
+      if (a->alts[i] == b->alts[j]) return true;
+  return false;
+}
+
+/* The order rule of ptxas: an instruction's modifiers may come in any
+ * order (add.ftz.rn.f32 = add.rn.ftz.f32, ld.u32.global = ld.global.u32),
+ * except where the order carries meaning: the types (cvt.f32.s32: d, then
+ * a), the state spaces (cp.async.shared.global: destination, then source)
+ * and items that share a spelling (mma .row .col: A's layout, then B's)
+ * keep their order. Each such set of items gets a group number. */
+static void group_items(OpPattern *pat) {
+  uint8_t next = 3;
+  for (int i = pat->nfixed; i < pat->nitems; i++) {
+    PatItem *it = &pat->items[i];
+    for (int a = 0; a < it->nalts && !it->group; a++) {
+      if (type_lookup(it->alts[a] + 1, (int)strlen(it->alts[a]) - 1) != TY_NONE) it->group = 1;
+      else if (is_space(it->alts[a])) it->group = 2;
+    }
+  }
+  for (int i = pat->nfixed; i < pat->nitems; i++) {
+    PatItem *it = &pat->items[i];
+    if (it->group) continue;
+    for (int k = pat->nfixed; k < i; k++)   /* join the group of an earlier sharer */
+      if (pat->items[k].group >= 3 && shares_alt(&pat->items[k], it)) it->group = pat->items[k].group;
+    for (int k = i + 1; k < pat->nitems && !it->group; k++)
+      if (!pat->items[k].group && shares_alt(&pat->items[k], it)) it->group = next++;
+  }
+}
+
 /* opds := [opd (',' opd)*]; opd := '?'? one ('|' '?'? one)? */
 static void compile_opds(int row, OpPattern *pat, const char *s) {
   while (*s) {
@@ -156,15 +214,32 @@ static void compile_all(void) {
     const char *dot = strchr(mn, '.');
     size_t blen = dot ? (size_t)(dot - mn) : strlen(mn);
     pat->base = intern(mn, blen);
-    /* fixed dotted parts of the mnemonic are required leading modifiers */
+    /* The dotted parts of the mnemonic are part of its name, as ptxas reads
+     * it (mbarrier.arrive, cvta.to): required modifiers that lead, in
+     * order. Not .sync, .aligned and .cc, which ptxas takes anywhere among
+     * the modifiers (vote.ballot.sync.b32, ldmatrix.aligned.sync, add.u32.cc):
+     * they are required items of the pattern. */
+    const char *free_parts[4];
+    int nfree = 0;
     while (dot) {
       const char *next = strchr(dot + 1, '.');
       size_t n = next ? (size_t)(next - dot) : strlen(dot);
-      PatItem *it = &pat->items[pat->nitems++];
-      it->alts[it->nalts++] = intern(dot, n);
+      const char *part = intern(dot, n);
+      if (is_free_part(part) && nfree < 4) {
+        free_parts[nfree++] = part;
+      } else {
+        PatItem *it = &pat->items[pat->nitems++];
+        it->alts[it->nalts++] = part;
+      }
       dot = next;
     }
+    pat->nfixed = pat->nitems;
     compile_mods(r, pat, op_info[r].mods);
+    for (int i = 0; i < nfree && pat->nitems < PAT_MAX_ITEMS; i++) {
+      PatItem *it = &pat->items[pat->nitems++];
+      it->alts[it->nalts++] = free_parts[i];
+    }
+    group_items(pat);
     compile_opds(r, pat, op_info[r].opds);
     by_base[r] = r;
   }

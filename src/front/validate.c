@@ -17,56 +17,85 @@
 
 /* ---- modifiers ---- */
 
-/* Does pattern item i onwards match mods[j..]? *far records the furthest
- * modifier index reached, for the diagnostic of a failed match. */
-static bool match_mods(const OpPattern *pat, int i, const char *const *mods, int n,
-                       int j, int *far) {
-  if (j > *far) *far = j;
-  if (i == pat->nitems) return j == n;
-  const PatItem *it = &pat->items[i];
-  if (j < n)
-    for (int a = 0; a < it->nalts; a++)
-      if (it->alts[a] == mods[j]) {
-        if (match_mods(pat, i + 1, mods, n, j + 1, far)) return true;
-        break;
-      }
-  return it->optional && match_mods(pat, i + 1, mods, n, j, far);
-}
-
-/* The alternatives of the first required item a failed match stopped at,
- * as ".a, .b or .c", for "needs one of" messages. */
-static void describe_missing(const OpPattern *pat, const char *const *mods, int n,
-                             char *buf, size_t cap) {
-  int i = 0, j = 0;
-  while (i < pat->nitems) {          /* walk greedily to the first gap */
-    const PatItem *it = &pat->items[i];
-    bool hit = false;
-    for (int a = 0; j < n && a < it->nalts; a++)
-      if (it->alts[a] == mods[j]) hit = true;
-    if (hit) { i++; j++; continue; }
-    if (it->optional) { i++; continue; }
-    break;
-  }
-  buf[0] = 0;
-  if (i == pat->nitems) return;
-  const PatItem *it = &pat->items[i];
-  size_t len = 0;
-  for (int a = 0; a < it->nalts && len + 40 < cap; a++) {
-    const char *sep = a == 0 ? "" : a + 1 == it->nalts ? " or " : ", ";
-    if (a == 8 && it->nalts > 9) {
-      len += (size_t)snprintf(buf + len, cap - len, ", ...");
-      break;
-    }
-    len += (size_t)snprintf(buf + len, cap - len, "%s%s", sep, it->alts[a]);
-  }
-}
-
-/* Does some item of the row admit modifier m (an interned spelling)? */
-static bool row_has(const OpPattern *pat, const char *m) {
-  for (int i = 0; i < pat->nitems; i++)
-    for (int a = 0; a < pat->items[i].nalts; a++)
-      if (pat->items[i].alts[a] == m) return true;
+/* Flags that ptxas lets repeat (add.sat.sat.f32, bar.sync.sync, rcp.approx
+ * .approx): a repeat is dropped. Any other modifier given twice is an
+ * error, as in ptxas ("Duplicate .ftz modifier"). */
+static bool repeatable(const char *m) {
+  static const char *const mods[] = {
+    ".sat", ".NaN", ".sync", ".uni", ".approx", ".relu", ".shiftamt", ".cc",
+  };
+  for (size_t i = 0; i < sizeof mods / sizeof mods[0]; i++)
+    if (!strcmp(m, mods[i])) return true;
   return false;
+}
+
+static bool item_has(const PatItem *it, const char *m) {
+  for (int a = 0; a < it->nalts; a++)
+    if (it->alts[a] == m) return true;
+  return false;
+}
+
+/* One attempt to place an instruction's modifiers in the items of a row:
+ * the first nfixed modifiers are the row's fixed items in order, each other
+ * modifier takes an unused item that has it, in any order but the items'
+ * order within a group (opcodes.c, group_items); every required item must
+ * be taken. */
+typedef struct Placer {
+  const OpPattern *pat;
+  const char *const *mods;
+  int n;
+  bool ordered;          /* honour the order within groups */
+  bool all_required;     /* success needs every required item */
+  int far;               /* the most modifiers placed */
+  int budget;            /* steps left: hostile input cannot make the search blow up */
+  int8_t at[64];         /* the item each modifier took */
+} Placer;
+
+enum { GROUPS = PAT_MAX_ITEMS + 3 };
+
+static bool place(Placer *M, int j, uint64_t used, const int8_t *last) {
+  if (j > M->far) M->far = j;
+  if (--M->budget < 0) return false;
+  const OpPattern *pat = M->pat;
+  if (j == M->n) {
+    for (int i = pat->nfixed; M->all_required && i < pat->nitems; i++)
+      if (!pat->items[i].optional && !(used >> i & 1)) return false;
+    return true;
+  }
+  for (int i = pat->nfixed; i < pat->nitems; i++) {
+    const PatItem *it = &pat->items[i];
+    if ((used >> i & 1) || !item_has(it, M->mods[j])) continue;
+    if (M->ordered && it->group && i < last[it->group]) continue;
+    int8_t nl[GROUPS];
+    memcpy(nl, last, sizeof nl);
+    nl[it->group] = (int8_t)i;
+    M->at[j] = (int8_t)i;
+    if (place(M, j + 1, used | 1ull << i, nl)) return true;
+  }
+  return false;
+}
+
+static bool fixed_lead(const OpPattern *pat, const char *const *mods, int n) {
+  if (n < pat->nfixed) return false;
+  for (int i = 0; i < pat->nfixed; i++)
+    if (!item_has(&pat->items[i], mods[i])) return false;
+  return true;
+}
+
+static bool run_placer(Placer *M, const OpPattern *pat, const char *const *mods, int n,
+                       bool ordered, bool all_required) {
+  memset(M, 0, sizeof *M);
+  M->pat = pat;
+  M->mods = mods;
+  M->n = n;
+  M->ordered = ordered;
+  M->all_required = all_required;
+  M->budget = 20000;
+  if (!fixed_lead(pat, mods, n)) return false;
+  M->far = pat->nfixed;
+  int8_t last[GROUPS];
+  memset(last, -1, sizeof last);
+  return place(M, pat->nfixed, 0, last);
 }
 
 /* Does the row admit the instruction's type modifiers, each in an item of
@@ -79,11 +108,162 @@ static bool row_takes_types(const OpPattern *pat, const char *const *mods,
     if (types[j] == TY_NONE) continue;
     bool found = false;
     for (; i < pat->nitems && !found; i++)
-      for (int a = 0; a < pat->items[i].nalts; a++)
-        if (pat->items[i].alts[a] == mods[j]) found = true;
+      if (item_has(&pat->items[i], mods[j])) found = true;
     if (!found) return false;
   }
   return true;
+}
+
+/* How well a row that does not match fits the instruction, for the
+ * diagnostic: the best row is the one its message is about. */
+typedef struct RowFit {
+  int row;
+  bool types;            /* it takes the instruction's types */
+  int nbad;              /* modifiers no item of the row has */
+  bool fixed;            /* the mnemonic's parts lead */
+  int far_u, far_o;      /* modifiers placed, ignoring and honouring order */
+  int missing;           /* required items left over, or -1 */
+  int nmissing;
+} RowFit;
+
+static RowFit row_fit(int row, const char *const *sp, const Type *mt, int n) {
+  const OpPattern *pat = &op_patterns()[row];
+  RowFit f = {.row = row, .missing = -1};
+  f.types = row_takes_types(pat, sp, mt, n);
+  for (int j = 0; j < n; j++) {
+    bool has = false;
+    for (int i = 0; i < pat->nitems && !has; i++) has = item_has(&pat->items[i], sp[j]);
+    f.nbad += !has;
+  }
+  f.fixed = fixed_lead(pat, sp, n);
+  Placer M;
+  bool whole = run_placer(&M, pat, sp, n, false, true);
+  run_placer(&M, pat, sp, n, false, false);
+  f.far_u = M.far;
+  if (f.far_u == n && !whole) {   /* all placed: which required items are left? */
+    uint64_t used = 0;
+    for (int j = pat->nfixed; j < n; j++) used |= 1ull << M.at[j];
+    for (int i = pat->nitems - 1; i >= pat->nfixed; i--)
+      if (!pat->items[i].optional && !(used >> i & 1)) { f.missing = i; f.nmissing++; }
+  }
+  run_placer(&M, pat, sp, n, true, false);
+  f.far_o = M.far;
+  return f;
+}
+
+static bool fit_better(const RowFit *a, const RowFit *b) {
+  if (a->types != b->types) return a->types;
+  if (a->nbad != b->nbad) return a->nbad < b->nbad;
+  if (a->fixed != b->fixed) return a->fixed;
+  if (a->far_u != b->far_u) return a->far_u > b->far_u;
+  if (a->nmissing != b->nmissing) return a->nmissing < b->nmissing;
+  return a->far_o > b->far_o;
+}
+
+/* ".a, .b or .c" (the first few) appended to buf, skipping those already in it. */
+static void list_alts(const PatItem *it, char *buf, size_t cap) {
+  if (strstr(buf, "..."))
+    return;
+  int listed = *buf != 0;
+  for (const char *p = buf; (p = strchr(p, ',')); p++) listed++;
+  for (int a = 0; a < it->nalts; a++) {
+    size_t len = strlen(buf), k = strlen(it->alts[a]);
+    bool dup = false;
+    for (const char *p = strstr(buf, it->alts[a]); p && !dup; p = strstr(p + 1, it->alts[a]))
+      dup = (p[k] == 0 || p[k] == ',' || p[k] == ' ');
+    if (dup) continue;
+    if (len + k + 8 >= cap || listed == 10) {
+      if (len + 6 < cap) strcat(buf, ", ...");
+      return;
+    }
+    snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", it->alts[a]);
+    listed++;
+  }
+}
+
+/* "x, y, z" -> "x, y or z" */
+static void last_or(char *buf, size_t cap) {
+  char *c = strrchr(buf, ',');
+  if (!c || !strcmp(c, ", ...") || strlen(buf) + 3 >= cap) return;
+  memmove(c + 3, c + 1, strlen(c + 1) + 1);
+  memcpy(c, " or", 3);
+}
+
+/* Reports why no row of the instruction's mnemonic takes its modifiers,
+ * against the row that fits best (add.rz.s32 is an integer add with a bad
+ * .rz, not a float add with a bad .s32). */
+static _Noreturn void bad_modifiers(Parser *P, int row, const Token *mn, const Token *tok,
+                                    const char *const *sp, const Type *mt, int n) {
+  RowFit best = row_fit(row, sp, mt, n);
+  for (int r = op_next(row); r >= 0; r = op_next(r)) {
+    RowFit f = row_fit(r, sp, mt, n);
+    if (fit_better(&f, &best)) best = f;
+  }
+  const OpPattern *pat = &op_patterns()[best.row];
+  char shown[128];   /* the mnemonic with the instruction's type modifiers */
+  snprintf(shown, sizeof shown, "%s", op_info[best.row].mnemonic);
+  for (int j = 0; j < n; j++)
+    if (mt[j] != TY_NONE && strlen(shown) + strlen(sp[j]) < sizeof shown) strcat(shown, sp[j]);
+  const Token *at = n ? &tok[n - 1] : mn;
+  for (int j = 0; j < n; j++) {
+    bool has = false;
+    for (int i = 0; i < pat->nitems && !has; i++) has = item_has(&pat->items[i], sp[j]);
+    if (!has)
+      diag_error_tok(P, &tok[j], "modifier '%s' is not allowed on '%s'", sp[j], shown);
+  }
+  if (!best.fixed) {   /* the parts of the name lead: mbarrier.arrive.shared */
+    char lead[128];
+    snprintf(lead, sizeof lead, "%.*s", (int)mn->len, mn->s);
+    for (int i = 0; i < pat->nfixed; i++) {
+      char want[400] = "";
+      list_alts(&pat->items[i], want, sizeof want);
+      last_or(want, sizeof want);
+      if (i >= n || !item_has(&pat->items[i], sp[i]))
+        diag_error_tok(P, i < n ? &tok[i] : at, "'%s' needs %s right after '%s'", shown, want,
+                       lead);
+      if (strlen(lead) + strlen(sp[i]) < sizeof lead) strcat(lead, sp[i]);
+    }
+  }
+  if (best.far_u < n) {   /* sp[j] finds no item left: one it shares is taken */
+    int j = best.far_u;
+    for (int k = 0; k < j; k++)
+      if (sp[k] == sp[j] && mt[j] == TY_NONE)
+        diag_error_tok(P, &tok[j], "modifier '%s' is repeated on '%s'", sp[j], shown);
+    if (mt[j] != TY_NONE)
+      diag_error_tok(P, &tok[j], "unexpected type '%s' on '%s'", sp[j], shown);
+    for (int k = j - 1; k >= 0; k--)
+      for (int i = pat->nfixed; i < pat->nitems; i++) {
+        const PatItem *it = &pat->items[i];
+        if (item_has(it, sp[j]) && item_has(it, sp[k])) {
+          char want[400] = "";
+          list_alts(it, want, sizeof want);
+          last_or(want, sizeof want);
+          diag_error_tok(P, &tok[j], "'%s' conflicts with '%s' on '%s' (only one of %s)",
+                         sp[j], sp[k], shown, want);
+        }
+      }
+    diag_error_tok(P, &tok[j], "modifier '%s' is not allowed here on '%s'", sp[j], shown);
+  }
+  if (best.missing >= 0) {   /* what is missing, from every row that fits as well */
+    char want[400] = "";
+    for (int r = row; r >= 0; r = op_next(r)) {
+      RowFit f = row_fit(r, sp, mt, n);
+      if (!fit_better(&best, &f) && f.missing >= 0)
+        list_alts(&op_patterns()[r].items[f.missing], want, sizeof want);
+    }
+    last_or(want, sizeof want);
+    bool one = !strchr(want, ' ');
+    diag_error_tok(P, at, "'%s' needs %s%s", shown, one ? "" : "one of ", want);
+  }
+  int j = best.far_o;   /* all placed, but not in order */
+  const PatItem *need = NULL;
+  for (int i = pat->nfixed; i < pat->nitems && !need; i++)
+    if (item_has(&pat->items[i], sp[j]) && pat->items[i].group) need = &pat->items[i];
+  for (int k = j - 1; need && k >= 0; k--)
+    for (int i = pat->nfixed; i < pat->nitems; i++)
+      if (pat->items[i].group == need->group && item_has(&pat->items[i], sp[k]))
+        diag_error_tok(P, &tok[j], "'%s' must come before '%s' on '%s'", sp[j], sp[k], shown);
+  diag_error_tok(P, at, "'%s' is incomplete", shown);
 }
 
 /* cvt's rounding depends on both types, which one row cannot say (PTX ISA
@@ -125,64 +305,37 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
     diag_error_tok(P, mn, "unknown instruction '%.*s'", (int)mn->len, mn->s);
   const OpPattern *pats = op_patterns();
   const char *sp[64];
+  Token tok[64];      /* the modifiers kept (repeats of repeatable flags dropped) */
   Type mt[64];        /* the type each modifier names, or TY_NONE (looked up once) */
+  int n = 0;
   for (int j = 0; j < nmods; j++) {
-    sp[j] = op_spelling(mods[j].s, mods[j].len);
-    if (!sp[j])
+    const char *s = op_spelling(mods[j].s, mods[j].len);
+    if (!s)
       diag_error_tok(P, &mods[j], "unknown modifier '%.*s' on '%.*s'", (int)mods[j].len,
                      mods[j].s, (int)mn->len, mn->s);
-    mt[j] = type_lookup(mods[j].s + 1, (int)mods[j].len - 1);
+    bool again = false;
+    for (int k = 0; k < n && !again; k++) again = sp[k] == s && repeatable(s);
+    if (again) continue;
+    tok[n] = mods[j];
+    sp[n] = s;
+    mt[n++] = type_lookup(mods[j].s + 1, (int)mods[j].len - 1);
   }
-  /* Report against the form the instruction's types select (add.rz.s32 is
-   * an integer add with a bad .rz, not a float add with a bad .s32). */
-  int best_row = row, best_far = -1;
-  bool best_types = false;
   for (int r = row; r >= 0; r = op_next(r)) {
-    int far = 0;
-    if (match_mods(&pats[r], 0, sp, nmods, 0, &far)) {
-      in->op = (uint16_t)r;
-      in->nmods = (uint8_t)nmods;
-      in->mods = arena_dup(&P->m->arena, sp, (size_t)nmods * sizeof *sp);
-      in->vec = 1;
-      for (int j = 0; j < nmods; j++) {
-        if (mt[j] != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)mt[j];
-        if (!strcmp(sp[j], ".v2") || !strcmp(sp[j], ".v4") || !strcmp(sp[j], ".v8"))
-          in->vec = (uint8_t)(sp[j][2] - '0');
-      }
-      check_cvt_rounding(P, in, mn, mods, nmods);
-      return;
+    Placer M;
+    if (!run_placer(&M, &pats[r], sp, n, true, true)) continue;
+    in->op = (uint16_t)r;
+    in->nmods = (uint8_t)n;
+    in->mods = arena_dup(&P->m->arena, sp, (size_t)n * sizeof *sp);
+    in->vec = 1;
+    for (int j = 0; j < n; j++) {
+      if (mt[j] != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)mt[j];
+      if (!strcmp(sp[j], ".v2") || !strcmp(sp[j], ".v4") || !strcmp(sp[j], ".v8"))
+        in->vec = (uint8_t)(sp[j][2] - '0');
     }
-    bool types = row_takes_types(&pats[r], sp, mt, nmods);
-    if ((types && !best_types) || (types == best_types && far > best_far)) {
-      best_far = far;
-      best_row = r;
-      best_types = types;
-    }
+    check_cvt_rounding(P, in, mn, tok, n);
+    return;
   }
-  char shown[128];   /* the mnemonic with the instruction's type modifiers */
-  snprintf(shown, sizeof shown, "%s", op_info[best_row].mnemonic);
-  for (int j = 0; j < nmods; j++)
-    if (mt[j] != TY_NONE &&
-        strlen(shown) + strlen(sp[j]) < sizeof shown)
-      strcat(shown, sp[j]);
-  const char *mname = shown;
-  char want[400];
-  if (best_far < nmods && row_has(&pats[best_row], sp[best_far])) {
-    /* setp.s32: the .s32 is fine, a required modifier before it is missing */
-    describe_missing(&pats[best_row], sp, nmods, want, sizeof want);
-    if (want[0])
-      diag_error_tok(P, &mods[best_far], "'%s' needs a modifier: %s", mname, want);
-  }
-  if (best_far < nmods) {
-    const Token *bad = &mods[best_far];
-    diag_error_tok(P, bad, "modifier '%.*s' is not allowed on '%s'", (int)bad->len,
-                   bad->s, mname);
-  }
-  describe_missing(&pats[best_row], sp, nmods, want, sizeof want);
-  const Token *at = nmods ? &mods[nmods - 1] : mn;
-  if (want[0])
-    diag_error_tok(P, at, "'%s' needs a modifier: %s", mname, want);
-  diag_error_tok(P, at, "'%s' is incomplete", mname);
+  bad_modifiers(P, row, mn, tok, sp, mt, n);
 }
 
 /* ---- operands ---- */
@@ -426,8 +579,8 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
   case 'd': case 'D': case 'p':
     if (o->kind == OPD_SINK && kind == 'D') return;
     if (o->kind != OPD_REG)
-      opd_error(P, in, o, "expected a %s register as destination%s",
-                kind == 'p' ? "predicate" : "", "");
+      opd_error(P, in, o, "expected a %sregister as destination",
+                kind == 'p' ? "predicate " : "");
     if (o->sym->kind == SYM_SREG)
       opd_error(P, in, o, "special register '%s' cannot be written", o->sym->name);
     check_reg(P, in, o, e, wide);
@@ -461,6 +614,13 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
     if (in->vec > 1 && o->kind == OPD_VEC) {
       if (o->n != in->vec)
         opd_error(P, in, o, "expected a vector of %d elements", in->vec);
+      bool sreg = false, imm = false;   /* ptxas refuses {7, %tid.x} */
+      for (int i = 0; i < o->n; i++) {
+        sreg |= o->elems[i].kind == OPD_REG && o->elems[i].sym->kind == SYM_SREG;
+        imm |= o->elems[i].kind == OPD_IMM || o->elems[i].kind == OPD_FIMM;
+      }
+      if (sreg && imm)
+        opd_error(P, in, o, "a vector cannot mix special registers and constants");
       for (int i = 0; i < o->n; i++) {
         const Operand *el = &o->elems[i];
         if (el->kind == OPD_REG) check_reg(P, in, el, float_elem(e, el), wide);
@@ -672,11 +832,22 @@ void validate_operands(Parser *P, Insn *in) {
   bool absent[PAT_MAX_OPDS] = {false};
   for (int i = max - 1, skip = in->nopds < max ? max - in->nopds : 0; i >= 0 && skip; i--)
     if (pat->opds[i].optional) { absent[i] = true; skip--; }
+  /* mov.bN packs or unpacks: a brace list on both sides is not a move
+   * (ptxas: "Illegal vector-vector operands") */
+  if (in->op == OP_MOV_B && in->nopds == 2 && in->opds[0].kind == OPD_VEC &&
+      in->opds[1].kind == OPD_VEC)
+    opd_error(P, in, &in->opds[1], "'mov.%s' takes a brace list on one side only",
+              type_name((Type)in->types[0]));
   prepare_vectors(P, in, pat, absent, max);
   for (int i = 0, k = 0; k < in->nopds && i < max; i++) {
     if (absent[i]) continue;
     const OpdSpec *sp = &pat->opds[i];
-    const Operand *o = &in->opds[k++];
+    Operand *o = &in->opds[k++];
+    /* A brace list of one element is that element, as ptxas reads it
+     * (Triton: ld.global.b32 { %r1 }, [%rd1]; mov.b32 {%f1}, %r2). */
+    if (strchr("vek", sp->kind) && in->vec == 1 && o->kind == OPD_VEC && o->n == 1 &&
+        o->elems[0].kind != OPD_SINK)
+      *o = o->elems[0];
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
       check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);

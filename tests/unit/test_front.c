@@ -293,7 +293,7 @@ static void test_messages(void) {
   expect_error(".global .u32 g;\n", "    ld.shared.u32 %r1, [g];",
                "t.ptx:9:24: error: 'g' is in .global, not in the instruction's state space");
   expect_error("", "    mov.u32 %r1, %tid;", "t.ptx:8:18: error: '%tid' needs a component");
-  expect_error("", "    setp.s32 %p1, %r1, %r2;", "t.ptx:8:9: error: 'setp.s32' needs a modifier");
+  expect_error("", "    setp.s32 %p1, %r1, %r2;", "t.ptx:8:9: error: 'setp.s32' needs one of .eq, .ne");
   expect_error("", "    .reg .b32 %r1;", "t.ptx:8:15: error: '%r1' is already declared");
   expect_error("", "    ret", "t.ptx:8:5: error: missing ';' after 'ret' instruction");
 }
