@@ -5,7 +5,8 @@
  * including "::" scopes (.shared::cta, .L2::cache_hint) and leading digits
  * (.2d). Integers are decimal, hex 0x, octal 0, binary 0b, with an optional
  * U suffix; floats are 0f + 8 hex digits (f32 bits), 0d + 16 hex digits (f64
- * bits), or decimal with a point or exponent (§4.5). Comments are // and
+ * bits), or decimal with a point or exponent (§4.5); WARP_SZ is the integer
+ * 32 (§4.5: predefined identifier). Comments are // and
  * slash-star as in C; preprocessor line markers (# N "file") are skipped.
  * Tokens point into the source, so nothing is copied. */
 #include <ctype.h>
@@ -200,6 +201,10 @@ Token lex_next(Lexer *L) {
     if (p == t.s + 1 && c == '%')
       diag_error(L->P, t.line, t.col, 1, "'%%' must start a name");
     t.kind = TK_IDENT;
+    if (p - t.s == 7 && !memcmp(t.s, "WARP_SZ", 7)) {   /* §4.5: the predefined constant */
+      t.kind = TK_INT;
+      t.ival = 32;
+    }
   } else if (c == '.' && p + 1 < L->end &&
              (is_ident_char((unsigned char)p[1]))) {
     p++;

@@ -411,6 +411,9 @@ static void parse_decl_attrs(Parser *P, DeclAttrs *d) {
       if (d->ptr) d->ptr_align = (uint32_t)a; else d->align = (uint32_t)a;
     } else if (tok_is(&t, TK_DOT, ".v2") || tok_is(&t, TK_DOT, ".v4") ||
                tok_is(&t, TK_DOT, ".v8")) {
+      if (d->type != TY_NONE)   /* ptxas: a syntax error */
+        diag_error_tok(P, &t, "'%.*s' must come before the type (.v2 .b32, not .b32 .v2)",
+                       (int)t.len, t.s);
       d->vec = (uint8_t)(t.s[2] - '0');
       d->vtok = t;
       next(P);
@@ -647,6 +650,14 @@ static void check_decl_attrs(Parser *P, const DeclAttrs *d) {
     diag_error_tok(P, &d->first, "a .param variable cannot be a vector (pass .align N .b8 x[N])");
 }
 
+/* An array without a size is an .extern declaration or sized by its
+ * initializer (ptxas: "Non-external variable has incomplete type"). */
+static void check_sized(Parser *P, const Symbol *s) {
+  if (s->is_unsized && !s->is_extern)
+    diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
+               "array '%s' without a size must be .extern or initialized", s->name);
+}
+
 static void add_global(Parser *P, Symbol *s) { vec_push(&P->m->arena, P->globals, s); }
 
 static void add_reg(Parser *P, Symbol *s) {
@@ -665,7 +676,9 @@ static void parse_local_decl(Parser *P) {
   SymKind kind = d.space == SP_REG ? SYM_REG : SYM_VAR;
   if (d.space == SP_NONE) diag_error_tok(P, &d.first, "declaration needs a state space");
   do {
+    int nvars = P->fb->vars.n;
     parse_declarator(P, &d, kind, kind == SYM_REG ? add_reg : add_var);
+    if (P->fb->vars.n > nvars) check_sized(P, P->fb->vars.v[nvars]);
   } while (accept_punct(P, ','));
   expect_punct(P, ';', "after declaration");
 }
@@ -1294,11 +1307,15 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
   next(P);
   if (is_punct(P, '(')) parse_params(P, add_param);
   while (parse_perf_directive(P, f)) {}
-  for (int i = 0; f->is_entry && i < fb.params.n; i++)   /* ptxas: "must have .param" */
-    if (fb.params.v[i]->space != SP_PARAM)
-      diag_error(P, fb.params.v[i]->line, fb.params.v[i]->col,
-                 (uint32_t)strlen(fb.params.v[i]->name),
-                 "a kernel parameter must be in .param, not .%s", space_name(fb.params.v[i]->space));
+  for (int i = 0; f->is_entry && i < fb.params.n; i++) {   /* ptxas: "must have .param" */
+    const Symbol *s = fb.params.v[i];
+    if (s->space != SP_PARAM)
+      diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
+                 "a kernel parameter must be in .param, not .%s", space_name(s->space));
+    if (s->is_unsized)   /* ptxas: "cannot be an incomplete array" */
+      diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
+                 "kernel parameter '%s' is an array without a size", s->name);
+  }
   f->params = fb.params.v; f->nparams = fb.params.n;
   f->rets = fb.rets.v; f->nrets = fb.rets.n;
   validate_params(P, f);
@@ -1453,9 +1470,7 @@ static void parse_module(Parser *P) {
         s->is_extern = ext;
         s->is_visible = vis;
         s->is_weak = weak;
-        if (s->is_unsized && !ext)
-          diag_error(P, s->line, s->col, (uint32_t)strlen(s->name),
-                     "array '%s' without a size must be .extern or initialized", s->name);
+        check_sized(P, s);
       }
     } else if (ext || vis || weak) {
       unexpected(P, ".entry, .func or a variable declaration");

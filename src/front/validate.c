@@ -585,8 +585,9 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
       opd_error(P, in, o, "special register '%s' cannot be written", o->sym->name);
     check_reg(P, in, o, e, wide);
     return;
-  case 'q':
-    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a predicate register");
+  case 'q':   /* ptxas takes an integer as a predicate: vote.sync.all.pred p, 1, m */
+    if (o->kind == OPD_IMM) return;
+    if (o->kind != OPD_REG) opd_error(P, in, o, "expected a predicate register or an integer");
     check_reg(P, in, o, e, false);
     return;
   case 'a': case 's': case 'i':
