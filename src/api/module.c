@@ -58,9 +58,12 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *h, const char *ptx, size_t le
   return api_leave(ctx, load_data(ctx, ptx, len, name, out));
 }
 
-/* Reads a whole file (or standard input for "-") into a malloc'd buffer. */
+/* Reads a whole file (or standard input for "-") into a malloc'd buffer,
+ * or up to its first NUL byte: PTX is text, so the front end refuses the
+ * NUL there (located), without reading the rest of a binary file or of a
+ * device such as /dev/zero. */
 /* PTX text longer than this is refused rather than read: a device such as
- * /dev/zero would otherwise fill the memory. */
+ * /dev/urandom would otherwise fill the memory. */
 #define PTX_MAX_BYTES ((size_t)1 << 31)
 
 static char *read_all(const char *path, size_t *len) {
@@ -69,7 +72,13 @@ static char *read_all(const char *path, size_t *len) {
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
   while (buf) {
-    n += fread(buf + n, 1, cap - n, f);
+    size_t got = fread(buf + n, 1, cap - n, f);
+    const char *nul = memchr(buf + n, 0, got);
+    n += got;
+    if (nul) {
+      n = (size_t)(nul - buf) + 1;
+      break;
+    }
     if (n < cap || n > PTX_MAX_BYTES) break;
     char *nb = realloc(buf, cap *= 2);
     if (!nb) { free(buf); buf = NULL; }

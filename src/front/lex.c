@@ -44,9 +44,17 @@ static bool at_line_start(const Lexer *L) {
   return true;
 }
 
+/* A NUL byte ends ptxas's input ("Unexpected EOF"): PTX is text, and a
+ * file with NULs in it is binary; refuse it where the first one is. */
+static void not_nul(Lexer *L, const char *p) {
+  if (!*p)
+    diag_error(L->P, L->line, col_of(L, p), 1, "NUL byte: PTX is text (is this a binary file?)");
+}
+
 /* ptxas (and the driver's JIT) reject any byte outside ASCII, in comments
  * too; so do we, rather than accept a file the GPU toolchain refuses. */
 static void ascii_only(Lexer *L) {
+  not_nul(L, L->p);
   if ((unsigned char)*L->p >= 0x80)
     diag_error(L->P, L->line, col_of(L, L->p), 1, "non-ASCII character (byte 0x%02x); PTX is ASCII",
                (unsigned char)*L->p);
@@ -223,6 +231,7 @@ Token lex_next(Lexer *L) {
     p++;
     while (p < L->end && *p != '"' && *p != '\n') {
       if (*p == '\\' && p + 1 < L->end && p[1] != '\n') p++;
+      not_nul(L, p);
       p++;
     }
     if (p >= L->end || *p != '"')
@@ -233,6 +242,7 @@ Token lex_next(Lexer *L) {
     p++;
     t.kind = TK_PUNCT;
   } else {
+    not_nul(L, p);
     if (c >= 0x20 && c < 0x7f)
       diag_error(L->P, t.line, t.col, 1, "unexpected character '%c'", c);
     diag_error(L->P, t.line, t.col, 1, "unexpected byte 0x%02x", c);

@@ -22,6 +22,19 @@
 
 /* ---- diagnostics ---- */
 
+/* Is byte c quoted as itself? Control and non-ASCII bytes (a binary input)
+ * are shown as \xNN, never sent raw to the terminal. */
+static bool plain(unsigned char c) { return c == '\t' || (c >= 0x20 && c < 0x7f); }
+
+static size_t put_text(char *out, size_t n, size_t cap, const char *s, size_t len) {
+  for (size_t i = 0; i < len && n + 5 < cap; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (plain(c)) out[n++] = (char)c;
+    else n += (size_t)snprintf(out + n, cap - n, "\\x%02x", c);
+  }
+  return n;
+}
+
 static void vdiag(Parser *P, uint32_t line, uint32_t col, uint32_t width,
                   const char *fmt, va_list ap) __attribute__((format(printf, 5, 0)));
 static void vdiag(Parser *P, uint32_t line, uint32_t col, uint32_t width,
@@ -32,20 +45,27 @@ static void vdiag(Parser *P, uint32_t line, uint32_t col, uint32_t width,
     if (*s == '\n') l++;
   const char *e = s;
   while (e < end && *e != '\n' && *e != '\r') e++;
-  int linelen = (int)(e - s);
+  size_t linelen = (size_t)(e - s);
   if (linelen > 300) linelen = 300;
 
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);
-  size_t cap = strlen(P->m ? P->m->path : "") + strlen(msg) + 2 * (size_t)linelen + 400;
+  const char *path = P->m ? P->m->path : "";
+  size_t cap = strlen(path) + 4 * strlen(msg) + 8 * linelen + 400;
   char *out = malloc(cap);
   if (!out) return;
-  int n = snprintf(out, cap, "%s:%u:%u: error: %s\n    %.*s\n    ",
-                   P->m->path, line, col, msg, linelen, s);
-  for (uint32_t i = 1; i < col && (int)i <= linelen && (size_t)n + 2 < cap; i++)
-    out[n++] = s[i - 1] == '\t' ? '\t' : ' ';
-  if ((size_t)n + 2 < cap) out[n++] = '^';
-  for (uint32_t i = 1; i < width && i < 60 && (size_t)n + 2 < cap; i++) out[n++] = '~';
+  size_t n = (size_t)snprintf(out, cap, "%s:%u:%u: error: ", path, line, col);
+  n = put_text(out, n, cap, msg, strlen(msg));
+  n += (size_t)snprintf(out + n, cap - n, "\n    ");
+  n = put_text(out, n, cap, s, linelen);
+  n += (size_t)snprintf(out + n, cap - n, "\n    ");
+  for (uint32_t i = 1; i < col && i <= linelen && n + 6 < cap; i++) {
+    unsigned char c = (unsigned char)s[i - 1];
+    int w = plain(c) ? 1 : 4;
+    while (w--) out[n++] = c == '\t' ? '\t' : ' ';
+  }
+  if (n + 2 < cap) out[n++] = '^';
+  for (uint32_t i = 1; i < width && i < 60 && n + 2 < cap; i++) out[n++] = '~';
   out[n++] = '\n';
   out[n] = 0;
   free(P->msg);

@@ -386,5 +386,20 @@ if grep -q "^executes  *add  *ADD_INT" "$T/opcov" && grep -q "^not yet  *wgmma.f
    [ "$(wc -l < "$T/opcov")" -eq $((rows + 1)) ]; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: opcov output"; fi
 
+# binary input: refused at its first NUL, located, without reading the rest
+# (check /dev/zero used to read 4 GB first); control bytes are quoted as \xNN
+expect_exit 2 "/dev/zero:1:1: error: NUL byte" check /dev/zero
+start=$(date +%s)
+timeout 20 "$PTXVM" check - </dev/zero >/dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" = 2 ] && [ $(( $(date +%s) - start )) -le 2 ] && grep -qF "<stdin>:1:1: error: NUL byte" "$T/err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: check - </dev/zero: exit $rc, $(head -c 200 "$T/err")"; fi
+printf '.version 8.0\n.target sm_90\033[31m\001\n' >"$T/ctl.ptx"
+"$PTXVM" check "$T/ctl.ptx" >/dev/null 2>"$T/err"
+rc=$?
+if [ "$rc" = 2 ] && ! LC_ALL=C grep -q "$(printf '[\001\033]')" "$T/err" &&
+   grep -qF 'sm_90\x1b[31m\x01' "$T/err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: control bytes in a diagnostic: $(od -c "$T/err" | head -5)"; fi
+
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
