@@ -154,6 +154,8 @@ struct Parser {
   VEC(Function *) funcs;
   VEC(SourceFile) files;
   int cur_file, cur_line, cur_col;   /* from the last .loc */
+  const char ***modsets; /* validate.c: each distinct modifier list once (NULL-ended) */
+  uint32_t nmodsets, capmodsets;
   jmp_buf jb;
   char *msg;             /* diagnostic text (malloc'd), set on error */
   const char *src;       /* whole text, to quote source lines */

@@ -299,6 +299,40 @@ static void check_cvt_rounding(Parser *P, const Insn *in, const Token *mn, const
   (void)nmods;
 }
 
+/* The module's copy of the modifier list sp[0..n): instructions with the
+ * same list share one (most of a large module's instructions repeat a few
+ * dozen lists), in a hash set of NULL-ended arrays in the arena. */
+static const char **intern_mods(Parser *P, const char *const *sp, int n) {
+  uint32_t h = 2166136261u;
+  for (int j = 0; j < n; j++) h = (h ^ (uint32_t)(uintptr_t)sp[j]) * 16777619u;
+  if (2 * (P->nmodsets + 1) > P->capmodsets) {   /* rehash at half full */
+    uint32_t cap = P->capmodsets ? 2 * P->capmodsets : 256;
+    const char ***t = arena_alloc(&P->m->arena, cap * sizeof *t);
+    for (uint32_t i = 0; i < P->capmodsets; i++) {
+      const char **e = P->modsets[i];
+      if (!e) continue;
+      uint32_t g = 2166136261u;
+      for (int j = 0; e[j]; j++) g = (g ^ (uint32_t)(uintptr_t)e[j]) * 16777619u;
+      uint32_t k = g & (cap - 1);
+      while (t[k]) k = (k + 1) & (cap - 1);
+      t[k] = e;
+    }
+    P->modsets = t;
+    P->capmodsets = cap;
+  }
+  uint32_t k = h & (P->capmodsets - 1);
+  for (const char **e; (e = P->modsets[k]); k = (k + 1) & (P->capmodsets - 1)) {
+    int j = 0;
+    while (j < n && e[j] == sp[j]) j++;
+    if (j == n && !e[n]) return e;
+  }
+  const char **e = arena_alloc(&P->m->arena, (size_t)(n + 1) * sizeof *e);
+  memcpy(e, sp, (size_t)n * sizeof *e);
+  P->modsets[k] = e;
+  P->nmodsets++;
+  return e;
+}
+
 void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods, int nmods) {
   int row = op_first(mn->s, mn->len);
   if (row < 0)
@@ -325,7 +359,7 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
     if (!run_placer(&M, &pats[r], sp, n, true, true)) continue;
     in->op = (uint16_t)r;
     in->nmods = (uint8_t)n;
-    in->mods = arena_dup(&P->m->arena, sp, (size_t)n * sizeof *sp);
+    in->mods = intern_mods(P, sp, n);
     in->vec = 1;
     for (int j = 0; j < n; j++) {
       if (mt[j] != TY_NONE && in->ntypes < 3) in->types[in->ntypes++] = (uint8_t)mt[j];
