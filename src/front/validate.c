@@ -1,8 +1,12 @@
 /* validate.c: checks each parsed instruction against opcodes.def.
  *
  * Modifiers select the row: the rows of a mnemonic are tried in order and
- * the first whose modifier pattern matches wins (a small backtracking match;
- * patterns are short). The row's operand pattern then checks the number and
+ * the first whose modifier pattern takes the instruction's modifiers wins.
+ * As in ptxas, the modifiers may come in any order, except within a group
+ * of items (types, state spaces, items sharing a spelling: opcodes.c), so
+ * each modifier is placed in an unused item by a small backtracking search;
+ * when no row takes them, the row that fits best names what is wrong (a
+ * modifier it lacks, a repeat, a conflict, the order, what is missing). The row's operand pattern then checks the number and
  * kind of operands and, for registers and immediates, their types against
  * the instruction's type modifiers under the rules of PTX ISA 9.0 §6.4
  * ("Operand type information"): bit-size types match any register of their

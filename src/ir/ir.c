@@ -115,12 +115,13 @@ const char *insn_text(const Insn *in, char *buf, size_t n) {
   size_t k = 0;
   while (mn[k] && mn[k] != '.') k++;
   snprintf(buf, n, "%.*s", (int)k, mn);
-  /* the mnemonic's fixed parts are matched as modifiers; print each once */
+  /* the mnemonic's dotted parts are matched as modifiers, so the modifiers
+   * as written hold them (vote.ballot.sync.b32); print each once */
   for (int i = 0; i < in->nmods; i++) {
     size_t len = strlen(buf);
     snprintf(buf + len, n - len, "%s", in->mods[i]);
   }
-  if (!strstr(buf, mn)) snprintf(buf, n, "%s", mn);
+  if (!in->nmods) snprintf(buf, n, "%s", mn);
   return buf;
 }
 
