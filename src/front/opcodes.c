@@ -54,13 +54,16 @@ static void bad_row(int row) {
 }
 
 static bool is_free_part(const char *part) {
-  return !strcmp(part, ".sync") || !strcmp(part, ".aligned") || !strcmp(part, ".cc");
+  static const char *const parts[] = {".sync", ".aligned", ".cc", ".any", ".all", ".noComplete"};
+  for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+    if (!strcmp(part, parts[i])) return true;
+  return false;
 }
 
 /* mods := item*; item := '^'? ('.'name | '{' '.'name ('|' '.'name)* '}') '?'?
  * '^': the item is part of the instruction's name, as ptxas reads it
- * (mul.lo, div.full, shf.l): it directly follows the mnemonic; only
- * leading items may have it. */
+ * (mul.lo, div.full, shf.l, bar.cta.red): the leading '^' items directly
+ * follow the mnemonic, in order; only leading items may have it. */
 static void compile_mods(int row, OpPattern *pat, const char *s) {
   while (*s) {
     while (*s == ' ') s++;
@@ -89,7 +92,6 @@ static void compile_mods(int row, OpPattern *pat, const char *s) {
       s++;
     }
     if (*s == '?') { it->optional = true; s++; }
-    if (anchored && it->optional) { bad_row(row); return; }
   }
 }
 
@@ -216,9 +218,10 @@ static void compile_all(void) {
     pat->base = intern(mn, blen);
     /* The dotted parts of the mnemonic are part of its name, as ptxas reads
      * it (mbarrier.arrive, cvta.to): required modifiers that lead, in
-     * order. Not .sync, .aligned and .cc, which ptxas takes anywhere among
-     * the modifiers (vote.ballot.sync.b32, ldmatrix.aligned.sync, add.u32.cc):
-     * they are required items of the pattern. */
+     * order. Not .sync, .aligned, .cc, match's .any/.all and .noComplete,
+     * which ptxas takes anywhere among the modifiers (vote.ballot.sync.b32,
+     * ldmatrix.aligned.sync, add.u32.cc, match.sync.b32.any): they are
+     * required items of the pattern. */
     const char *free_parts[4];
     int nfree = 0;
     while (dot) {

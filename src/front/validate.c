@@ -79,11 +79,16 @@ static bool place(Placer *M, int j, uint64_t used, const int8_t *last) {
   return false;
 }
 
-static bool fixed_lead(const OpPattern *pat, const char *const *mods, int n) {
-  if (n < pat->nfixed) return false;
-  for (int i = 0; i < pat->nfixed; i++)
-    if (!item_has(&pat->items[i], mods[i])) return false;
-  return true;
+/* How many of the modifiers the row's leading items take (they lead, in
+ * order; an optional one may be absent), or -1 when a required one is not
+ * there. */
+static int fixed_lead(const OpPattern *pat, const char *const *mods, int n) {
+  int j = 0;
+  for (int i = 0; i < pat->nfixed; i++) {
+    if (j < n && item_has(&pat->items[i], mods[j])) j++;
+    else if (!pat->items[i].optional) return -1;
+  }
+  return j;
 }
 
 static bool run_placer(Placer *M, const OpPattern *pat, const char *const *mods, int n,
@@ -95,11 +100,12 @@ static bool run_placer(Placer *M, const OpPattern *pat, const char *const *mods,
   M->ordered = ordered;
   M->all_required = all_required;
   M->budget = 20000;
-  if (!fixed_lead(pat, mods, n)) return false;
-  M->far = pat->nfixed;
+  int lead = fixed_lead(pat, mods, n);
+  if (lead < 0) return false;
+  M->far = lead;
   int8_t last[GROUPS];
   memset(last, -1, sizeof last);
-  return place(M, pat->nfixed, 0, last);
+  return place(M, lead, 0, last);
 }
 
 /* Does the row admit the instruction's type modifiers, each in an item of
@@ -139,14 +145,15 @@ static RowFit row_fit(int row, const char *const *sp, const Type *mt, int n) {
     for (int i = 0; i < pat->nitems && !has; i++) has = item_has(&pat->items[i], sp[j]);
     f.nbad += !has;
   }
-  f.fixed = fixed_lead(pat, sp, n);
+  int lead = fixed_lead(pat, sp, n);
+  f.fixed = lead >= 0;
   Placer M;
   bool whole = run_placer(&M, pat, sp, n, false, true);
   run_placer(&M, pat, sp, n, false, false);
   f.far_u = M.far;
   if (f.far_u == n && !whole) {   /* all placed: which required items are left? */
     uint64_t used = 0;
-    for (int j = pat->nfixed; j < n; j++) used |= 1ull << M.at[j];
+    for (int j = lead; j < n; j++) used |= 1ull << M.at[j];
     for (int i = pat->nitems - 1; i >= pat->nfixed; i--)
       if (!pat->items[i].optional && !(used >> i & 1)) { f.missing = i; f.nmissing++; }
   }
@@ -218,18 +225,25 @@ static _Noreturn void bad_modifiers(Parser *P, int row, const Token *mn, const T
   if (!best.fixed) {   /* the parts of the name lead: mbarrier.arrive.shared */
     char lead[128];
     snprintf(lead, sizeof lead, "%.*s", (int)mn->len, mn->s);
-    for (int i = 0; i < pat->nfixed; i++) {
+    for (int i = 0, j = 0; i < pat->nfixed; i++) {
       char want[400] = "";
       list_alts(&pat->items[i], want, sizeof want);
       last_or(want, sizeof want);
-      if (i >= n || !item_has(&pat->items[i], sp[i]))
-        diag_error_tok(P, i < n ? &tok[i] : at, "'%s' needs %s right after '%s'", shown, want,
+      if (j < n && item_has(&pat->items[i], sp[j])) {
+        if (strlen(lead) + strlen(sp[j]) < sizeof lead) strcat(lead, sp[j]);
+        j++;
+      } else if (!pat->items[i].optional) {
+        diag_error_tok(P, j < n ? &tok[j] : at, "'%s' needs %s right after '%s'", shown, want,
                        lead);
-      if (strlen(lead) + strlen(sp[i]) < sizeof lead) strcat(lead, sp[i]);
+      }
     }
   }
   if (best.far_u < n) {   /* sp[j] finds no item left: one it shares is taken */
     int j = best.far_u;
+    for (int i = 0; i < pat->nfixed; i++)   /* bar.red.cta: .cta leads */
+      if (item_has(&pat->items[i], sp[j]))
+        diag_error_tok(P, &tok[j], "'%s' must come right after '%.*s' on '%s'", sp[j],
+                       (int)mn->len, mn->s, shown);
     for (int k = 0; k < j; k++)
       if (sp[k] == sp[j] && mt[j] == TY_NONE)
         diag_error_tok(P, &tok[j], "modifier '%s' is repeated on '%s'", sp[j], shown);
