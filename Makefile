@@ -4,7 +4,10 @@
 #                   same under ASan+UBSan; ends with "N passed, M failed"
 #   make SAN=1      a sanitizer build in build-san/
 #   make DEBUG=1    asserts and stress switches, in build-debug/
-#   make fuzz       the libFuzzer parser harness (clang), build-fuzz/fuzz_parse
+#   make TSAN=1     a ThreadSanitizer build in build-tsan/
+#   make tsan       the suite's multi-threaded launches under that build
+#   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch
+#   make fuzz-long  the whole-path fuzzer for FUZZ_SECONDS (default 1800)
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
 #                   include, lib/pkgconfig/ptxvm.pc; make uninstall
 
@@ -19,6 +22,10 @@ ifeq ($(SAN),1)
   B := build-san
   CFLAGS += -O1 -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
   LDFLAGS += -fsanitize=address,undefined
+else ifeq ($(TSAN),1)
+  B := build-tsan
+  CFLAGS += -O1 -fsanitize=thread -fno-omit-frame-pointer
+  LDFLAGS += -fsanitize=thread
 else ifeq ($(DEBUG),1)
   B := build-debug
   CFLAGS += -O0 -DPTXVM_DEBUG
@@ -89,10 +96,21 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libptxvm.a
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# the plain build and the ASan+UBSan build (build-san/), both checked by one run
+# the plain build and the ASan+UBSan build (build-san/), both checked by one
+# run, which also fuzzes the whole path for a minute (build-fuzz/, clang)
 test: all
 	@$(MAKE) --no-print-directory SAN=1 all
+	@$(MAKE) --no-print-directory fuzz
 	python3 tests/run.py --build $(B) --san-build build-san
+
+# the multi-threaded launches (the run: and cuda: tests of more than one
+# cluster at -j 2, the unit tests, test_cancel among them, and every .ptx of
+# the repository through fuzz_launch) under ThreadSanitizer; tests/tsan.supp
+# explains what it suppresses (not in test: TSAN builds, then a few minutes)
+tsan: all
+	@$(MAKE) --no-print-directory TSAN=1 all
+	@$(MAKE) --no-print-directory build-fuzz/tsan/fuzz_launch
+	python3 tests/run.py --build $(B) --tsan-build build-tsan --only tsan-
 
 # parse+validate speed and peak memory on a generated ~50 MB module (not in test)
 bench-parse: all
@@ -102,13 +120,40 @@ demo: all
 	$(B)/ptxvm run examples/reduce.ptx _Z6reducePKiPii -g 4 -b 256 \
 	    -a 's32[1024]:iota' -a 's32[4]:zero' -a s32:1024 -o 1
 
-FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,address,undefined
-fuzz:
-	@mkdir -p build-fuzz
-	clang $(FUZZ_CFLAGS) -o build-fuzz/fuzz_parse tests/fuzz/fuzz_parse.c $(LIB_SRC) -lm -lpthread
+# Fuzzing (libFuzzer, clang; tests/fuzz/README.md): the library once, with
+# coverage and ASan+UBSan (any UB report is a crash), into build-fuzz/obj/;
+# fuzz_parse: the front end alone, fuzz_launch: parse, lower and launch.
+FUZZ_CC     ?= clang
+FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off -g -O1 -Iinclude $(FUZZ_SAN)
+FUZZ_OBJ    := $(LIB_SRC:%.c=build-fuzz/obj/%.o)
+FUZZ_SECONDS ?= 1800
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+# the run-time files' lane loops compare on every lane: tracing those compares
+# (for libFuzzer's value profile) took 60% of the time; edges are still counted
+build-fuzz/obj/src/exec/%.o build-fuzz/obj/src/sync/%.o build-fuzz/obj/src/mem/%.o: \
+  FUZZ_CFLAGS += -fno-sanitize-coverage=trace-cmp
+build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lm -lpthread
+fuzz: build-fuzz/fuzz_parse build-fuzz/fuzz_launch
+# fuzz_launch under ThreadSanitizer, without coverage, to replay the seeds
+# on two host threads (make tsan)
+FUZZ_TSAN_OBJ := $(LIB_SRC:%.c=build-fuzz/tsan/%.o)
+build-fuzz/tsan/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off -g -O1 -Iinclude -fsanitize=thread \
+	  -MMD -MP -c $< -o $@
+build-fuzz/tsan/fuzz_launch: tests/fuzz/fuzz_launch.c $(FUZZ_TSAN_OBJ)
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,thread -o $@ $^ -lm -lpthread
+# the whole-path fuzzer for FUZZ_SECONDS (30 minutes) at low priority;
+# prints executions, coverage and findings (tests/fuzz/fuzz.py)
+fuzz-long: fuzz
+	python3 tests/fuzz/fuzz.py --seconds $(FUZZ_SECONDS)
 
 clean:
-	rm -rf build build-san build-debug build-fuzz
+	rm -rf build build-san build-debug build-tsan build-fuzz
 
 # install, uninstall: the GNU variables (PREFIX, DESTDIR, BINDIR, LIBDIR,
 # INCLUDEDIR); ptxvm.pc's Libs.private are the libraries the library links.
@@ -140,13 +185,13 @@ check-clang:
 	@for f in $(if $(DRIVER),$(DRV_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
 
-.PHONY: all test bench-parse demo fuzz clean check-clang install uninstall
+.PHONY: all test tsan bench-parse demo fuzz fuzz-long clean check-clang install uninstall
 
 # Keep the unit tests' objects: as intermediates make would delete them, and a
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

@@ -16,6 +16,14 @@ if ! echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -
   need="$need libasan8 libubsan1"
 fi
 rm -f /tmp/ptxvm-san-probe
+# clang with libFuzzer and its sanitizer runtimes: the suite's fuzz run (make fuzz)
+probe='#include <stddef.h>
+#include <stdint.h>
+int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n) { (void)d; (void)n; return 0; }'
+if ! echo "$probe" | clang -fsanitize=fuzzer,address,undefined -x c - -o /tmp/ptxvm-fuzz-probe >/dev/null 2>&1; then
+  need="$need clang libclang-rt-dev"
+fi
+rm -f /tmp/ptxvm-fuzz-probe
 if [ -n "$need" ]; then
   if [ "$(id -u)" -ne 0 ]; then
     echo "deps.sh: please install:$need" >&2

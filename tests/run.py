@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """run.py: the one test runner of ptxvm (STYLE.md section 10: tests as data).
 
-    python3 tests/run.py [--build DIR] [--san-build DIR] [--timeout S] [-j N] [FILE...]
+    python3 tests/run.py [--build DIR] [--san-build DIR] [--tsan-build DIR] [--only PREFIX]
+                         [--timeout S] [-j N] [FILE...]
 
 What it runs (each is one test, with an id used in tests/known_failures.txt):
 
@@ -86,6 +87,23 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    the run: and cuda: tests again on one host thread (-j 1
                    first; a -j of the RUN line still wins): the results of
                    -j1 and of the default, all CPUs, must be the same
+  fuzz:launch      the whole-path fuzzer (build-fuzz/fuzz_launch, `make fuzz`:
+                   parse, lower, launch every kernel of each input) for a
+                   minute from the repository's .ptx files
+                   (tests/fuzz/fuzz.py --short): a crash, leak, sanitizer
+                   report or timeout fails it, unless its signature is in
+                   tests/fuzz/known_crashes.txt
+  fuzz-crash:PATH  each saved finding tests/fuzz/crashes/* replayed by the
+                   harness: it must not fail (one being fixed is listed in
+                   tests/known_failures.txt)
+  tsan-unit:NAME, tsan-run:PATH, tsan-cuda:NAME.sm_90:KERNEL, tsan-fuzz:seeds
+                   with --tsan-build DIR (`make tsan`, not in `make test`):
+                   the unit tests, and the RUN files and sm_90 MANIFEST
+                   launches of more than one cluster at -j 2, under
+                   ThreadSanitizer, and every .ptx file of the repository
+                   through the whole-path fuzz harness built with it
+                   (tests/fuzz/fuzz.py --tsan); a report fails the test
+                   (tests/tsan.supp: the suppressed ones, why)
   san-unit:NAME, san-check:PATH, san-cuda:NAME.VARIANT:KERNEL
                    with --san-build DIR (ASan+UBSan, `make SAN=1`): the unit
                    tests, the front-end corpora (diag, cuda) and the MANIFEST
@@ -120,8 +138,12 @@ SAN_ENV = {
     "UBSAN_OPTIONS": "halt_on_error=1:print_stacktrace=1:exitcode=99",
     "LSAN_OPTIONS": "exitcode=99",
 }
+TSAN_ENV = {
+    "TSAN_OPTIONS": "exitcode=66:second_deadlock_stack=1:suppressions=%s"
+                    % os.path.join(ROOT, "tests/tsan.supp"),
+}
 SAN_MARKERS = ("ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
-               "SUMMARY: UndefinedBehaviorSanitizer")
+               "SUMMARY: UndefinedBehaviorSanitizer", "WARNING: ThreadSanitizer")
 
 
 class Result:
@@ -224,7 +246,7 @@ def compare_lines(out, expect):
     return None
 
 
-def t_run(tid, path, ptxvm, timeout, jobs=None):
+def t_run(tid, path, ptxvm, timeout, jobs=None, env=None):
     runs, expect, want_rc, stderrs = expectation(path)
     stdout, stderr = "", ""
     for r in runs:
@@ -232,9 +254,12 @@ def t_run(tid, path, ptxvm, timeout, jobs=None):
         argv = [ptxvm if a == "ptxvm" else a.replace("%s", path) for a in argv]
         if jobs and argv[1:2] == ["run"]:
             argv[2:2] = ["-j", jobs]   # a later -j in the RUN line still wins
-        rc, out, err = run_cmd(argv, timeout)
+        rc, out, err = run_cmd(argv, timeout, env)
         if rc is None:
             return Result(tid, "fail", "timed out after %ds: %s" % (timeout, r))
+        rep = san_report(err)
+        if rep:
+            return Result(tid, "fail", rep)
         if rc != want_rc:
             return Result(tid, "fail", "exit %d, expected %d: %s" % (rc, want_rc, first_line(err)))
         stdout += out
@@ -681,6 +706,64 @@ def real_jobs(ptxvm, timeout, san_ptxvm=None):
     return jobs
 
 
+def clusters(argv):
+    """How many clusters a `ptxvm run` command line launches (-g over -c)."""
+    dims = {"-g": 1, "-c": 1}
+    for opt, val in zip(argv, argv[1:]):
+        key = {"-g": "-g", "--grid": "-g", "-c": "-c", "--cluster": "-c"}.get(opt)
+        if key:
+            n = 1
+            for d in val.split(","):
+                n *= int(d) if d.isdigit() else 1
+            dims[key] = n
+    return max(1, dims["-g"] // max(1, dims["-c"]))
+
+
+def tsan_jobs(tsan, timeout):
+    """The multi-threaded launches under ThreadSanitizer (make tsan): the
+    unit tests (test_cancel cancels from another thread), and at -j 2 (a -j
+    of the RUN line still wins) every RUN file and sm_90 MANIFEST launch of
+    more than one cluster (one cluster runs on one thread)."""
+    jobs, d = [], os.path.join(tsan, "tests")
+    for n in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        p = os.path.join(d, n)
+        if os.path.isfile(p) and os.access(p, os.X_OK):
+            jobs.append(("tsan-unit:" + n, t_unit, p, timeout * 4, TSAN_ENV))
+    ptxvm = os.path.join(tsan, "ptxvm")
+    for f in ptx_files("tests/ptx"):
+        runs = expectation(f)[0] if classify(f) == "run" else []
+        if any(clusters(shlex.split(r)) > 1 for r in runs):
+            jobs.append(("tsan-run:" + f, t_run, f, ptxvm, timeout * 4, "2", TSAN_ENV))
+    for tid, path, kernel, opts, expected in cuda_launches():
+        if tid.split(":")[0].endswith(".sm_90") and clusters(opts) > 1:
+            jobs.append(("tsan-cuda:" + tid, t_cuda, path, kernel, opts, expected, ptxvm,
+                         timeout * 4, TSAN_ENV, "2"))
+    jobs.append(("tsan-fuzz:seeds", t_script, ["python3", "tests/fuzz/fuzz.py", "--tsan"],
+                 timeout * 20))
+    return jobs
+
+
+def t_fuzz_replay(tid, path, timeout):
+    """A saved fuzzer finding (tests/fuzz/crashes) replayed: it must not fail."""
+    rc, out, err = run_cmd(["python3", "tests/fuzz/fuzz.py", "--replay", path], timeout)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % timeout)
+    if rc != 0 or "known " in out:
+        return Result(tid, "fail", first_line(out + err, 300))
+    return Result(tid, "pass")
+
+
+def fuzz_jobs(timeout):
+    """fuzz:launch, the whole-path fuzzer for a minute (tests/fuzz/fuzz.py
+    --short; fails on any finding not in tests/fuzz/known_crashes.txt), and
+    fuzz-crash:FILE, each saved finding of tests/fuzz/crashes replayed."""
+    jobs = [("fuzz:launch", t_script, ["python3", "tests/fuzz/fuzz.py", "--short", "--seconds", "60"],
+             timeout * 5)]
+    for f in ptx_files("tests/fuzz/crashes"):
+        jobs.append(("fuzz-crash:" + f, t_fuzz_replay, f, timeout))
+    return jobs
+
+
 # ---- discovery ----
 
 def find_ptxas():
@@ -753,6 +836,9 @@ def plan(args, ptxas):
                 jobs.append(("san-driver:" + path, t_driver, path, args.san_build, args.timeout * 2, True))
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
+        jobs += fuzz_jobs(args.timeout)
+        if args.tsan_build:
+            jobs += tsan_jobs(args.tsan_build, args.timeout)
         for cli in sorted(glob.glob(os.path.join(ROOT, "tests/cli/test_*.sh"))):
             cli = rel(cli)
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
@@ -825,6 +911,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build", help="build directory (default build)")
     ap.add_argument("--san-build", help="ASan+UBSan build directory (make SAN=1: build-san)")
+    ap.add_argument("--tsan-build", help="ThreadSanitizer build directory (make TSAN=1: build-tsan)")
+    ap.add_argument("--only", metavar="PREFIX", help="run just the tests whose id starts with PREFIX")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every result")
@@ -839,6 +927,8 @@ def main():
     known = load_known(os.path.join(ROOT, "tests/known_failures.txt"))
     known.update(load_known(os.path.join(ROOT, "tests/gpu/differences.txt")))
     jobs = plan(args, ptxas)
+    if args.only:
+        jobs = [j for j in jobs if j[0].startswith(args.only)]
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = [ex.submit(j[1], j[0], *j[2:]) for j in jobs]
@@ -865,7 +955,7 @@ def main():
         else:
             failed += 1
             print("FAIL %s: %s" % (r.tid, r.reason))
-    if not args.files:
+    if not args.files and not args.only:
         nrows, missing = ops_without_test()
         if missing:
             print("ops without a test (%d of %d opcodes.def rows):" % (len(missing), nrows))
@@ -879,7 +969,7 @@ def main():
     notes = []
     if not ptxas:
         notes.append("ptxas not found: the ptxas agreement checks were skipped")
-    if not args.san_build and not args.files:
+    if not args.san_build and not args.files and not args.only:
         notes.append("no --san-build: the sanitizer half was not run")
     print("%d skipped, %d known failures%s" % (skipped, nknown,
                                                  "; " + "; ".join(notes) if notes else ""))

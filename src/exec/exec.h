@@ -109,8 +109,11 @@ struct Warp {
  * CPU (GCC target_clones, an ifunc). Both copies compute the same bits:
  * integer code, and float code whose expressions are never contracted
  * (-ffp-contract=off, Makefile) and whose fmaf/fma are exactly specified.
- * Elsewhere it is empty. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
+ * Elsewhere it is empty, and under ThreadSanitizer (make TSAN=1), which
+ * instruments the ifunc resolver that the dynamic loader runs before the
+ * sanitizer's runtime exists (a crash at load). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
+    !defined(__SANITIZE_THREAD__)
 #define LANE_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define LANE_CLONES

@@ -7,8 +7,8 @@
  * must name a location: "FILE:LINE:COL: error:" is checked on every
  * rejected input, so a message without one is a finding too.
  *
- * Seeds: the .ptx files of tests/ptx/diag and tests/cuda/ptx; run with
- *   build-fuzz/fuzz_parse -max_len=65536 -timeout=10 corpus/ seeds... */
+ * Seeds: every .ptx file of the repository; run it with
+ *   python3 tests/fuzz/fuzz.py --harness parse --seconds S   (tests/fuzz/README.md) */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
