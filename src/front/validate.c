@@ -151,7 +151,7 @@ static RowFit row_fit(int row, const char *const *sp, const Type *mt, int n) {
   bool whole = run_placer(&M, pat, sp, n, false, true);
   run_placer(&M, pat, sp, n, false, false);
   f.far_u = M.far;
-  if (f.far_u == n && !whole) {   /* all placed: which required items are left? */
+  if (f.fixed && f.far_u == n && !whole) {   /* all placed: which required items are left? */
     uint64_t used = 0;
     for (int j = lead; j < n; j++) used |= 1ull << M.at[j];
     for (int i = pat->nitems - 1; i >= pat->nfixed; i--)
