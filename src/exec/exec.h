@@ -68,6 +68,8 @@ struct XInsn {
   uint8_t type, type2;    /* Type: the instruction's first and second type */
   uint8_t vec;            /* 1, 2, 4 (.vN) */
   uint8_t nslots;
+  uint8_t fx;             /* 1: an effect the spin detector must see (spin.c
+                             exec_effect): set by lowering */
   int32_t guard;          /* predicate slot, or -1 */
   bool guard_neg;
   uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
