@@ -871,21 +871,23 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
   snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
            "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
            at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
-  launch_unstarted_note(L, msg + strlen(msg), 512);
+  size_t len = strlen(msg);
+  if (launch_unstarted_note(L, msg + len + 2, 510)) memcpy(msg + len, "; ", 2);
   held_note(cl, msg + strlen(msg), 1536);
   set_error(L, msg, false);
 }
 
-void launch_unstarted_note(Launch *L, char *buf, size_t n) {
+bool launch_unstarted_note(Launch *L, char *buf, size_t n) {
   uint32_t d[3], c[3];   /* clusters: CTAs per dimension, clusters per dimension */
   for (int i = 0; i < 3; i++) { d[i] = L->cluster[i] ? L->cluster[i] : 1; c[i] = L->grid[i] / d[i]; }
   uint64_t s = __atomic_load_n(&L->started, __ATOMIC_RELAXED);
-  if (n && s && s < (uint64_t)c[0] * c[1] * c[2])   /* a spin may wait for one */
-    snprintf(buf, n, "; the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
-             "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
-             "clusters if larger)",
-             (uint32_t)(s % c[0]) * d[0], (uint32_t)(s / c[0] % c[1]) * d[1],
-             (uint32_t)(s / ((uint64_t)c[0] * c[1])) * d[2]);
+  if (!n || !s || s >= (uint64_t)c[0] * c[1] * c[2]) return false;   /* a spin may wait for one */
+  snprintf(buf, n, "the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
+           "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
+           "clusters if larger)",
+           (uint32_t)(s % c[0]) * d[0], (uint32_t)(s / c[0] % c[1]) * d[1],
+           (uint32_t)(s / ((uint64_t)c[0] * c[1])) * d[2]);
+  return true;
 }
 
 /* Appends a line per warp of the cluster proven to spin (spin_loop). */
@@ -905,8 +907,9 @@ static size_t spin_lines(Cluster *cl, char *msg, size_t len, size_t cap) {
       for (uint32_t pc = head; pc <= edge && !what[0]; pc++)   /* what the loop tests, if it can say */
         mbar_describe_test(w, &p->code[pc], __builtin_ctz(m), what, sizeof what);
       len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s spin in the loop from %s "
-                              "to %s (%s): each turn ends in the state it began with, and nothing "
-                              "can change what it reads%s%s", who, w->id, lanes, from, to,
+                              "to %s (%s): every turn ends with the registers it began with, and "
+                              "no store, atomic, arrival or copy is left that could change what "
+                              "it reads%s%s", who, w->id, lanes, from, to,
                               insn_text(p->code[edge].src, nm, sizeof nm), what[0] ? "; " : "", what);
     }
   }
@@ -918,18 +921,21 @@ char *cluster_livelock_text(Cluster *cl) {
   size_t cap = 8192 + (size_t)cl->ncta * 8192, len = 0;
   char *msg = malloc(cap);
   if (!msg) return NULL;
-  uint32_t live, waiting;
+  uint32_t live, waiting, spin = 0, head, edge, m;
   count_threads(cl, &live, &waiting);
+  for (int r = 0; r < cl->ncta; r++)
+    for (int i = 0; i < cl->ctas[r].nwarps; i++)
+      if (spin_loop(&cl->ctas[r].warps[i], &head, &edge, &m)) spin += (uint32_t)__builtin_popcount(m);
   const uint32_t *c0 = cl->ctas[0].ctaid;
   if (cl->ncta == 1)
     len += (size_t)snprintf(msg, cap, "livelock: kernel %s, %%ctaid (%u,%u,%u): no thread can "
-                            "progress (%u of %u live threads spin, %u blocked)", L->kernel->name,
-                            c0[0], c0[1], c0[2], live - waiting, live, waiting);
+                            "progress (%u of %u live threads spin forever, %u blocked)",
+                            L->kernel->name, c0[0], c0[1], c0[2], spin, live, waiting);
   else
     len += (size_t)snprintf(msg, cap, "livelock: kernel %s, %%clusterid (%u,%u,%u) (%d CTAs): no "
-                            "thread of the cluster can progress (%u of %u live threads spin, %u "
-                            "blocked)", L->kernel->name, cl->id[0], cl->id[1], cl->id[2], cl->ncta,
-                            live - waiting, live, waiting);
+                            "thread of the cluster can progress (%u of %u live threads spin "
+                            "forever, %u blocked)", L->kernel->name, cl->id[0], cl->id[1], cl->id[2],
+                            cl->ncta, spin, live, waiting);
   held_note(cl, msg + len, cap - len);
   len += strlen(msg + len);
   len = spin_lines(cl, msg, len, cap);

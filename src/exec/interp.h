@@ -177,9 +177,10 @@ char *cluster_livelock_text(Cluster *cl);
  * spin most likely waits for that cluster); either way every cluster
  * stops (CLUSTER_FAILED). */
 void launch_livelock(Launch *L, uint64_t index, char *msg);
-/* Appends to buf (n bytes) the note that names the first CTA that had not
- * started, if some had not (runaway and livelock reports). */
-void launch_unstarted_note(Launch *L, char *buf, size_t n);
+/* Writes to buf (n bytes) the note that names the first CTA that had not
+ * started, if some had not (runaway and livelock reports); false (buf
+ * untouched) when all had. */
+bool launch_unstarted_note(Launch *L, char *buf, size_t n);
 /* Frees the cluster and adds its counts to Launch.stats. */
 void cluster_end(Cluster *cl);
 /* The linear index (x, y, z order) of the cluster the calling host thread

@@ -310,11 +310,15 @@ static void stuck(Pool *p, uint64_t idx, uint64_t progress, char *msg) {
   uint64_t at = 0;
   if (n == p->live && full && low) {
     size_t len = strlen(low->msg);
-    report = realloc(low->msg, len + 600);
+    report = realloc(low->msg, len + 800);
     if (report) {
       low->msg = NULL;
       at = low->idx;
-      launch_unstarted_note(l, report + len, 600);
+      if (n > 1)
+        len += (size_t)snprintf(report + len, 200, "\n  %llu other resident %s spin or wait "
+                                "likewise", (unsigned long long)(n - 1),
+                                l->cluster[0] * l->cluster[1] * l->cluster[2] > 1 ? "clusters" : "CTAs");
+      if (launch_unstarted_note(l, report + len + 3, 590)) memcpy(report + len, "\n  ", 3);
       if (at + 1 < p->stop) p->stop = at + 1;
     }
   }
