@@ -256,6 +256,12 @@ static void on_sigint(int sig) {
   if (sigint_ctx) ptxvm_cancel(sigint_ctx);
 }
 
+/* Notes on the launch (ptxvm_set_note_callback), unless -q. */
+static void on_note(const char *text, void *user) {
+  (void)user;
+  fprintf(stderr, "ptxvm: %s\n", text);
+}
+
 static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts *o, Arg *args) {
   ptxvm_function *fn = run_pick_kernel(mod, o->kernel);
   if (!fn) return EXIT_INPUT;
@@ -313,6 +319,7 @@ static int cmd_run(int argc, char **argv) {
       ptxvm_set_jobs(ctx, o.jobs);
       ptxvm_set_printf_buffer(ctx, (size_t)o.printf_buffer);
       if (o.device_memory) ptxvm_set_device_memory(ctx, (size_t)o.device_memory);
+      if (!o.quiet) ptxvm_set_note_callback(ctx, on_note, NULL);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }
