@@ -187,6 +187,11 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
  * alignment: on NULL the caller takes mem_ptr lane by lane, which does. */
 void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
 
+/* For the livelock report (spin.c): what the load x reads for `lane` now,
+ * "0x0 from .global address 0x...", without faulting; false when x is not
+ * a load or the address is not readable. */
+bool mem_describe_load(Warp *w, const XInsn *x, int lane, char *buf, size_t n);
+
 /* ---- lowering interface used by family selectors ---- */
 
 typedef struct Lower Lower;

@@ -899,13 +899,20 @@ static size_t spin_lines(Cluster *cl, char *msg, size_t len, size_t cap) {
       Warp *w = &c->warps[i];
       uint32_t head, edge, m;
       if (!spin_loop(w, &head, &edge, &m)) continue;
-      char from[512], to[512], lanes[160], nm[96], who[96], what[400] = "";
+      char from[512], to[512], lanes[160], nm[96], who[96], what[1024] = "";
       exec_where(p, &p->code[head], from, sizeof from);
       exec_where(p, &p->code[edge], to, sizeof to);
       lanes_text(m, lanes, sizeof lanes);
       cta_who(cl, c, who, sizeof who);
+      int l = __builtin_ctz(m);
       for (uint32_t pc = head; pc <= edge && !what[0]; pc++)   /* what the loop tests, if it can say */
-        mbar_describe_test(w, &p->code[pc], __builtin_ctz(m), what, sizeof what);
+        mbar_describe_test(w, &p->code[pc], l, what, sizeof what);
+      for (uint32_t pc = head; pc <= edge && !what[0]; pc++) {
+        char got[200], at[512];
+        if (!mem_describe_load(w, &p->code[pc], l, got, sizeof got)) continue;
+        exec_where(p, &p->code[pc], at, sizeof at);
+        snprintf(what, sizeof what, "lane %d's load at %s reads %s", l, at, got);
+      }
       len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s spin in the loop from %s "
                               "to %s (%s): every turn ends with the registers it began with, and "
                               "no store, atomic, arrival or copy is left that could change what "
