@@ -183,6 +183,7 @@ typedef struct Pool {
   uint64_t workers;         /* host threads that may take clusters */
   Stuck *stuck;             /* resident clusters proven stuck (livelock) */
   int nstuck, capstuck;
+  bool livelock;            /* reported: no second report */
   void (*fn)(const char *text, size_t len, void *user);
   void *user;
 } Pool;
@@ -308,11 +309,12 @@ static void stuck(Pool *p, uint64_t idx, uint64_t progress, char *msg) {
   bool full = !take_possible(p) || p->live >= p->workers * (uint64_t)p->resident;
   char *report = NULL;
   uint64_t at = 0;
-  if (n == p->live && full && low) {
+  if (n == p->live && full && low && !p->livelock) {
     size_t len = strlen(low->msg);
     report = realloc(low->msg, len + 800);
     if (report) {
       low->msg = NULL;
+      p->livelock = true;
       at = low->idx;
       if (n > 1)
         len += (size_t)snprintf(report + len, 200, "\n  %llu other resident %s spin or wait "
