@@ -57,7 +57,8 @@ static void usage(FILE *f) {
         "                           pseudo-random order and quanta from SEED, which\n"
         "                           also varies the order of lane groups in a warp\n"
         "      --max-steps N        watchdog: warp-instructions per CTA before a\n"
-        "                           runaway report, exit 1 (268435456 = 2^28)\n"
+        "                           runaway report, exit 1 (268435456 = 2^28); a\n"
+        "                           provably endless spin is a livelock at once\n"
         "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
         "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
         "      --device-memory SIZE device memory, in bytes or with K, M, G (default\n"
@@ -69,7 +70,8 @@ static void usage(FILE *f) {
         "                           warp- and thread-instructions (total, per family),\n"
         "                           barrier and mbarrier completions, lane-group splits\n"
         "                           and merges, wall time, rate, peak memory\n"
-        "  -q, --quiet              print nothing but dumps and errors\n", f);
+        "  -q, --quiet              print nothing but dumps and errors (no note\n"
+        "                           that a CTA still runs after 4 s)\n", f);
 }
 
 /* --stats: the block on stderr (ptxvm_launch_stats); nothing when no
