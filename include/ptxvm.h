@@ -141,6 +141,22 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, v
 ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *ctx, size_t bytes);
 #define PTXVM_PRINTF_BUFFER_DEFAULT ((size_t)1 << 20)
 
+/* Receives notes on a launch in progress that are not errors: `text`
+ * (NUL-terminated, one line without a newline, valid during the call only).
+ * At present one note: when a CTA (or cluster) has run for 4 seconds of
+ * wall time without finishing, "note: kernel K, %ctaid (x,y,z) still runs
+ * after 4 s (N warp-instructions), a warp at FILE:LINE:COL; if it spins
+ * forever, the watchdog stops it after M (--max-steps)". At most one note
+ * per launch, called from one of the launch's host threads while
+ * ptxvm_launch runs. It must not call the library on the launch's context
+ * (PTXVM_ERROR_CONTEXT_BUSY); ptxvm_cancel is the exception. */
+typedef void (*ptxvm_note_fn)(const char *text, void *user);
+
+/* Sets the receiver of notes (ptxvm_note_fn) for the launches of ctx that
+ * follow; `user` is passed back to it. fn NULL (the default): no notes.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_note_callback(ptxvm_context *ctx, ptxvm_note_fn fn, void *user);
+
 /* Sets the scheduling order of the launches of ctx that follow: 0 (the
  * default) runs each CTA's warps round-robin in warp order, and within a
  * warp the lane group with the lowest pc first; any other seed runs the
@@ -184,6 +200,10 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
  * finishing is stopped with a "runaway" report naming its %ctaid and the
  * loop (PTXVM_ERROR_LAUNCH_FAILED), so a spin loop cannot hang the host; a
  * fault already recorded by a later cluster is reported instead. 0 selects the default, 2^28 (268435456).
+ * A spin that provably never ends (every thread left spins in a loop whose
+ * registers repeat, and no store, atomic, arrival or copy is left that
+ * could change what it reads) is reported sooner, within milliseconds, as
+ * a livelock (PTXVM_ERROR_DEADLOCK; README "Spin loops").
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_max_steps(ptxvm_context *ctx, uint64_t max_steps);
 
@@ -466,7 +486,8 @@ ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
  *           address, ...; the message names the instruction's FILE:LINE:COL,
  *           the kernel, %ctaid and %tid),
  *         PTXVM_ERROR_DEADLOCK (no thread could progress; the message says
- *           which warps wait on what),
+ *           which warps wait on what; a "livelock" message: every thread
+ *           left spins forever, and it names each spin loop),
  *         PTXVM_ERROR_HAZARD (checking on, ptxvm_set_check: the kernel ran
  *           to completion and the checker found something; the message
  *           lists the findings),

@@ -57,7 +57,8 @@ static void usage(FILE *f) {
         "                           pseudo-random order and quanta from SEED, which\n"
         "                           also varies the order of lane groups in a warp\n"
         "      --max-steps N        watchdog: warp-instructions per CTA before a\n"
-        "                           runaway report, exit 1 (268435456 = 2^28)\n"
+        "                           runaway report, exit 1 (268435456 = 2^28); a\n"
+        "                           provably endless spin is a livelock at once\n"
         "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
         "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
         "      --device-memory SIZE device memory, in bytes or with K, M, G (default\n"
@@ -69,7 +70,8 @@ static void usage(FILE *f) {
         "                           warp- and thread-instructions (total, per family),\n"
         "                           barrier and mbarrier completions, lane-group splits\n"
         "                           and merges, wall time, rate, peak memory\n"
-        "  -q, --quiet              print nothing but dumps and errors\n", f);
+        "  -q, --quiet              print nothing but dumps and errors (no note\n"
+        "                           that a CTA still runs after 4 s)\n", f);
 }
 
 /* --stats: the block on stderr (ptxvm_launch_stats); nothing when no
@@ -256,6 +258,12 @@ static void on_sigint(int sig) {
   if (sigint_ctx) ptxvm_cancel(sigint_ctx);
 }
 
+/* Notes on the launch (ptxvm_set_note_callback), unless -q. */
+static void on_note(const char *text, void *user) {
+  (void)user;
+  fprintf(stderr, "ptxvm: %s\n", text);
+}
+
 static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts *o, Arg *args) {
   ptxvm_function *fn = run_pick_kernel(mod, o->kernel);
   if (!fn) return EXIT_INPUT;
@@ -313,6 +321,7 @@ static int cmd_run(int argc, char **argv) {
       ptxvm_set_jobs(ctx, o.jobs);
       ptxvm_set_printf_buffer(ctx, (size_t)o.printf_buffer);
       if (o.device_memory) ptxvm_set_device_memory(ctx, (size_t)o.device_memory);
+      if (!o.quiet) ptxvm_set_note_callback(ctx, on_note, NULL);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }

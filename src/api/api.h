@@ -42,6 +42,8 @@ struct Ctx {
   uint64_t printf_limit;   /* ptxvm_set_printf_buffer; 0 = default */
   ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
   void *printf_user;
+  ptxvm_note_fn note_fn;    /* notes on a launch (ptxvm_set_note_callback) */
+  void *note_user;
   uint64_t schedule;        /* warp order seed (ptxvm_set_schedule) */
   uint64_t max_steps;       /* watchdog (ptxvm_set_max_steps), 0 = default */
   uint64_t async_delay;     /* ptxvm_set_async_delay; UINT64_MAX = default */

@@ -54,6 +54,10 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *h, ptxvm_printf_fn fn, voi
   ON_CONTEXT(h, (ctx->printf_fn = fn, ctx->printf_user = user, api_ok(ctx)));
 }
 
+ptxvm_status ptxvm_set_note_callback(ptxvm_context *h, ptxvm_note_fn fn, void *user) {
+  ON_CONTEXT(h, (ctx->note_fn = fn, ctx->note_user = user, api_ok(ctx)));
+}
+
 ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *h, size_t bytes) {
   ON_CONTEXT(h, (ctx->printf_limit = bytes, api_ok(ctx)));
 }

@@ -142,6 +142,7 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
               .printf_limit = ctx->printf_limit,
+              .note_fn = ctx->note_fn, .note_user = ctx->note_user,
               .schedule = ctx->schedule, .max_steps = ctx->max_steps,
               .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);

@@ -68,6 +68,8 @@ struct XInsn {
   uint8_t type, type2;    /* Type: the instruction's first and second type */
   uint8_t vec;            /* 1, 2, 4 (.vN) */
   uint8_t nslots;
+  uint8_t fx;             /* 1: an effect the spin detector must see (spin.c
+                             exec_effect): set by lowering */
   int32_t guard;          /* predicate slot, or -1 */
   bool guard_neg;
   uint8_t space;          /* Space named by the instruction (SP_NONE = generic) */
@@ -184,6 +186,11 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
  * kernel's parameter buffer), else NULL. It reports nothing and checks no
  * alignment: on NULL the caller takes mem_ptr lane by lane, which does. */
 void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
+
+/* For the livelock report (spin.c): what the load x reads for `lane` now,
+ * "0x0 from .global address 0x...", without faulting; false when x is not
+ * a load or the address is not readable. */
+bool mem_describe_load(Warp *w, const XInsn *x, int lane, char *buf, size_t n);
 
 /* ---- lowering interface used by family selectors ---- */
 

@@ -46,6 +46,7 @@
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "../sync/warpsync.h"
+#include "spin.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -87,6 +88,10 @@ typedef struct WState {
   Save *saves; int nsaves, capsaves;
   uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
   uint64_t splits, merges;
+  uint64_t fx;                      /* effects issued (spin.c) */
+  uint64_t probe_at;                /* steps from which a backward branch probes
+                                       for a spin (UINT64_MAX: none) */
+  void *spin;                       /* the spin detector's (spin_probe) */
 } WState;
 
 static pthread_mutex_t error_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -108,7 +113,7 @@ void exec_count(ExecEvent e) { if (cur_stats) cur_stats->events[e]++; }
 /* A fault of this cluster or of one before it (interp.h launch_set_current). */
 static bool launch_failed(Launch *l) {
   pthread_mutex_lock(&error_lock);
-  bool f = l->error != NULL && l->error_cluster <= cur_cluster;
+  bool f = (l->error != NULL && l->error_cluster <= cur_cluster) || l->halted;
   pthread_mutex_unlock(&error_lock);
   return f;
 }
@@ -187,6 +192,10 @@ void interp_release(Warp *w, uint32_t lanes) {
 }
 
 void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
+
+uint64_t interp_effects(const Warp *w) { return ((const WState *)w->interp)->fx; }
+void **interp_spin(Warp *w) { return &((WState *)w->interp)->spin; }
+void interp_probe(Warp *w, bool on) { ((WState *)w->interp)->probe_at = on ? 0 : UINT64_MAX; }
 
 uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
 
@@ -539,6 +548,25 @@ static bool ret_lane(Warp *w, WState *s, int l) {
 
 /* ---- one step ---- */
 
+/* The spin detector's probe (spin.c) at a backward branch the whole group
+ * took: the warp's other runnable lanes, if any, must be held at an
+ * aligned barrier (pick_group), where they stay while the group spins. */
+static void probe(Warp *w, WState *s, uint32_t edge) {
+  uint32_t others = w->valid & ~w->exited & ~s->waiting & ~s->gmask;
+  s->probe_at = w->steps + 1024;   /* a probe compares the warp's registers: not too often */
+  if (others && at_aligned_barrier(w, s, others) != others) return;
+  SpinLanes ln;
+  memcpy(ln.pc, s->pc, sizeof ln.pc);
+  for (uint32_t g = s->gmask; g; g &= g - 1) ln.pc[__builtin_ctz(g)] = s->gpc;
+  memcpy(ln.depth, s->depth, sizeof ln.depth);
+  memcpy(ln.func, s->func, sizeof ln.func);
+  ln.group = s->gmask;
+  ln.waiting = s->waiting;
+  ln.exited = w->exited;
+  ln.cc = w->cc;
+  if (spin_probe(w, &s->spin, &ln, s->fx, edge)) s->probe_at = UINT64_MAX;
+}
+
 /* Advances the group after a handler; returns false to stop the warp. */
 static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec) {
   uint32_t pc = s->gpc, g = s->gmask;
@@ -560,6 +588,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
     if (taken == g) {                       /* uniform */
       s->gpc = x->target;
       if (x->target <= pc && s->behind) s->regroup = true;   /* it may reach a held group */
+      if (x->target <= pc && w->steps >= s->probe_at) probe(w, s, pc);
       if (x->target <= pc && others_runnable(w, s) && ++s->backedges > SPIN_LIMIT) {
         s->deprio |= g;
         s->backedges = 0;
@@ -637,6 +666,7 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
     }
     s->cur_mask = exec;
     w->steps++;
+    s->fx += x->fx;
     Family fam = (Family)x->fam;
     s->wi[fam]++;
     s->ti[fam] += exec == 0xffffffffu ? 32u : (uint64_t)__builtin_popcount(exec);   /* no popcnt in baseline x86-64 */
@@ -669,6 +699,7 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   int k = program_func_index(p, L->kernel);
   const FuncInfo *kf = &p->funcs[k];
   const uint32_t *b = L->block;
+  s->probe_at = UINT64_MAX;
   for (int l = 0; l < WARP_SIZE; l++) {
     uint32_t t = (uint32_t)id * WARP_SIZE + (uint32_t)l;
     if (t < nthreads) w->valid |= 1u << l;
@@ -697,6 +728,7 @@ static void warp_free(Warp *w) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
     warpsync_free(s->wsync);
+    spin_free(s->spin);
     free(s->saves);
     free(s);
   }
@@ -712,29 +744,27 @@ static uint32_t live_threads(const Cta *c) {
   return n;
 }
 
-/* The deadlock report: every blocked warp of every CTA of the cluster and
- * what it waits for (a cluster of one CTA: the CTA's report). */
-static void report_deadlock(Cluster *cl) {
-  Launch *L = cl->launch;
-  const Program *p = L->prog;
-  size_t cap = 4096 + (size_t)cl->ncta * 4096, len = 0;
-  char *msg = malloc(cap);
-  if (!msg) return;
-  uint32_t live = 0, waiting = 0;
+/* Live and blocked threads of the cluster. */
+static void count_threads(const Cluster *cl, uint32_t *live, uint32_t *waiting) {
+  *live = *waiting = 0;
   for (int r = 0; r < cl->ncta; r++) {
-    Cta *c = &cl->ctas[r];
-    live += live_threads(c);
-    for (int i = 0; i < c->nwarps; i++) waiting += (uint32_t)__builtin_popcount(interp_waiting(&c->warps[i]));
+    const Cta *c = &cl->ctas[r];
+    *live += live_threads(c);
+    for (int i = 0; i < c->nwarps; i++) *waiting += (uint32_t)__builtin_popcount(interp_waiting(&c->warps[i]));
   }
-  const uint32_t *c0 = cl->ctas[0].ctaid;
-  if (cl->ncta == 1)
-    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%ctaid (%u,%u,%u): no warp can progress "
-                            "(%u of %u live threads blocked)", L->kernel->name, c0[0], c0[1], c0[2],
-                            waiting, live);
-  else
-    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%clusterid (%u,%u,%u) (%d CTAs): no warp "
-                            "of the cluster can progress (%u of %u live threads blocked)",
-                            L->kernel->name, cl->id[0], cl->id[1], cl->id[2], cl->ncta, waiting, live);
+}
+
+/* "CTA rank R %ctaid (x,y,z) " in a report on a cluster of several CTAs. */
+static void cta_who(const Cluster *cl, const Cta *c, char *who, size_t n) {
+  who[0] = 0;
+  if (cl->ncta > 1)
+    snprintf(who, n, "CTA rank %u %%ctaid (%u,%u,%u) ", c->rank, c->ctaid[0], c->ctaid[1], c->ctaid[2]);
+}
+
+/* Appends to msg (len bytes used of cap) a line per blocked lane group of
+ * the cluster and what it waits for; returns the new length. */
+static size_t waiting_lines(Cluster *cl, char *msg, size_t len, size_t cap) {
+  const Program *p = cl->launch->prog;
   for (int r = 0; r < cl->ncta; r++) {
     Cta *c = &cl->ctas[r];
     for (int i = 0; i < c->nwarps && len + 600 < cap; i++) {
@@ -756,15 +786,35 @@ static void report_deadlock(Cluster *cl) {
             !(c->sync && bar_describe(c->sync, w->id, l0, what, sizeof what)) &&
             !cluster_bar_describe(c, w->id, l0, what, sizeof what))
           snprintf(what, sizeof what, "blocked");
-        char nm[96], who[96] = "";
-        if (cl->ncta > 1)
-          snprintf(who, sizeof who, "CTA rank %u %%ctaid (%u,%u,%u) ", c->rank, c->ctaid[0],
-                   c->ctaid[1], c->ctaid[2]);
+        char nm[96], who[96];
+        cta_who(cl, c, who, sizeof who);
         len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s waits at %s (%s): %s",
                                 who, w->id, lanes, loc, insn_text(x->src, nm, sizeof nm), what);
       }
     }
   }
+  return len;
+}
+
+/* The deadlock report: every blocked warp of every CTA of the cluster and
+ * what it waits for (a cluster of one CTA: the CTA's report). */
+static void report_deadlock(Cluster *cl) {
+  Launch *L = cl->launch;
+  size_t cap = 4096 + (size_t)cl->ncta * 4096, len = 0;
+  char *msg = malloc(cap);
+  if (!msg) return;
+  uint32_t live, waiting;
+  count_threads(cl, &live, &waiting);
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  if (cl->ncta == 1)
+    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%ctaid (%u,%u,%u): no warp can progress "
+                            "(%u of %u live threads blocked)", L->kernel->name, c0[0], c0[1], c0[2],
+                            waiting, live);
+  else
+    len += (size_t)snprintf(msg, cap, "deadlock: kernel %s, %%clusterid (%u,%u,%u) (%d CTAs): no warp "
+                            "of the cluster can progress (%u of %u live threads blocked)",
+                            L->kernel->name, cl->id[0], cl->id[1], cl->id[2], cl->ncta, waiting, live);
+  waiting_lines(cl, msg, len, cap);
   set_error(L, msg, true);
 }
 
@@ -818,20 +868,99 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
   if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
   char *msg = malloc(3072);
   if (!msg) return;
-  int k = snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
-                   "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
-                   at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
-  uint32_t d[3], n[3];   /* clusters: CTAs per dimension, clusters per dimension */
-  for (int i = 0; i < 3; i++) { d[i] = L->cluster[i] ? L->cluster[i] : 1; n[i] = L->grid[i] / d[i]; }
-  uint64_t s = __atomic_load_n(&L->started, __ATOMIC_RELAXED);
-  if (k > 0 && k < 1024 && s && s < (uint64_t)n[0] * n[1] * n[2])   /* it may wait for one */
-    snprintf(msg + k, 512, "; the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
-             "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
-             "clusters if larger)",
-             (uint32_t)(s % n[0]) * d[0], (uint32_t)(s / n[0] % n[1]) * d[1],
-             (uint32_t)(s / ((uint64_t)n[0] * n[1])) * d[2]);
+  snprintf(msg, 1024, "runaway: kernel %s, %%ctaid (%u,%u,%u) executed %llu warp-instructions "
+           "without finishing (watchdog); a warp is at %s", L->kernel->name, at->ctaid[0],
+           at->ctaid[1], at->ctaid[2], (unsigned long long)steps, loc);
+  size_t len = strlen(msg);
+  if (launch_unstarted_note(L, msg + len + 2, 510)) memcpy(msg + len, "; ", 2);
   held_note(cl, msg + strlen(msg), 1536);
   set_error(L, msg, false);
+}
+
+bool launch_unstarted_note(Launch *L, char *buf, size_t n) {
+  uint32_t d[3], c[3];   /* clusters: CTAs per dimension, clusters per dimension */
+  for (int i = 0; i < 3; i++) { d[i] = L->cluster[i] ? L->cluster[i] : 1; c[i] = L->grid[i] / d[i]; }
+  uint64_t s = __atomic_load_n(&L->started, __ATOMIC_RELAXED);
+  if (!n || !s || s >= (uint64_t)c[0] * c[1] * c[2]) return false;   /* a spin may wait for one */
+  snprintf(buf, n, "the CTAs from %%ctaid (%u,%u,%u) on had not started: only started "
+           "CTAs are sure to progress, and a host thread keeps at most 16 resident (two "
+           "clusters if larger)",
+           (uint32_t)(s % c[0]) * d[0], (uint32_t)(s / c[0] % c[1]) * d[1],
+           (uint32_t)(s / ((uint64_t)c[0] * c[1])) * d[2]);
+  return true;
+}
+
+/* Appends a line per warp of the cluster proven to spin (spin_loop). */
+static size_t spin_lines(Cluster *cl, char *msg, size_t len, size_t cap) {
+  const Program *p = cl->launch->prog;
+  for (int r = 0; r < cl->ncta; r++) {
+    Cta *c = &cl->ctas[r];
+    for (int i = 0; i < c->nwarps && len + 1200 < cap; i++) {
+      Warp *w = &c->warps[i];
+      uint32_t head, edge, m;
+      if (!spin_loop(w, &head, &edge, &m)) continue;
+      char from[512], to[512], lanes[160], nm[96], who[96], what[1024] = "";
+      exec_where(p, &p->code[head], from, sizeof from);
+      exec_where(p, &p->code[edge], to, sizeof to);
+      lanes_text(m, lanes, sizeof lanes);
+      cta_who(cl, c, who, sizeof who);
+      int l = __builtin_ctz(m);
+      for (uint32_t pc = head; pc <= edge && !what[0]; pc++)   /* what the loop tests, if it can say */
+        mbar_describe_test(w, &p->code[pc], l, what, sizeof what);
+      for (uint32_t pc = head; pc <= edge && !what[0]; pc++) {
+        char got[200], at[512];
+        if (!mem_describe_load(w, &p->code[pc], l, got, sizeof got)) continue;
+        exec_where(p, &p->code[pc], at, sizeof at);
+        snprintf(what, sizeof what, "lane %d's load at %s reads %s", l, at, got);
+      }
+      len += (size_t)snprintf(msg + len, cap - len, "\n  %swarp %d lanes %s spin in the loop from %s "
+                              "to %s (%s): every turn ends with the registers it began with, and "
+                              "no store, atomic, arrival or copy is left that could change what "
+                              "it reads%s%s", who, w->id, lanes, from, to,
+                              insn_text(p->code[edge].src, nm, sizeof nm), what[0] ? "; " : "", what);
+    }
+  }
+  return len;
+}
+
+char *cluster_livelock_text(Cluster *cl) {
+  Launch *L = cl->launch;
+  size_t cap = 8192 + (size_t)cl->ncta * 8192, len = 0;
+  char *msg = malloc(cap);
+  if (!msg) return NULL;
+  uint32_t live, waiting, spin = 0, head, edge, m;
+  count_threads(cl, &live, &waiting);
+  for (int r = 0; r < cl->ncta; r++)
+    for (int i = 0; i < cl->ctas[r].nwarps; i++)
+      if (spin_loop(&cl->ctas[r].warps[i], &head, &edge, &m)) spin += (uint32_t)__builtin_popcount(m);
+  const uint32_t *c0 = cl->ctas[0].ctaid;
+  if (cl->ncta == 1)
+    len += (size_t)snprintf(msg, cap, "livelock: kernel %s, %%ctaid (%u,%u,%u): no thread can "
+                            "progress (%u of %u live threads spin forever, %u blocked)",
+                            L->kernel->name, c0[0], c0[1], c0[2], spin, live, waiting);
+  else
+    len += (size_t)snprintf(msg, cap, "livelock: kernel %s, %%clusterid (%u,%u,%u) (%d CTAs): no "
+                            "thread of the cluster can progress (%u of %u live threads spin "
+                            "forever, %u blocked)", L->kernel->name, cl->id[0], cl->id[1], cl->id[2],
+                            cl->ncta, spin, live, waiting);
+  held_note(cl, msg + len, cap - len);
+  len += strlen(msg + len);
+  len = spin_lines(cl, msg, len, cap);
+  waiting_lines(cl, msg, len, cap);
+  return msg;
+}
+
+void launch_livelock(Launch *L, uint64_t index, char *msg) {
+  pthread_mutex_lock(&error_lock);
+  L->halted = true;
+  if (!L->error && msg) {
+    L->error = msg;
+    L->deadlock = true;
+    L->error_cluster = index;
+    msg = NULL;
+  }
+  pthread_mutex_unlock(&error_lock);
+  free(msg);
 }
 
 static bool cta_alloc(Cta *c, Launch *L, const uint32_t ctaid[3]) {
@@ -910,6 +1039,10 @@ static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
     for (int r = 0; r < cl->ncta; r++) released |= sync_cta_poll(&cl->ctas[r]);   /* exits may complete CTA barriers */
     released |= cluster_bar_poll(cl);   /* ... and the cluster barrier */
     if (!ran && !released) { report_deadlock(cl); return CLUSTER_FAILED; }
+    if (cl->steps >= cl->spin.next) {
+      cl->spin.next = cl->steps + SPIN_CHECK;
+      if (spin_check(cl, released)) return CLUSTER_STUCK;
+    }
     if ((here += ran) >= budget) return CLUSTER_YIELD;
   }
 }
@@ -941,6 +1074,7 @@ static Cluster *cluster_new(Launch *launch, const uint32_t first[3], const uint3
   }
   const uint32_t *c0 = cl->ctas[0].ctaid;
   cl->rng = launch->schedule ^ ((uint64_t)c0[0] << 32 ^ (uint64_t)c0[1] << 16 ^ c0[2]);
+  cl->spin.epoch = UINT64_MAX;   /* the first check announces the cluster (spin.c) */
   for (int i = 0; i < 1024 / WARP_SIZE; i++) cl->worder[i] = i;
   for (int r = 0; r < 64; r++) cl->corder[r] = r;
   return cl;
@@ -967,6 +1101,7 @@ ClusterStatus cluster_resume(Cluster *cl, uint64_t budget) {
 
 void cluster_end(Cluster *cl) {
   Launch *launch = cl->launch;
+  atomic_fetch_add(&launch->progress, 1);   /* its last effects (spin.c "Other clusters") */
   cur_cluster = cl->index;
   cur_stats = &cl->stats;
   for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
@@ -992,7 +1127,9 @@ bool cta_run(Launch *launch, const uint32_t ctaid[3]) {
   Cluster *cl = cluster_new(launch, ctaid, one, cur_cluster);
   if (!cl) return false;
   memcpy(cl->id, ctaid, sizeof cl->id);
-  bool ok = cluster_resume(cl, UINT64_MAX) == CLUSTER_DONE;
+  ClusterStatus st = cluster_resume(cl, UINT64_MAX);
+  if (st == CLUSTER_STUCK) launch_livelock(launch, cl->index, cluster_livelock_text(cl));   /* alone */
+  bool ok = st == CLUSTER_DONE;
   cluster_end(cl);
   return ok;
 }

@@ -68,7 +68,17 @@ struct Launch {
   uint64_t error_cluster;   /* that index */
   int fault_kind;           /* FaultKind of error, when it is a fault */
   bool deadlock;            /* set with error when the failure is a deadlock
-                               (the API reports PTXVM_ERROR_DEADLOCK) */
+                               or a livelock (PTXVM_ERROR_DEADLOCK) */
+  _Atomic uint64_t progress; /* the spin detector (src/exec/spin.c): bumped by
+                               a cluster whose warps had effects since its last
+                               check; a proof of a stuck cluster holds while it
+                               does not change */
+  /* Notes on a launch in progress (ptxvm_set_note_callback); NULL: none. */
+  void (*note_fn)(const char *text, void *user);
+  void *note_user;
+  _Atomic int noted;        /* the note was sent (one per launch) */
+  bool halted;              /* a livelock was found: every cluster stops (under
+                               the error lock, launch_livelock) */
   /* Device printf output (vprintf, src/exec/printf.c): each formatted call
      is passed whole, in execution order; NULL discards it. */
   void (*printf_fn)(const char *text, size_t len, void *user);
@@ -100,6 +110,16 @@ char *launch_findings_take(Launch *L);
 
 typedef struct Cluster Cluster;
 
+/* The spin detector's state of a cluster (src/exec/spin.c). */
+typedef struct SpinCluster {
+  uint64_t next;            /* Cluster.steps at the next check */
+  uint64_t epoch;           /* the warps' effects at the last check */
+  uint64_t progress;        /* Launch.progress when the window began */
+  bool window;              /* a window is open: no effect since it began, the
+                               warps probe */
+  double t0;                /* wall time of the cluster's start, seconds */
+} SpinCluster;
+
 struct Cta {
   Launch *launch;
   Cluster *cluster;         /* the cluster it runs in (NULL: a Cta made by hand) */
@@ -128,9 +148,10 @@ struct Cluster {
   uint64_t rng;             /* Launch.schedule: CTA and warp order state */
   int worder[1024 / WARP_SIZE], corder[64];   /* Launch.schedule: the orders */
   LaunchStats stats;        /* added to Launch.stats by cluster_end */
+  SpinCluster spin;
 };
 
-typedef enum { CLUSTER_DONE, CLUSTER_FAILED, CLUSTER_YIELD } ClusterStatus;
+typedef enum { CLUSTER_DONE, CLUSTER_FAILED, CLUSTER_YIELD, CLUSTER_STUCK } ClusterStatus;
 
 /* Creates the cluster of the launch at clusterid (linear index `index`):
  * its CTAs and their warps. NULL (launch->error set) when memory runs out. */
@@ -142,8 +163,24 @@ Cluster *cluster_start(Launch *launch, const uint32_t clusterid[3], uint64_t ind
  * the launch is cancelled or a lower cluster failed), or, after a round, at
  * least `budget` warp-instructions ran since the call (CLUSTER_YIELD: call
  * again to continue; the launcher runs other clusters meanwhile, so one
- * that spins on a flag another sets lets it run). */
+ * that spins on a flag another sets lets it run), or CLUSTER_STUCK: every
+ * thread left spins in a loop that nothing of the cluster can end
+ * (src/exec/spin.c); call again to go on, or report it with
+ * cluster_livelock_text when no other cluster can change memory. */
 ClusterStatus cluster_resume(Cluster *cl, uint64_t budget);
+/* The livelock report of a cluster that returned CLUSTER_STUCK: every
+ * spinning warp with its loop, every waiting warp as in a deadlock report
+ * (malloc'd; NULL without memory). */
+char *cluster_livelock_text(Cluster *cl);
+/* Records msg (ownership passes) as the launch's failure, a livelock of the
+ * cluster of linear index `index`, unless a fault is recorded already (the
+ * spin most likely waits for that cluster); either way every cluster
+ * stops (CLUSTER_FAILED). */
+void launch_livelock(Launch *L, uint64_t index, char *msg);
+/* Writes to buf (n bytes) the note that names the first CTA that had not
+ * started, if some had not (runaway and livelock reports); false (buf
+ * untouched) when all had. */
+bool launch_unstarted_note(Launch *L, char *buf, size_t n);
 /* Frees the cluster and adds its counts to Launch.stats. */
 void cluster_end(Cluster *cl);
 /* The linear index (x, y, z order) of the cluster the calling host thread

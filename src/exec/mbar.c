@@ -663,6 +663,37 @@ bool mbar_cta_poll(Cta *c, bool released) {
   return true;
 }
 
+bool mbar_cta_timeless(const Cta *c) {
+  const BarCta *b = c->sync;
+  const MbCta *t = b ? b->ext : NULL;
+  if (!t) return true;
+  for (int i = 0; i < t->nq; i++) if (!t->q[i].done) return false;
+  for (int i = 0; i < t->nwarps * WARP_SIZE; i++) if (t->w[i].ent >= 0) return false;
+  return true;
+}
+
+bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n) {
+  if (x->fn != exec_mbar || (x->sub != MO_TEST_STATE && x->sub != MO_TEST_PARITY)) return false;
+  const MbInsn *a = x->aux;
+  uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
+  const uint8_t *p = mem_span(w, a->sp, addr, addr + 8, false);   /* reports nothing */
+  const Cta *c = w->cta;
+  const BarCta *b = c->sync;
+  const MbCta *t = b ? b->ext : NULL;
+  if (!p || !t || p < c->shared || p + 8 > c->shared + c->shared_size) return false;
+  uint32_t off = (uint32_t)(p - c->shared);
+  const MbEnt *e = NULL;
+  for (int i = 0; i < t->n; i++) if (t->e[i].off == off) e = &t->e[i];
+  if (!e || !e->m.valid) return false;
+  char on[160], st[128], what[64];
+  obj_name(t->launch, off, on, sizeof on);
+  mbar_text(&e->m, st, sizeof st);
+  if (x->sub == MO_TEST_PARITY) snprintf(what, sizeof what, "parity %u", R32(w, x->slot[2])[l] & 1);
+  else snprintf(what, sizeof what, "the state of phase %u", (unsigned)(R64(w, x->slot[2])[l] >> 48));
+  snprintf(buf, n, "mbarrier %s: %s; its test_wait waits for %s to complete", on, st, what);
+  return true;
+}
+
 static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
   MbCta *t = p;
   if (!t || wid >= t->nwarps) return false;

@@ -25,6 +25,7 @@
  * and have no effect; prefetch, prefetchu, applypriority and discard do
  * nothing (discard leaves the data unchanged, which is one of the values the
  * ISA allows), createpolicy returns the opaque policy 0. */
+#include <stdio.h>
 #include <string.h>
 
 #include "../mem/mem.h"
@@ -361,6 +362,19 @@ static XStatus exec_st(Warp *w, const XInsn *x, uint32_t mask) {
     st_lane(w, x, m, l, p);
   }
   return XS_NEXT;
+}
+
+bool mem_describe_load(Warp *w, const XInsn *x, int lane, char *buf, size_t n) {
+  if (x->fn != exec_ld) return false;
+  const MemOp *m = x->aux;
+  uint64_t a = lane_addr(w, x, m, lane), v = 0;
+  unsigned size = m->size < 8 ? m->size : 8;
+  const uint8_t *p = mem_span(w, m->sp, a, a + size, false);   /* reports nothing */
+  if (!p) return false;
+  memcpy(&v, p, size);   /* little-endian host */
+  snprintf(buf, n, "0x%llx from %s address 0x%llx", (unsigned long long)v,
+           m->sp == SP_NONE ? "generic" : space_name(m->sp), (unsigned long long)a);
+  return true;
 }
 
 static XStatus exec_mem_nop(Warp *w, const XInsn *x, uint32_t mask) {

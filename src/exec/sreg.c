@@ -117,6 +117,16 @@ uint64_t sreg_value(Warp *w, int id, int c, int lane) {
   }
 }
 
+bool sreg_timed(const XInsn *x) {
+  switch (x->sub) {
+  case SR_CLOCK: case SR_CLOCK_HI: case SR_CLOCK64: case SR_GLOBALTIMER: case SR_GLOBALTIMER_LO:
+  case SR_GLOBALTIMER_HI:
+    return true;
+  default:
+    return false;
+  }
+}
+
 XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask) {
   int id = x->sub, c = (int)x->imm;
   if (x->type == TY_PRED) {

@@ -45,6 +45,7 @@
  * registers are. A kernel's frame is fixed (its frame pointer is 0), so
  * kernels keep constant addresses. */
 #include "lower.h"
+#include "../exec/spin.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -959,7 +960,9 @@ bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off) { return program
 static void emit(Lower *L, const XInsn *x) {
   L->code = grow(L, L->code, &L->capcode, L->ncode + 1, sizeof *L->code);
   L->code[L->ncode] = *x;
-  L->code[L->ncode++].fam = (uint8_t)op_info[x->op].family;
+  L->code[L->ncode].fam = (uint8_t)op_info[x->op].family;
+  L->code[L->ncode].fx = exec_effect(x);
+  L->ncode++;
 }
 
 /* ---- refusals ----

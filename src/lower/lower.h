@@ -188,5 +188,17 @@ void sync_cta_free(Cta *c);
    CTA barriers (`released`: they released a lane): releases try_wait lanes
    whose phase completed or whose time limit passed. True if it released any. */
 bool mbar_cta_poll(Cta *c, bool released);
+/* Whether nothing of the CTA's mbarriers waits on time (the spin detector,
+   src/exec/spin.c): no asynchronous copy in flight, no lane parked in a
+   try_wait (its time limit may pass). */
+bool mbar_cta_timeless(const Cta *c);
+/* What the test_wait x of lane l tests, for the livelock report: the
+   object, its state and the phase or parity it waits for; false when x is
+   not a test_wait or its object cannot be named. */
+bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n);
+/* Whether the special register load x (x->fn == exec_sreg_load) reads
+   virtual time (%clock, %clock64, %globaltimer...), which changes every
+   step (sreg.c). */
+bool sreg_timed(const XInsn *x);
 
 #endif

@@ -143,6 +143,13 @@ typedef struct Pending {
   struct Pending *next;
 } Pending;
 
+/* A resident cluster proven stuck (CLUSTER_STUCK) in a window opened when
+ * Launch.progress was `progress`, and its report. */
+typedef struct Stuck {
+  uint64_t idx, progress;
+  char *msg;
+} Stuck;
+
 /* A cluster that has started and not ended, and its printf output. */
 typedef struct Resident {
   Cluster *cl;
@@ -172,6 +179,11 @@ typedef struct Pool {
   Pending *pending;         /* finished, not yet passed on, by index */
   uint64_t pending_bytes;   /* their printf text */
   uint64_t limit;           /* printf bytes kept per cluster */
+  uint64_t live;            /* clusters taken and not finished */
+  uint64_t workers;         /* host threads that may take clusters */
+  Stuck *stuck;             /* resident clusters proven stuck (livelock) */
+  int nstuck, capstuck;
+  bool livelock;            /* reported: no second report */
   void (*fn)(const char *text, size_t len, void *user);
   void *user;
 } Pool;
@@ -254,8 +266,66 @@ static bool take(Pool *p, bool busy, uint64_t *idx) {
   if (busy && (p->next >= p->flushed + WINDOW || p->pending_bytes / PENDING_LIMITS >= p->limit))
     return false;
   *idx = p->next++;
+  p->live++;
   __atomic_store_n(&p->l->started, p->next, __ATOMIC_RELAXED);
   return true;
+}
+
+/* Under p->lock: drops the record of cluster idx as stuck. */
+static void unstick(Pool *p, uint64_t idx) {
+  for (int i = 0; i < p->nstuck; i++)
+    if (p->stuck[i].idx == idx) {
+      free(p->stuck[i].msg);
+      p->stuck[i] = p->stuck[--p->nstuck];
+      return;
+    }
+}
+
+/* Livelock (spin.c "Other clusters"): cluster idx is proven stuck unless
+ * another cluster changes memory. When every resident cluster is stuck in
+ * a window opened at the current Launch.progress (none has announced an
+ * effect since) and no cluster can start (none is left, or every host
+ * thread holds as many as it may), none can ever change memory: the lowest
+ * one's report is the launch's failure. */
+static void stuck(Pool *p, uint64_t idx, uint64_t progress, char *msg) {
+  Launch *l = p->l;
+  pthread_mutex_lock(&p->lock);
+  unstick(p, idx);
+  if (p->nstuck == p->capstuck) {
+    int cap = p->capstuck ? 2 * p->capstuck : 16;
+    Stuck *ns = realloc(p->stuck, (size_t)cap * sizeof *ns);
+    if (ns) p->stuck = ns, p->capstuck = cap;
+  }
+  if (!msg || p->nstuck == p->capstuck) { free(msg); pthread_mutex_unlock(&p->lock); return; }
+  uint64_t now = atomic_load(&l->progress);
+  p->stuck[p->nstuck++] = (Stuck){idx, progress, msg};
+  uint64_t n = 0;
+  Stuck *low = NULL;
+  for (int i = 0; i < p->nstuck; i++)
+    if (p->stuck[i].progress == now) {
+      n++;
+      if (!low || p->stuck[i].idx < low->idx) low = &p->stuck[i];
+    }
+  bool full = !take_possible(p) || p->live >= p->workers * (uint64_t)p->resident;
+  char *report = NULL;
+  uint64_t at = 0;
+  if (n == p->live && full && low && !p->livelock) {
+    size_t len = strlen(low->msg);
+    report = realloc(low->msg, len + 800);
+    if (report) {
+      low->msg = NULL;
+      p->livelock = true;
+      at = low->idx;
+      if (n > 1)
+        len += (size_t)snprintf(report + len, 200, "\n  %llu other resident %s spin or wait "
+                                "likewise", (unsigned long long)(n - 1),
+                                l->cluster[0] * l->cluster[1] * l->cluster[2] > 1 ? "clusters" : "CTAs");
+      if (launch_unstarted_note(l, report + len + 3, 590)) memcpy(report + len, "\n  ", 3);
+      if (at + 1 < p->stop) p->stop = at + 1;
+    }
+  }
+  pthread_mutex_unlock(&p->lock);
+  if (report) launch_livelock(l, at, report);
 }
 
 /* A cluster's run ended (done or failed): queue its output and pass on what
@@ -263,6 +333,8 @@ static bool take(Pool *p, bool busy, uint64_t *idx) {
 static void finished(Pool *p, uint64_t idx, bool ok, Output *b) {
   Pending *e = malloc(sizeof *e);
   pthread_mutex_lock(&p->lock);
+  p->live--;
+  unstick(p, idx);
   if (!ok && idx + 1 < p->stop) p->stop = idx + 1;
   if (e) {
     *e = (Pending){idx, *b, NULL};
@@ -311,7 +383,8 @@ static void *worker(void *arg) {
     cur_out = &r.out;
     ClusterStatus st = cluster_resume(r.cl, n || more ? SLICE : UINT64_MAX);
     cur_out = NULL;
-    if (st == CLUSTER_YIELD) { ring[n++] = r; continue; }
+    if (st == CLUSTER_STUCK) stuck(p, r.idx, r.cl->spin.progress, cluster_livelock_text(r.cl));
+    if (st == CLUSTER_YIELD || st == CLUSTER_STUCK) { ring[n++] = r; continue; }
     cluster_end(r.cl);
     finished(p, r.idx, st == CLUSTER_DONE, &r.out);
   }
@@ -328,7 +401,8 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
             .fn = l->printf_fn, .user = l->printf_user,
             .limit = l->printf_limit ? l->printf_limit : PTXVM_PRINTF_BUFFER_DEFAULT,
-            .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2};
+            .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2,
+            .workers = nt};   /* until all are created: more than run, never fewer */
   pthread_t *th = calloc((size_t)nt, sizeof *th);
   if (!th) return false;
   pthread_mutex_init(&p.lock, NULL);
@@ -336,6 +410,9 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   uint64_t started = 0;
   for (; nt > 1 && started < nt; started++)
     if (pthread_create(&th[started], NULL, worker, &p)) break;
+  pthread_mutex_lock(&p.lock);
+  p.workers = started ? started : 1;
+  pthread_mutex_unlock(&p.lock);
   if (!started) worker(&p);
   for (uint64_t i = 0; i < started; i++) pthread_join(th[i], NULL);
   l->printf_fn = p.fn;
@@ -347,6 +424,8 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
     free(h->out.text.p);
     free(h);
   }
+  for (int i = 0; i < p.nstuck; i++) free(p.stuck[i].msg);
+  free(p.stuck);
   pthread_mutex_destroy(&p.lock);
   free(th);
   return p.stop == UINT64_MAX && p.next >= total && !l->error;

@@ -233,14 +233,19 @@ expect_exit 2 "No such file" check "$T/--help"
 v=$(sed -n 's/^#define PTXVM_VERSION_\(MAJOR\|MINOR\|PATCH\) *\([0-9]*\).*/\2/p' include/ptxvm.h | paste -sd.)
 expect_out "ptxvm $v" --version
 
-# SIGINT cancels a launch (ptxvm_cancel): exit 1, "ptxvm: cancelled", promptly
+# SIGINT cancels a launch (ptxvm_cancel): exit 1, "ptxvm: cancelled", promptly.
+# The loop counts, so the spin detector cannot prove it endless (a bare
+# `bra.uni L` is a livelock reported at once).
 cat > "$T/endless.ptx" <<'PTX'
 .version 8.0
 .target sm_90
 .address_size 64
 .visible .entry k(.param .u64 p)
 {
+  .reg .b32 %r<2>;
+  mov.u32 %r1, 0;
 L:
+  add.u32 %r1, %r1, 1;
   bra.uni L;
 }
 PTX
@@ -257,6 +262,30 @@ else
   if [ "$rc" = 1 ] && grep -q "^ptxvm: cancelled$" "$T/int.err"; then pass=$((pass + 1)); else
     fail=$((fail + 1)); echo "FAIL: SIGINT: exit $rc, stderr: $(cat "$T/int.err")"; fi
 fi
+
+# Issue 13 item 7: the three spins at the default step limit (2^28; the
+# watchdog took 15-62 s) are reported as livelocks within a second.
+for t in "spin/livelock_bra.ptx -b 32" "spin/livelock_volatile.ptx -g 2 -b 64 -a u32[1]:zero" \
+         "spin/livelock_test_wait.ptx -b 1"; do
+  set -- $t
+  f=$1; shift
+  timeout 1 "$PTXVM" run "tests/ptx/$f" "$@" 2>"$T/spin.err"; rc=$?
+  if [ "$rc" = 1 ] && grep -q "^livelock: kernel k" "$T/spin.err"; then pass=$((pass + 1)); else
+    fail=$((fail + 1)); echo "FAIL: $f: exit $rc (124: not within 1 s), stderr: $(head -c 300 "$T/spin.err")"; fi
+done
+
+# A spin it cannot prove: after 4 s a note on stderr says it still runs and
+# when the watchdog will stop it; -q silences it. SIGINT then cancels both.
+"$PTXVM" run --max-steps 100000000000000 -b 32 "$T/endless.ptx" -a 'u32[1]:zero' 2>"$T/note.err" &
+p1=$!
+"$PTXVM" run -q --max-steps 100000000000000 -b 32 "$T/endless.ptx" -a 'u32[1]:zero' 2>"$T/noteq.err" &
+p2=$!
+sleep 5.5
+kill -INT "$p1" "$p2"
+wait "$p1"; wait "$p2"
+if grep -q "^ptxvm: note: kernel k, %ctaid (0,0,0) still runs after 4 s (.* warp-instructions), a warp at .*endless.ptx:1[01]:3; if it spins forever, the watchdog stops it after 100000000000000 (--max-steps)$" "$T/note.err" &&
+   ! grep -q "note" "$T/noteq.err"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: still-running note: $(cat "$T/note.err") | -q: $(cat "$T/noteq.err")"; fi
 
 # --check with interleaved clusters (forward progress): the findings read in
 # cluster order, as if the clusters ran one after another

@@ -27,10 +27,13 @@ static const char *k_ptx =
   " .reg .b64 %rd<2>; .reg .b32 %r<2>;\n"
   " ld.param.u64 %rd1, [p]; cvta.to.global.u64 %rd1, %rd1;\n"
   " mov.u32 %r1, 7; st.global.u32 [%rd1], %r1; ret; }\n"
+  /* spins on a word nobody writes, counting its turns: not a provable
+     livelock (src/exec/spin.c), so it runs until cancelled */
   ".visible .entry spin(.param .u64 p) {\n"
-  " .reg .pred %p<2>; .reg .b32 %r<2>; .reg .b64 %rd<2>;\n"
+  " .reg .pred %p<2>; .reg .b32 %r<3>; .reg .b64 %rd<2>;\n"
   " ld.param.u64 %rd1, [p]; cvta.to.global.u64 %rd1, %rd1;\n"
   "L: ld.volatile.global.u32 %r1, [%rd1]; setp.eq.u32 %p1, %r1, 0;\n"
+  " add.u32 %r2, %r2, 1;\n"
   " @%p1 bra L;\n"
   " ret; }\n";
 

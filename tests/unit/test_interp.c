@@ -144,12 +144,28 @@ static void test_operand_shapes(void) {
                        "mbarrier.init.shared.b64 is not supported: its operand at column 27 is a vector");
 }
 
+/* A loop that counts: its registers never repeat, so only the watchdog
+ * can stop it. */
 static void test_watchdog(void) {
-  const char *src = HEAD ".visible .entry k(.param .u64 o) {\nL: bra L;\n}\n";
+  const char *src = HEAD ".visible .entry k(.param .u64 o) {\n .reg .b32 %r<2>;\n"
+                    " mov.u32 %r1, 0;\nL: add.u32 %r1, %r1, 1;\n bra L;\n}\n";
   uint32_t out[1];
   bool ok;
   char *e = run_kernel(src, 1, out, 1, 100000, &ok);
   CHECK(!ok && e && strstr(e, "runaway"));
+  free(e);
+}
+
+/* `bra L` alone is a provable spin: a livelock report (cta_run: the
+ * cluster is alone), long before a watchdog of 2^40 steps. */
+static void test_livelock(void) {
+  const char *src = HEAD ".visible .entry k(.param .u64 o) {\nL: bra L;\n}\n";
+  uint32_t out[1];
+  bool ok;
+  char *e = run_kernel(src, 1, out, 1, 1ull << 40, &ok);
+  CHECK(!ok && e && strstr(e, "livelock: kernel k, %ctaid (0,0,0): no thread can progress") &&
+        strstr(e, "warp 0 lanes 0 spin in the loop from t.ptx:5:4 to t.ptx:5:4"));
+  if (e && !strstr(e, "t.ptx:5:4")) printf("%s\n", e);
   free(e);
 }
 
@@ -160,5 +176,6 @@ int main(void) {
   test_recursion();
   test_watchdog();
   test_operand_shapes();
+  test_livelock();
   return unit_report();
 }
