@@ -6,7 +6,7 @@
 #   make DEBUG=1    asserts and stress switches, in build-debug/
 #   make TSAN=1     a ThreadSanitizer build in build-tsan/
 #   make tsan       the suite's multi-threaded launches under that build
-#   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch
+#   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
 #   make fuzz-long  the whole-path fuzzer for FUZZ_SECONDS (default 1800)
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
 #                   include, lib/pkgconfig/ptxvm.pc; make uninstall
@@ -16,7 +16,7 @@ WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototype
            -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla
 CFLAGS  ?= -O2 -g
 CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -Iinclude
-LDLIBS  += -lm -lpthread
+LDLIBS  += -lzstd -llz4 -lm -lpthread
 
 ifeq ($(SAN),1)
   B := build-san
@@ -70,7 +70,7 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
 	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/libptxvm.a
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(DRV_OBJ): CFLAGS += -I$(CUDA_HOME)/include
@@ -122,7 +122,8 @@ demo: all
 
 # Fuzzing (libFuzzer, clang; tests/fuzz/README.md): the library once, with
 # coverage and ASan+UBSan (any UB report is a crash), into build-fuzz/obj/;
-# fuzz_parse: the front end alone, fuzz_launch: parse, lower and launch.
+# fuzz_parse: the front end alone, fuzz_launch: parse, lower and launch,
+# fuzz_fatbin: the fatbin reader.
 FUZZ_CC     ?= clang
 FUZZ_SAN    := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 FUZZ_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off -g -O1 -Iinclude $(FUZZ_SAN)
@@ -136,8 +137,8 @@ build-fuzz/obj/%.o: %.c
 build-fuzz/obj/src/exec/%.o build-fuzz/obj/src/sync/%.o build-fuzz/obj/src/mem/%.o: \
   FUZZ_CFLAGS += -fno-sanitize-coverage=trace-cmp
 build-fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJ)
-	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lm -lpthread
-fuzz: build-fuzz/fuzz_parse build-fuzz/fuzz_launch
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $^ -lzstd -llz4 -lm -lpthread
+fuzz: build-fuzz/fuzz_parse build-fuzz/fuzz_launch build-fuzz/fuzz_fatbin
 # fuzz_launch under ThreadSanitizer, without coverage, to replay the seeds
 # on two host threads (make tsan)
 FUZZ_TSAN_OBJ := $(LIB_SRC:%.c=build-fuzz/tsan/%.o)
@@ -146,7 +147,7 @@ build-fuzz/tsan/%.o: %.c
 	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off -g -O1 -Iinclude -fsanitize=thread \
 	  -MMD -MP -c $< -o $@
 build-fuzz/tsan/fuzz_launch: tests/fuzz/fuzz_launch.c $(FUZZ_TSAN_OBJ)
-	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,thread -o $@ $^ -lm -lpthread
+	$(FUZZ_CC) -std=c11 -D_GNU_SOURCE -g -O1 -Iinclude -fsanitize=fuzzer,thread -o $@ $^ -lzstd -llz4 -lm -lpthread
 # the whole-path fuzzer for FUZZ_SECONDS (30 minutes) at low priority;
 # prints executions, coverage and findings (tests/fuzz/fuzz.py)
 fuzz-long: fuzz
@@ -180,7 +181,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/opcov.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -191,7 +192,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

@@ -75,7 +75,9 @@ const char *ptxvm_version(void);
   X(PTXVM_ERROR_HAZARD, "a hazard was found under --check")                    \
   X(PTXVM_ERROR_CANCELLED, "the launch was cancelled")                        \
   X(PTXVM_ERROR_INVALID_HANDLE, "the handle was freed, or is not a handle")     \
-  X(PTXVM_ERROR_CONTEXT_BUSY, "another host thread is using the context")
+  X(PTXVM_ERROR_CONTEXT_BUSY, "another host thread is using the context")   \
+  X(PTXVM_ERROR_INVALID_IMAGE, "not a valid fatbin or ELF file")              \
+  X(PTXVM_ERROR_NO_PTX, "the image holds no PTX for sm_90 or below")
 
 typedef enum ptxvm_status {
 #define PTXVM_X_(name, msg) name,
@@ -239,8 +241,10 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
                                     const char *name, ptxvm_module **out);
 
 /* As ptxvm_module_load_data, reading the file at `path` ("-" is standard
- * input). Errors: those of ptxvm_module_load_data, and PTXVM_ERROR_FILE
- * (unreadable, a directory, or more than 2 GiB of text). */
+ * input); a file that is an image (an executable, object, cubin or fatbin:
+ * ptxvm_module_load_image below) gives its one PTX module.
+ * Errors: those of ptxvm_module_load_data and ptxvm_module_load_image, and
+ * PTXVM_ERROR_FILE (unreadable, a directory, or more than 2 GiB). */
 ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
                                     ptxvm_module **out);
 
@@ -264,6 +268,61 @@ ptxvm_function *ptxvm_module_function_at(const ptxvm_module *mod, int index);
  *         PTXVM_ERROR_NOT_FOUND (no function of that name). */
 ptxvm_status ptxvm_module_get_function(ptxvm_module *mod, const char *name,
                                        ptxvm_function **out);
+
+/* ---- device code in executables and fatbins ----
+ *
+ * An image is what nvcc makes device code into: a fatbin (`nvcc -fatbin`,
+ * magic 0xBA55ED50), the runtime's __fatBinC_Wrapper_t (magic 0x466243B1,
+ * crt/fatbinary_section.h; what __cudaRegisterFatBinary receives), or an
+ * ELF file that holds fatbins: an executable, shared library or object
+ * (sections .nv_fatbin and, for -rdc=true, __nv_relfatbin), or a cubin. A
+ * fatbin carries PTX and SASS entries per target; ptxvm takes the PTX of
+ * the highest target up to sm_90 (sm_90a preferred to sm_90), decompressed
+ * (zstd, nvcc 13's default; LZ4, --compress-mode=speed). The text is
+ * nvcc -ptx's output as fatbinary stores it: without comments, leading
+ * blanks and blank runs. */
+
+typedef struct ptxvm_image_ptx {
+  const char *text;          /* the PTX, NUL-terminated */
+  size_t len;                /* its bytes, without the NUL */
+  unsigned sm;               /* the entry's target: 90 for sm_90 and sm_90a */
+  int arch_specific;         /* 1 for an arch-specific target (sm_90a) */
+  int relocatable;           /* 1 for an -rdc=true object's PTX (from
+                                __nv_relfatbin): ptxvm does not link such
+                                modules, so a call of a function defined in
+                                another object fails at the launch, named */
+} ptxvm_image_ptx;
+
+/* The PTX modules of an image: one per fatbin that has PTX for sm_90 or
+ * below (an executable has one per translation unit, and with -rdc=true
+ * one per object), in the order of the image, in *out (count in *count);
+ * free them with ptxvm_image_free. `size` is the image's length in bytes;
+ * 0 means an image in memory whose length its headers give (a fatbin, an
+ * ELF file, a wrapper, whose data pointer is followed), as the CUDA driver
+ * takes them. A wrapper can be read only so. Every field is checked
+ * against `size` (none can be with size 0). Does not need ctx's device.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument),
+ *         PTXVM_ERROR_INVALID_IMAGE (not an image, or a malformed one: the
+ *           message says which field),
+ *         PTXVM_ERROR_NO_PTX (SASS only: the message names its kernels and
+ *           how to rebuild with PTX; or PTX only for targets above sm_90),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_image_get_ptx(ptxvm_context *ctx, const void *image, size_t size,
+                                 ptxvm_image_ptx **out, int *count);
+
+/* Frees what ptxvm_image_get_ptx returned (NULL is ignored). */
+void ptxvm_image_free(ptxvm_image_ptx *ptx, int count);
+
+/* Loads a module from an image (above) or from PTX text, as
+ * cuModuleLoadData does: PTX text (`size` 0: NUL-terminated) is loaded as
+ * ptxvm_module_load_data does; an image must hold exactly one PTX module
+ * (a fatbin or wrapper of one translation unit), which is loaded under
+ * `name` (NULL: "<image>").
+ * Errors: those of ptxvm_image_get_ptx and ptxvm_module_load_data, and
+ *         PTXVM_ERROR_NOT_SUPPORTED (the image holds several PTX modules:
+ *           ptxvm_image_get_ptx gives them). */
+ptxvm_status ptxvm_module_load_image(ptxvm_context *ctx, const void *image, size_t size,
+                                     const char *name, ptxvm_module **out);
 
 /* ---- functions and their parameters (PTX ISA 9.0 §5.1.6, §7, §11.4) ---- */
 

@@ -5,6 +5,10 @@
  *                                           warns of what ptxvm cannot execute yet
  *   ptxvm info FILE.ptx                     list functions, parameters and directives
  *   ptxvm exec [OPTIONS] [--] PROGRAM ...   run a program with ptxvm as its CUDA driver (exec.c)
+ *   ptxvm ptx FILE                          the PTX of an executable or fatbin
+ *
+ * FILE may also be an image holding PTX (a CUDA executable, object or
+ * fatbin; tools/image.c).
  *
  * `run` turns each -a SPEC into a parameter value: a scalar's bits, or a
  * device buffer (allocated, initialised, its address passed), launches, and
@@ -27,6 +31,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "image.h"
 #include "runargs.h"
 
 static void usage(FILE *f) {
@@ -37,9 +42,11 @@ static void usage(FILE *f) {
         "           run PROGRAM with ptxvm as its CUDA driver (libcuda.so.1); OPTIONS:\n"
         "           --check, -j N, --schedule SEED, --async-delay NS, --max-steps N,\n"
         "           --stats, -q, as for run, applied to every launch\n"
+        "       ptxvm ptx FILE           write the PTX of an executable or fatbin\n"
         "       ptxvm --version\n"
         "Every command takes --help (-h).\n"
-        "FILE may be - for standard input.\n"
+        "FILE may be - for standard input, or in place of FILE.ptx a CUDA executable,\n"
+        "object or fatbin that holds PTX.\n"
         "run options:\n"
         "  -g, --grid X[,Y[,Z]]     grid size in CTAs (1,1,1)\n"
         "  -b, --block X[,Y[,Z]]    CTA size in threads (.reqntid, else 1,1,1)\n"
@@ -123,23 +130,16 @@ static void print_device(const char *text, size_t len, void *user) {
   if (fwrite(text, 1, len, stdout) != len || fflush(stdout)) stdout_failed();
 }
 
-/* Loads FILE into a fresh context; prints the diagnostic and returns NULL on
- * failure. */
-static ptxvm_module *load(ptxvm_context **ctx, const char *path) {
+/* Loads FILE's modules into a fresh context; prints the diagnostic and
+ * returns EXIT_INPUT on failure. */
+static int load(ptxvm_context **ctx, const char *path, Loaded *l) {
+  *l = (Loaded){NULL, NULL, 0};
   if (ptxvm_context_create(ctx) != PTXVM_SUCCESS) {
     fputs("ptxvm: out of memory\n", stderr);
-    return NULL;
+    return EXIT_INPUT;
   }
   ptxvm_set_printf_callback(*ctx, print_device, NULL);
-  ptxvm_module *mod;
-  ptxvm_status st = ptxvm_module_load_file(*ctx, path, &mod);
-  if (st != PTXVM_SUCCESS) {
-    const char *msg = ptxvm_last_error(*ctx);
-    fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st),
-            *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
-    return NULL;
-  }
-  return mod;
+  return image_load(*ctx, path, l);
 }
 
 /* Valid PTX that ptxvm cannot execute yet is a warning, not an error: one
@@ -164,10 +164,12 @@ static void print_unsupported(ptxvm_module *mod) {
 
 static int cmd_check(const char *path) {
   ptxvm_context *ctx = NULL;
-  ptxvm_module *mod = load(&ctx, path);
-  if (mod) print_unsupported(mod);
+  Loaded l;
+  int rc = load(&ctx, path, &l);
+  for (int i = 0; rc == EXIT_OK && i < l.n; i++) print_unsupported(l.mods[i]);
+  image_unload(&l);
   ptxvm_context_destroy(ctx);
-  return mod ? EXIT_OK : EXIT_INPUT;
+  return rc;
 }
 
 static void print_dims(const char *name, const unsigned d[3]) {
@@ -183,13 +185,7 @@ static void print_param(const char *what, int i, const ptxvm_param_info *p) {
   putchar('\n');
 }
 
-static int cmd_info(const char *path) {
-  ptxvm_context *ctx = NULL;
-  ptxvm_module *mod = load(&ctx, path);
-  if (!mod) {
-    ptxvm_context_destroy(ctx);
-    return EXIT_INPUT;
-  }
+static void info_module(ptxvm_module *mod) {
   for (int i = 0; i < ptxvm_module_function_count(mod); i++) {
     ptxvm_function *fn = ptxvm_module_function_at(mod, i);
     ptxvm_function_info fi;
@@ -212,8 +208,20 @@ static int cmd_info(const char *path) {
     if (fi.explicitcluster) puts("  .explicitcluster");
     if (fi.noreturn) puts("  .noreturn");
   }
+}
+
+/* With several modules (an image's), each after a "module NAME:" line. */
+static int cmd_info(const char *path) {
+  ptxvm_context *ctx = NULL;
+  Loaded l;
+  int rc = load(&ctx, path, &l);
+  for (int i = 0; rc == EXIT_OK && i < l.n; i++) {
+    if (l.n > 1) printf("module %s:\n", l.names[i]);
+    info_module(l.mods[i]);
+  }
+  image_unload(&l);
   ptxvm_context_destroy(ctx);
-  return EXIT_OK;
+  return rc;
 }
 
 /* ---- ptxvm run (the options and argument specs: runargs.c) ---- */
@@ -311,8 +319,9 @@ static int cmd_run(int argc, char **argv) {
   Arg *args;
   int rc = run_begin(argc, argv, &o, &args, usage);
   ptxvm_context *ctx = NULL;
+  Loaded l = {NULL, NULL, 0};
   if (rc == EXIT_OK) {
-    ptxvm_module *mod = load(&ctx, o.file);
+    ptxvm_module *mod = load(&ctx, o.file, &l) == EXIT_OK ? image_pick(&l, o.kernel) : NULL;
     if (mod) {
       ptxvm_set_schedule(ctx, o.schedule);
       ptxvm_set_max_steps(ctx, o.max_steps);
@@ -325,6 +334,7 @@ static int cmd_run(int argc, char **argv) {
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
   }
+  image_unload(&l);
   ptxvm_context_destroy(ctx);
   run_end(&o, args);
   return rc;
@@ -332,7 +342,7 @@ static int cmd_run(int argc, char **argv) {
 
 /* The commands other than run (whose options getopt parses), for --help. */
 static bool is_command(const char *cmd) {
-  static const char *const commands[] = {"check", "info", "exec"};
+  static const char *const commands[] = {"check", "info", "exec", "ptx"};
   for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
     if (!strcmp(cmd, commands[i])) return true;
   return false;
@@ -358,6 +368,7 @@ static int dispatch(int argc, char **argv) {
     return EXIT_OK;
   }
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
+  if (!strcmp(cmd, "ptx") && argc == 3) return image_cmd_ptx(argv[2]);
   if ((!strcmp(cmd, "check") || !strcmp(cmd, "info")) && argc == 3)
     return !strcmp(cmd, "check") ? cmd_check(argv[2]) : cmd_info(argv[2]);
   fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);

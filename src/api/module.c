@@ -6,6 +6,8 @@
 
 #include "../exec/interp.h"
 #include "api.h"
+#include "../fatbin/fatbin.h"
+#include "../util/file.h"
 
 /* A module record for m with a handle for it and each function; NULL when
  * out of memory (m is then freed). */
@@ -58,39 +60,6 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *h, const char *ptx, size_t le
   return api_leave(ctx, load_data(ctx, ptx, len, name, out));
 }
 
-/* Reads a whole file (or standard input for "-") into a malloc'd buffer,
- * or up to its first NUL byte: PTX is text, so the front end refuses the
- * NUL there (located), without reading the rest of a binary file or of a
- * device such as /dev/zero. */
-/* PTX text longer than this is refused rather than read: a device such as
- * /dev/urandom would otherwise fill the memory. */
-#define PTX_MAX_BYTES ((size_t)1 << 31)
-
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
-  if (!f) return NULL;
-  size_t cap = 1 << 16, n = 0;
-  char *buf = malloc(cap);
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n, f);
-    const char *nul = memchr(buf + n, 0, got);
-    n += got;
-    if (nul) {
-      n = (size_t)(nul - buf) + 1;
-      break;
-    }
-    if (n < cap || n > PTX_MAX_BYTES) break;
-    char *nb = realloc(buf, cap *= 2);
-    if (!nb) { free(buf); buf = NULL; }
-    else buf = nb;
-  }
-  int err = ferror(f) ? (errno ? errno : EIO) : n > PTX_MAX_BYTES ? EFBIG : !buf ? ENOMEM : 0;
-  if (f != stdin) fclose(f);
-  if (err) { free(buf); errno = err; return NULL; }
-  *len = n;
-  return buf;
-}
-
 ptxvm_status ptxvm_module_load_file(ptxvm_context *h, const char *path, ptxvm_module **out) {
   Ctx *ctx;
   ptxvm_status st = api_enter(h, H_CONTEXT, &ctx, NULL);
@@ -98,9 +67,16 @@ ptxvm_status ptxvm_module_load_file(ptxvm_context *h, const char *path, ptxvm_mo
   if (!path || !out)
     return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_load_file: NULL argument"));
   size_t len = 0;
-  char *text = read_all(path, &len);
+  char *text = util_read_file(path, &len);
   if (!text) return api_leave(ctx, api_fail(ctx, PTXVM_ERROR_FILE, "%s: %s", path, strerror(errno)));
-  st = load_data(ctx, text, len, strcmp(path, "-") ? path : "<stdin>", out);
+  const char *name = strcmp(path, "-") ? path : "<stdin>";
+  if (fatbin_is_image(text, len)) {   /* an executable, object, cubin or fatbin */
+    api_leave(ctx, PTXVM_SUCCESS);
+    st = ptxvm_module_load_image(h, text, len, name, out);
+    free(text);
+    return st;
+  }
+  st = load_data(ctx, text, len, name, out);
   free(text);
   return api_leave(ctx, st);
 }
