@@ -55,6 +55,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
   clang:check-clang
                    where clang is installed: `make check-clang`, every
                    source compiles warning-free under clang too
+  fatbin:tests/fatbin/test_fatbin.py
+                   where nvcc is installed (else a skip): ptxvm reads the PTX
+                   of nvcc's executables and fatbins (default, LZ4, stored,
+                   compute_90, SASS only, sm_90a, -rdc=true), with the plain
+                   and the sanitizer build; exit 0
   cli:tests/cli/test_*.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`,
                    test_exec.sh for `ptxvm exec`): exit 0
@@ -839,6 +844,12 @@ def plan(args, ptxas):
         jobs += fuzz_jobs(args.timeout)
         if args.tsan_build:
             jobs += tsan_jobs(args.tsan_build, args.timeout)
+        fb = "tests/fatbin/test_fatbin.py"
+        if shutil.which("nvcc") or os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
+            jobs.append(("fatbin:" + fb, t_script, [sys.executable, fb, args.build] +
+                         ([args.san_build] if args.san_build else []), args.timeout * 6))
+        else:
+            jobs.append(("fatbin:" + fb, lambda tid: Result(tid, "skip", "nvcc not found")))
         for cli in sorted(glob.glob(os.path.join(ROOT, "tests/cli/test_*.sh"))):
             cli = rel(cli)
             jobs.append(("cli:" + cli, t_script, ["sh", cli, args.build], args.timeout * 4))
