@@ -11,6 +11,10 @@ python3 -c 'import numpy' >/dev/null 2>&1 || /usr/bin/python3 -c 'import numpy' 
   need="$need python3-numpy"
 # tests/install: a host program built with pkg-config
 command -v pkg-config >/dev/null 2>&1 || need="$need pkg-config"
+# zstd and LZ4, which decompress the PTX in fatbins (src/fatbin/)
+for h in zstd:libzstd-dev lz4:liblz4-dev; do
+  if ! echo "#include <${h%%:*}.h>" | cc -E -x c - >/dev/null 2>&1; then need="$need ${h#*:}"; fi
+done
 # ASan/UBSan runtimes for the sanitizer half of the test suite
 if ! echo 'int main(void){return 0;}' | cc -fsanitize=address,undefined -x c - -o /tmp/ptxvm-san-probe >/dev/null 2>&1; then
   need="$need libasan8 libubsan1"
