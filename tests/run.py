@@ -846,8 +846,9 @@ def plan(args, ptxas):
             jobs += tsan_jobs(args.tsan_build, args.timeout)
         fb = "tests/fatbin/test_fatbin.py"
         if shutil.which("nvcc") or os.access("/usr/local/cuda/bin/nvcc", os.X_OK):
-            jobs.append(("fatbin:" + fb, t_script, [sys.executable, fb, args.build] +
-                         ([args.san_build] if args.san_build else []), args.timeout * 6))
+            # first: it waits on nvcc for a while
+            jobs.insert(0, ("fatbin:" + fb, t_script, [sys.executable, fb, args.build] +
+                            ([args.san_build] if args.san_build else []), args.timeout * 6))
         else:
             jobs.append(("fatbin:" + fb, lambda tid: Result(tid, "skip", "nvcc not found")))
         for cli in sorted(glob.glob(os.path.join(ROOT, "tests/cli/test_*.sh"))):

@@ -406,6 +406,19 @@ printf '.version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param 
 expect_exit 2 "p4g.ptx:4:39: error: kernel 'k' uses too much parameter space: 'a' ends at byte 4294967292, past the limit of 32764 bytes" info "$T/p4g.ptx"
 expect_exit 2 "p4g.ptx:4:39: error: kernel 'k' uses too much parameter space" run "$T/p4g.ptx" -a 'b8[4294967292]:zero' -a u64:1
 
+# images in place of PTX (tools/image.c; nvcc's own: tests/fatbin): a
+# truncated ELF file, a fatbin whose entry overruns it, an ELF file without
+# device code; `ptxvm ptx` of PTX text is the text
+printf '\177ELF\002\001\001' >"$T/trunc.elf"
+expect_exit 2 "trunc.elf: image of 7 bytes is too short" check "$T/trunc.elf"
+printf '\120\355\125\272\001\000\020\000\100\000\000\000\000\000\000\000' >"$T/over.fatbin"
+head -c 64 /dev/zero >>"$T/over.fatbin"
+expect_exit 2 "does not fit" info "$T/over.fatbin"
+{ printf '\177ELF\002\001\001'; head -c 57 /dev/zero; } >"$T/host.elf"
+expect_exit 2 "holds no device code" run "$T/host.elf" k
+"$PTXVM" ptx "$T/k.ptx" >"$T/k.out" 2>"$T/err"
+if cmp -s "$T/k.ptx" "$T/k.out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: ptx of PTX text"; fi
+
 # opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
 # does not yet, call (operands "*") is unchecked
 "$B/opcov" >"$T/opcov"

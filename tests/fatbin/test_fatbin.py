@@ -6,7 +6,7 @@
 
 Builds small CUDA programs with nvcc in a temporary directory (nvcc must be
 on PATH or in /usr/local/cuda/bin; run.py skips this test without it): the
-default build (zstd), --compress-mode=speed (LZ4), --compress-mode=none,
+default build (zstd; an executable of two translation units), --compress-mode=speed (LZ4), --compress-mode=none,
 -arch=compute_90, SASS only, -arch=sm_90a and -rdc=true. Checks, with each
 BUILD's ptxvm, that `ptxvm ptx` gives exactly what `nvcc -ptx` writes as
 fatbinary stores it (normalize() below: no comments, no leading blanks, a
@@ -80,7 +80,7 @@ __global__ void kb(int *p) { p[threadIdx.x] += 2; }
 
 # name: nvcc arguments (run in the temporary directory)
 BUILDS = {
-    "app": ["-arch=sm_90", "-o", "app", "k.cu"],
+    "app": ["-arch=sm_90", "-o", "app", "k.cu", "b.cu"],   # two translation units
     "speed.fatbin": ["-arch=sm_90", "--compress-mode=speed", "-fatbin", "-o", "speed.fatbin", "k.cu"],
     "none.fatbin": ["-arch=sm_90", "--compress-mode=none", "-fatbin", "-o", "none.fatbin", "k.cu"],
     "c90.fatbin": ["-arch=compute_90", "-fatbin", "-o", "c90.fatbin", "k.cu"],
@@ -88,6 +88,7 @@ BUILDS = {
     "app_sass": ["-gencode", "arch=compute_90,code=sm_90", "-o", "app_sass", "k.cu"],
     "app_rdc": ["-arch=sm_90", "-rdc=true", "-o", "app_rdc", "a.cu", "b.cu"],
     "k.ptx": ["-arch=sm_90", "-ptx", "-o", "k.ptx", "k.cu"],
+    "b.whole.ptx": ["-arch=sm_90", "-ptx", "-o", "b.whole.ptx", "b.cu"],
     "k.c90.ptx": ["-arch=compute_90", "-ptx", "-o", "k.c90.ptx", "k.cu"],
     "k.sm90a.ptx": ["-arch=sm_90a", "-ptx", "-o", "k.sm90a.ptx", "k.cu"],
     "rdc": ["-arch=sm_90", "-rdc=true", "-ptx", "a.cu", "b.cu"],   # a.ptx, b.ptx
@@ -132,7 +133,12 @@ def same_ptx(ptxvm, d, image, ptx_file):
 
 
 def test_with(ptxvm, d):
-    for image, ptx in [("app", "k.ptx"), ("speed.fatbin", "k.ptx"), ("none.fatbin", "k.ptx"),
+    # an executable of two translation units: two modules, in link order
+    rc, out, err = sh([ptxvm, "ptx", "app"], d)
+    parts = re.split(r"^// ptxvm ptx: app#\d: sm_90\n", out, flags=re.M)
+    want = [normalize(open(os.path.join(d, f)).read()) for f in ("k.ptx", "b.whole.ptx")]
+    T.check(rc == 0 and parts[1:] == want, "ptx app: exit %d, %d modules %s" % (rc, len(parts) - 1, err))
+    for image, ptx in [("speed.fatbin", "k.ptx"), ("none.fatbin", "k.ptx"),
                        ("c90.fatbin", "k.c90.ptx"), ("sm90a.fatbin", "k.sm90a.ptx")]:
         same_ptx(ptxvm, d, image, ptx)
     # run, info and check take the executable
@@ -140,10 +146,15 @@ def test_with(ptxvm, d):
                        "-a", "s32:7", "-o", "0"], d)
     T.check(rc == 0 and out.split() == "1 2 3 4 5 6 7 7".split(), "run app: exit %d %s %s" % (rc, out, err))
     rc, out, err = sh([ptxvm, "info", "app"], d)
-    T.check(rc == 0 and ".entry _Z3addPii: 2 params" in out and ".entry _Z5scalePff: 2 params" in out,
+    T.check(rc == 0 and "module app#1:\n.entry _Z3addPii: 2 params" in out and ".entry _Z5scalePff: 2 params" in out
+            and "module app#2:\n.entry _Z2kbPi: 1 param" in out,
             "info app: exit %d %s %s" % (rc, out[:200], err))
     rc, out, err = sh([ptxvm, "check", "app"], d)
     T.check(rc == 0 and not err, "check app: exit %d %s" % (rc, err))
+    rc, out, err = sh([ptxvm, "run", "-q", "app", "_Z2kbPi", "-b", "2", "-a", "s32[2]:iota", "-o", "0"], d)
+    T.check(rc == 0 and out.split() == ["2", "3"], "run app kb (module 2): exit %d %s %s" % (rc, out, err))
+    rc, out, err = sh([ptxvm, "run", "-q", "app", "-b", "2", "-a", "s32[2]:iota"], d)
+    T.check(rc == 2 and "2 of the image's modules have kernels; name one" in err, "run app: exit %d %s" % (rc, err))
     # SASS only: exit 2, the kernels named, how to rebuild
     for cmd in ("ptx", "info", "check"):
         rc, out, err = sh([ptxvm, cmd, "app_sass"], d)
