@@ -95,14 +95,20 @@ int image_load(ptxvm_context *ctx, const char *path, Loaded *out) {
     const char *base = strcmp(path, "-") ? path : "<stdin>";
     if (n > 1) snprintf(name, sizeof name, "%s#%d", base, i + 1);
     else snprintf(name, sizeof name, "%s", base);
-    out->names[i] = strdup(name);
+    if (!(out->names[i] = strdup(name))) {
+      fputs("ptxvm: out of memory\n", stderr);
+      rc = EXIT_INPUT;
+      break;
+    }
     ptxvm_status st = ptxvm_module_load_data(ctx, list[i].text, list[i].len, name, &out->mods[i]);
     if (st != PTXVM_SUCCESS) {
       say(ctx, st);
       rc = EXIT_INPUT;
     }
   }
-  if (rc == EXIT_OK && n > 1 && list[0].relocatable) note_unlinked(out);
+  bool reloc = false;
+  for (int i = 0; i < n; i++) reloc |= list[i].relocatable != 0;
+  if (rc == EXIT_OK && reloc) note_unlinked(out);
   ptxvm_image_free(list, n);
   return rc;
 }
