@@ -271,8 +271,9 @@ static FbStatus read_elf(FbImage *img, const uint8_t *p, size_t size) {
   Scan sc = {0, 0};
   if (!fat.p && !rel.p) {   /* a cubin itself, or a host file without device code */
     if (rd16(p + 18) == 190) {   /* EM_CUDA */
-      sc.sass = 1;
       elf_kernels(p, size, kernels, sizeof kernels);
+      return fail(img, FB_NO_PTX, "a cubin holds SASS only (no PTX)%s%s: ptxvm runs PTX; give it nvcc -ptx's "
+                  "output, or a fatbin or executable built with -arch=sm_90", *kernels ? " for kernels " : "", kernels);
     }
     return no_ptx(img, &sc, kernels);
   }

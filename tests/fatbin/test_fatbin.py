@@ -7,7 +7,7 @@
 Builds small CUDA programs with nvcc in a temporary directory (nvcc must be
 on PATH or in /usr/local/cuda/bin; run.py skips this test without it): the
 default build (zstd; an executable of two translation units), --compress-mode=speed (LZ4), --compress-mode=none,
--arch=compute_90, SASS only, -arch=sm_90a and -rdc=true. Checks, with each
+-arch=compute_90, SASS only (and a cubin), -arch=sm_90a and -rdc=true. Checks, with each
 BUILD's ptxvm, that `ptxvm ptx` gives exactly what `nvcc -ptx` writes as
 fatbinary stores it (normalize() below: no comments, no leading blanks, a
 run of blanks kept as its first character; the reader itself knows nothing
@@ -87,6 +87,7 @@ BUILDS = {
     "sm90a.fatbin": ["-arch=sm_90a", "-fatbin", "-o", "sm90a.fatbin", "k.cu"],
     "app_sass": ["-gencode", "arch=compute_90,code=sm_90", "-o", "app_sass", "k.cu"],
     "app_rdc": ["-arch=sm_90", "-rdc=true", "-o", "app_rdc", "a.cu", "b.cu"],
+    "k.cubin": ["-arch=sm_90", "-cubin", "-o", "k.cubin", "k.cu"],
     "k.ptx": ["-arch=sm_90", "-ptx", "-o", "k.ptx", "k.cu"],
     "b.whole.ptx": ["-arch=sm_90", "-ptx", "-o", "b.whole.ptx", "b.cu"],
     "k.c90.ptx": ["-arch=compute_90", "-ptx", "-o", "k.c90.ptx", "k.cu"],
@@ -160,6 +161,8 @@ def test_with(ptxvm, d):
         rc, out, err = sh([ptxvm, cmd, "app_sass"], d)
         T.check(rc == 2 and "SASS only" in err and "_Z3addPii" in err and "_Z5scalePff" in err
                 and "-arch=sm_90" in err, "%s app_sass: exit %d %s" % (cmd, rc, err))
+    rc, out, err = sh([ptxvm, "info", "k.cubin"], d)
+    T.check(rc == 2 and "a cubin holds SASS only" in err and "_Z3addPii" in err, "info k.cubin: exit %d %s" % (rc, err))
     # -rdc=true: one module per object, each nvcc's; calls across them are refused by name
     rc, out, err = sh([ptxvm, "ptx", "app_rdc"], d)
     parts = re.split(r"^// ptxvm ptx: app_rdc#\d: sm_90, an -rdc=true object \(not linked\)\n", out, flags=re.M)
