@@ -13,7 +13,8 @@
  * Files: entries.c (the table of entry points: exported symbols and
  * cuGetProcAddress, stubs for the unimplemented), init.c (cuInit, versions,
  * errors, options), handles.c, device.c, context.c, memory.c, module.c (modules,
- * functions, launches), stream.c (streams, events). */
+ * functions, globals), launch.c (function attributes, launches), stream.c
+ * (streams, events). */
 #ifndef PTXVM_CUDA_DRIVER_H
 #define PTXVM_CUDA_DRIVER_H
 
@@ -95,6 +96,7 @@ struct CUevent_st {
 bool drv_handle_add(const void *h);
 void drv_handle_remove(const void *h);
 bool drv_live(const void *h, uint32_t magic);
+static inline bool drv_live_function(const void *f) { return drv_live(f, MAGIC_FN); }
 
 /* ---- init.c ---- */
 extern DrvOptions drv_opt;
@@ -102,6 +104,8 @@ extern DrvOptions drv_opt;
 CUresult drv_initialized(void);
 /* Writes "ptxvm: " and the formatted text, with a newline, on stderr. */
 void drv_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Each line of text on stderr, prefixed "ptxvm: ". */
+void drv_say_lines(const char *text);
 /* Adds a launch's counters to the totals PTXVM_STATS prints at exit. */
 void drv_stats_add(const ptxvm_stats *s);
 

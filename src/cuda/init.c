@@ -209,3 +209,14 @@ CUresult cuGetExportTable(const void **ppExportTable, const CUuuid *pExportTable
   if (ppExportTable) *ppExportTable = NULL;
   return CUDA_ERROR_NOT_FOUND;
 }
+
+/* Each line of text on stderr, prefixed "ptxvm: ". */
+void drv_say_lines(const char *text) {
+  while (*text) {
+    const char *nl = strchr(text, '\n');
+    int n = nl ? (int)(nl - text) : (int)strlen(text);
+    fprintf(stderr, "ptxvm: %.*s\n", n, text);
+    text += n + (nl != NULL);
+  }
+}
+
