@@ -113,7 +113,7 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
   case 4: memcpy(d, s, 4); break;
   case 8: memcpy(d, s, 8); break;
   case 16: memcpy(d, s, 16); break;
-  default: memcpy(d, s, n); break;
+  default: if (n) memcpy(d, s, n); break;   /* a 0-byte bulk copy has no source */
   }
 }
 
