@@ -165,10 +165,12 @@ static CUresult load_in(CUcontext c, CUmodule *out, const void *image, size_t si
   ptxvm_module *vm = NULL;
   ptxvm_status st = ptxvm_module_load_image(c->vm, image, size, name, &vm);
   const char *msg = st == PTXVM_SUCCESS ? NULL : ptxvm_last_error(c->vm);
+  /* an image's messages (fatbin.c, image.c) do not name it; PTX's and the
+     preparation's start with FILE: */
+  bool unnamed = st == PTXVM_ERROR_NO_PTX || st == PTXVM_ERROR_INVALID_IMAGE || st == PTXVM_ERROR_NOT_SUPPORTED;
   if (st == PTXVM_SUCCESS) st = prepare(c, vm, &msg);
   if (st != PTXVM_SUCCESS) {
-    /* an image's messages (fatbin.c) do not name it; PTX's start with FILE: */
-    if (st == PTXVM_ERROR_NO_PTX || st == PTXVM_ERROR_INVALID_IMAGE) drv_say("%s: %s", name, msg);
+    if (unnamed) drv_say("%s: %s", name, msg);
     else drv_say_lines(msg);
     if (log) jit_log_put(log->err, log->err_size, msg);
     ptxvm_module_unload(vm);
