@@ -416,6 +416,14 @@ ptxvm_status ptxvm_module_unsupported(ptxvm_module *mod, int index, ptxvm_unsupp
  *         PTXVM_ERROR_CONTEXT_BUSY. */
 ptxvm_status ptxvm_module_prepare(ptxvm_module *mod);
 
+/* Whether kernel fn is lowered (*lowered 1) or not yet (0): its first
+ * launch, ptxvm_function_launchable or ptxvm_module_unsupported_count
+ * lowers it with the functions it can call (ptxvm_module_prepare).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument; fn not an .entry
+ *           with a body), PTXVM_ERROR_INVALID_HANDLE,
+ *         PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_function_lowered(ptxvm_function *fn, int *lowered);
+
 /* Whether kernel fn can be launched (ptxvm_launch checks the same first):
  * prepares its module (ptxvm_module_prepare) and lowers fn and the
  * functions it can call, as its first launch does.

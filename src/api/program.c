@@ -131,3 +131,19 @@ ptxvm_status ptxvm_function_launchable(ptxvm_function *h) {
   if (st != PTXVM_SUCCESS) return st;
   return api_leave(ctx, api_launchable(ctx, fn));
 }
+
+static ptxvm_status function_lowered(Ctx *ctx, Fn *fn, int *lowered) {
+  if (!lowered) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_lowered: NULL argument");
+  if (!fn->f->is_entry || !fn->f->has_body)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)", fn->f->name);
+  *lowered = fn->mod->prog && program_kernel_lowered(fn->mod->prog, fn->f);
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_function_lowered(ptxvm_function *h, int *lowered) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, function_lowered(ctx, fn, lowered));
+}

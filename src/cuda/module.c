@@ -16,7 +16,8 @@
  * its first launch, with what it can call: CUDA's lazy loading, the
  * default since CUDA 12.2, so a fatbin of hundreds of CUB kernels costs
  * only the ones used. CUDA_MODULE_LOADING=EAGER lowers the whole module at
- * its load instead (cuModuleGetLoadingMode says which). A kernel holding
+ * its load instead (cuModuleGetLoadingMode says which; cuFuncIsLoaded
+ * whether a kernel is lowered, cuFuncLoad lowers it). A kernel holding
  * an instruction ptxvm cannot execute yet fails its own launches
  * (CUDA_ERROR_NOT_SUPPORTED, with the instruction's FILE:LINE:COL); the
  * module's other kernels run.
@@ -349,6 +350,38 @@ CUresult cuFuncGetModule(CUmodule *hmod, CUfunction hfunc) {
   if (!drv_live_function(hfunc)) return CUDA_ERROR_INVALID_HANDLE;
   *hmod = hfunc->mod;
   return CUDA_SUCCESS;
+}
+
+/* Loaded: lowered (ptxvm_function_lowered). A kernel that ptxvm cannot
+ * run is loaded all the same (its launches are refused). */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!state) return CUDA_ERROR_INVALID_VALUE;
+  if (!drv_live_function(function)) return CUDA_ERROR_INVALID_HANDLE;
+  CUcontext c;
+  r = drv_enter(function->mod->ctx, &c);
+  if (r != CUDA_SUCCESS) return r;
+  int lowered = 0;
+  ptxvm_status st = ptxvm_function_lowered(function->vm, &lowered);
+  drv_leave(c);
+  if (st != PTXVM_SUCCESS) return drv_result(c, st, CUDA_ERROR_INVALID_VALUE);
+  *state = lowered ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuFuncLoad(CUfunction function) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!drv_live_function(function)) return CUDA_ERROR_INVALID_HANDLE;
+  CUcontext c;
+  r = drv_enter(function->mod->ctx, &c);
+  if (r != CUDA_SUCCESS) return r;
+  ptxvm_status st = ptxvm_function_launchable(function->vm);
+  r = st == PTXVM_SUCCESS || st == PTXVM_ERROR_NOT_SUPPORTED ? CUDA_SUCCESS   /* refused at its launches */
+      : drv_result(c, st, CUDA_ERROR_INVALID_VALUE);
+  drv_leave(c);
+  return r;
 }
 
 /* ---- globals ---- */

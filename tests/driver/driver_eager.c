@@ -3,7 +3,8 @@
  * driver_api.c). The program sets the variable itself, before cuInit, as
  * an environment would. Eager loading lowers each module whole at its
  * load; what a launch sees is the same as with lazy loading
- * (driver_images.c): cuModuleGetLoadingMode says EAGER, a kernel that
+ * (driver_images.c): cuModuleGetLoadingMode says EAGER, cuFuncIsLoaded that
+ * a kernel is loaded before its launch, a kernel that
  * cannot run is refused at its own launch while the others run, a module
  * that cannot run as a whole fails its load, and a fatbin's kernels
  * compute what images.cu says.
@@ -40,6 +41,8 @@ int main(void) {
   CUfunction bad, seven;
   CHECK(cuModuleGetFunction(&bad, mod, "bad") == CUDA_SUCCESS);
   CHECK(cuModuleGetFunction(&seven, mod, "seven") == CUDA_SUCCESS);
+  CUfunctionLoadingState state;
+  CHECK(cuFuncIsLoaded(&state, seven) == CUDA_SUCCESS && state == CU_FUNCTION_LOADING_STATE_LOADED);
   CUdeviceptr out;
   unsigned v = 0;
   CHECK(cuMemAlloc(&out, 4) == CUDA_SUCCESS);

@@ -11,7 +11,8 @@
  * run as a whole fails its load, while one kernel that cannot is refused
  * at its own launch; kernels are enumerated and named
  * (cuModuleGetFunctionCount, cuModuleEnumerateFunctions, cuFuncGetName,
- * cuFuncGetModule); the loading mode is lazy.
+ * cuFuncGetModule); the loading mode is lazy: a kernel is loaded at its
+ * first launch or cuFuncLoad (cuFuncIsLoaded).
  *
  * STDERR: ptxvm: <image>: the image holds SASS only (no PTX) for kernels sass_only: ptxvm runs PTX; rebuild with -arch=sm_90 (or -gencode arch=compute_90,code=[sm_90,compute_90])
  * STDERR: ptxvm: <image>: a cubin holds SASS only (no PTX) for kernels sass_only: ptxvm runs PTX
@@ -23,6 +24,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
 #include <fatbinary_section.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,12 +190,23 @@ static void test_lazy(void) {
   CHECK(cuModuleGetFunction(&viaf, mod, "viaf") == CUDA_SUCCESS);
   unsigned count = 0;
   CHECK(cuModuleGetFunctionCount(&count, mod) == CUDA_SUCCESS && count == 2);
+  /* loaded (lowered) at the first launch, or by cuFuncLoad */
+  bool lazy = mode == CU_MODULE_LAZY_LOADING;
+  CUfunctionLoadingState state;
+  CHECK(cuFuncIsLoaded(&state, seven) == CUDA_SUCCESS &&
+        state == (lazy ? CU_FUNCTION_LOADING_STATE_UNLOADED : CU_FUNCTION_LOADING_STATE_LOADED));
+  CHECK(cuFuncIsLoaded(NULL, seven) == CUDA_ERROR_INVALID_VALUE);
   CUdeviceptr out;
   unsigned v = 0;
   CHECK(cuMemAlloc(&out, 4) == CUDA_SUCCESS);
   void *args[] = {&out};
   CHECK(cuLaunchKernel(seven, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL) == CUDA_SUCCESS);
   CHECK(cuMemcpyDtoH(&v, out, 4) == CUDA_SUCCESS && v == 7);
+  CHECK(cuFuncIsLoaded(&state, seven) == CUDA_SUCCESS && state == CU_FUNCTION_LOADING_STATE_LOADED);
+  CHECK(cuFuncIsLoaded(&state, viaf) == CUDA_SUCCESS &&
+        state == (lazy ? CU_FUNCTION_LOADING_STATE_UNLOADED : CU_FUNCTION_LOADING_STATE_LOADED));
+  CHECK(cuFuncLoad(viaf) == CUDA_SUCCESS);   /* loaded, and refused at its launches */
+  CHECK(cuFuncIsLoaded(&state, viaf) == CUDA_SUCCESS && state == CU_FUNCTION_LOADING_STATE_LOADED);
   CHECK(cuLaunchKernel(viaf, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL) == CUDA_ERROR_NOT_SUPPORTED);
   CHECK(cuMemsetD32(out, 0, 1) == CUDA_SUCCESS);   /* not sticky */
   CHECK(cuLaunchKernel(seven, 1, 1, 1, 1, 1, 1, 0, NULL, args, NULL) == CUDA_SUCCESS);

@@ -122,15 +122,21 @@ static void test_api(void) {
   ptxvm_function *a = NULL, *b = NULL;
   ptxvm_module_get_function(mod, "a", &a);
   ptxvm_module_get_function(mod, "b", &b);
+  int lowered = -1;
+  CHECK(ptxvm_function_lowered(a, &lowered) == PTXVM_SUCCESS && lowered == 0);
   CHECK(ptxvm_mem_alloc(ctx, 4, &out) == PTXVM_SUCCESS);
   unsigned one[3] = {1, 1, 1}, got = 0, three = 3;
   void *params[] = {&out};
   CHECK(ptxvm_memcpy_htod(ctx, seed, &three, 4) == PTXVM_SUCCESS);
   CHECK(ptxvm_launch(a, one, one, NULL, 0, params) == PTXVM_SUCCESS);
   CHECK(ptxvm_memcpy_dtoh(ctx, &got, out, 4) == PTXVM_SUCCESS && got == 4);   /* g(3) = 3 + 1 */
+  CHECK(ptxvm_function_lowered(a, &lowered) == PTXVM_SUCCESS && lowered == 1);
+  CHECK(ptxvm_function_lowered(b, &lowered) == PTXVM_SUCCESS && lowered == 0);
+  CHECK(ptxvm_function_lowered(b, NULL) == PTXVM_ERROR_INVALID_VALUE);
   CHECK(ptxvm_launch(b, one, one, NULL, 0, params) == PTXVM_ERROR_NOT_SUPPORTED);
   CHECK(strstr(ptxvm_last_error(ctx), "t.ptx:35:3: vadd.u32.u32.u32") != NULL);
   CHECK(ptxvm_module_unsupported_count(mod) == 2);
+  CHECK(ptxvm_function_lowered(b, &lowered) == PTXVM_SUCCESS && lowered == 1);
   CHECK(ptxvm_launch(a, one, one, NULL, 0, params) == PTXVM_SUCCESS);
   CHECK(ptxvm_module_prepare(NULL) == PTXVM_ERROR_INVALID_VALUE);
   ptxvm_module_unload(mod);
