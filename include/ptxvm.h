@@ -384,9 +384,8 @@ typedef struct ptxvm_unsupported_info {
                                 for the whole module */
 } ptxvm_unsupported_info;
 
-/* Prepares the module as its first launch would (it is lowered, and its
- * .global and .const variables get device memory) and returns how many
- * entries ptxvm_module_unsupported describes: one per instruction that
+/* Prepares the module (as ptxvm_module_prepare), lowers every function
+ * of it and returns how many entries ptxvm_module_unsupported describes: one per instruction that
  * ptxvm cannot execute yet, in declaration order; or 1 when the module as a
  * whole cannot run (its local memory per thread is too large, its variables
  * do not fit in device memory); 0 when every kernel can be launched.
@@ -401,8 +400,33 @@ int ptxvm_module_unsupported_count(ptxvm_module *mod);
  *         PTXVM_ERROR_INVALID_HANDLE, PTXVM_ERROR_CONTEXT_BUSY. */
 ptxvm_status ptxvm_module_unsupported(ptxvm_module *mod, int index, ptxvm_unsupported_info *out);
 
+/* Prepares the module as its first launch would, without lowering its
+ * code: its .global and .const variables get device memory and their
+ * initial values, its shared and local memory are laid out, and what stops
+ * the module as a whole is found (a frame or local memory per thread too
+ * large, variables that do not fit in device memory). Each kernel is
+ * lowered later, with the functions it can call, at its first launch or
+ * ptxvm_function_launchable, so a module of hundreds of kernels (CUB,
+ * Thrust) costs only the kernels used; ptxvm_module_unsupported_count
+ * lowers all of them. Idempotent; the calls below that need it do it.
+ * Errors: PTXVM_ERROR_NOT_SUPPORTED (the module as a whole cannot run: the
+ *           message says why; ptxvm_module_unsupported's one entry),
+ *         PTXVM_ERROR_INVALID_VALUE (mod NULL; a bad PTXVM_DEVICE_MEMORY),
+ *         PTXVM_ERROR_OUT_OF_MEMORY, PTXVM_ERROR_INVALID_HANDLE,
+ *         PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_module_prepare(ptxvm_module *mod);
+
+/* Whether kernel fn is lowered (*lowered 1) or not yet (0): its first
+ * launch, ptxvm_function_launchable or ptxvm_module_unsupported_count
+ * lowers it with the functions it can call (ptxvm_module_prepare).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument; fn not an .entry
+ *           with a body), PTXVM_ERROR_INVALID_HANDLE,
+ *         PTXVM_ERROR_CONTEXT_BUSY. */
+ptxvm_status ptxvm_function_lowered(ptxvm_function *fn, int *lowered);
+
 /* Whether kernel fn can be launched (ptxvm_launch checks the same first):
- * prepares its module as ptxvm_module_unsupported_count does.
+ * prepares its module (ptxvm_module_prepare) and lowers fn and the
+ * functions it can call, as its first launch does.
  * Errors: PTXVM_ERROR_INVALID_VALUE (fn NULL, or not an .entry with a body),
  *         PTXVM_ERROR_NOT_SUPPORTED (fn holds an instruction ptxvm cannot
  *           execute yet, or can call a function that does: the message is
@@ -497,9 +521,9 @@ ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t val
 
 /* The device address (*addr) and size in bytes (*size; either may be NULL)
  * of the module-scope .global or .const variable `name` (§5.1.4, §5.1.3),
- * as kernels of the module see it; prepares the module first, as
- * ptxvm_module_unsupported_count does (placing its variables, initialised,
- * before any launch). The host may read and write it with the memcpy
+ * as kernels of the module see it; prepares the module first
+ * (ptxvm_module_prepare: its variables are placed, initialised, before any
+ * launch). The host may read and write it with the memcpy
  * calls below; .const stays read-only to kernels. Valid until the module is
  * unloaded.
  * Errors: PTXVM_ERROR_INVALID_VALUE (mod or name NULL; a bad
@@ -515,9 +539,8 @@ ptxvm_status ptxvm_module_get_global(ptxvm_module *mod, const char *name, ptxvm_
 /* The static shared memory of kernel `fn` in bytes (*bytes): where its
  * dynamic shared memory (extern .shared arrays) starts, as lowering lays out
  * the .shared variables it can reach (docs/ARCHITECTURE.md "Shared memory
- * per kernel"); prepares the module first, as
- * ptxvm_module_unsupported_count does (also for a kernel that cannot be
- * launched).
+ * per kernel"); prepares the module first (ptxvm_module_prepare; also
+ * for a kernel that cannot be launched).
  * Errors: those of ptxvm_module_get_global, and PTXVM_ERROR_INVALID_VALUE
  *         (fn not an .entry with a body). */
 ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
@@ -532,7 +555,8 @@ ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
  * cuLaunchKernel-style: params[i] points to the value of parameter i, whose
  * size is the parameter's (ptxvm_function_get_param); it may be NULL when the
  * kernel takes none. Returns when the grid has finished: synchronous.
- * The first call for a module lowers it (all its functions).
+ * The first call for a kernel lowers it and the functions it can call
+ * (ptxvm_module_prepare).
  * Errors: PTXVM_ERROR_INVALID_VALUE (fn, grid or block NULL; fn not an
  *           .entry with a body; params NULL while the kernel has some),
  *         PTXVM_ERROR_INVALID_CONFIG (dimensions, cluster shape, shared

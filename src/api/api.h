@@ -28,7 +28,8 @@ struct Mod {
   Module *m;
   Fn *fns;                 /* one per m->funcs entry */
   Mod *next;               /* the context's list */
-  struct Program *prog;    /* lowered at the first need (api_program) */
+  struct Program *prog;    /* prepared at the first need (api_program),
+                              lowered per kernel (api_program_lower) */
   char *lower_error;       /* why the module cannot be lowered (malloc'd), or NULL */
   uint64_t h;              /* its handle */
 };
@@ -99,10 +100,15 @@ bool api_function_param(const Fn *fn, int is_return, int index, ptxvm_param_info
 /* Frees a module: its functions' handles and its own are retired. */
 void api_module_free(Mod *mod);
 
-/* Lowers mod for its context's device unless done (mod->prog; the first
- * launch and the calls of ptxvm.h "what ptxvm cannot execute yet" do it);
- * records the error otherwise (mod->lower_error too). program.c. */
+/* Prepares mod for its context's device unless done (mod->prog,
+ * program_layout: variables placed, memory laid out, no code yet); records
+ * the error otherwise (mod->lower_error too, for an error of the whole
+ * module). program.c. */
 ptxvm_status api_program(Mod *mod);
+/* api_program, then lowers what kernel can reach (NULL: every function);
+ * records the error otherwise (PTXVM_ERROR_NOT_SUPPORTED or
+ * PTXVM_ERROR_OUT_OF_MEMORY; the module stays usable). */
+ptxvm_status api_program_lower(Mod *mod, const Function *kernel);
 /* ptxvm_function_launchable on a resolved context: PTXVM_SUCCESS, or the
  * refusal that stops kernel fn, recorded. */
 ptxvm_status api_launchable(Ctx *ctx, Fn *fn);

@@ -1,10 +1,11 @@
 /* launch.c: ptxvm_launch, from the host API to the launcher (ptxvm.h
  * "launching kernels", src/sched/launch.c).
  *
- * The module is lowered at its first launch (api_program), against the
- * context's device, which also receives its .global and .const variables;
- * a kernel that holds or can call an instruction ptxvm cannot execute yet
- * is refused (api_launchable), the module's others still run.
+ * The module is prepared at its first need (api_program: the context's
+ * device receives its .global and .const variables) and each kernel is
+ * lowered at its first launch (api_launchable, with what it can call); a
+ * kernel that holds or can call an instruction ptxvm cannot execute yet
+ * is refused, the module's others still run.
  * The parameter buffer is laid out as ptxvm_function_get_param reports: each
  * parameter at its offset, params[i] copied for its size. The launch runs
  * synchronously; its first fault or deadlock becomes the status and the
@@ -134,7 +135,7 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   if (!fn->f->is_entry || !fn->f->has_body)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
                     fn->f->name);
-  ptxvm_status st = api_launchable(ctx, fn);   /* lowers the module at its first launch */
+  ptxvm_status st = api_launchable(ctx, fn);   /* lowers the kernel at its first launch */
   if (st != PTXVM_SUCCESS) return st;
   Device *dev;
   st = api_device(ctx, &dev);

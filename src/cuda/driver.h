@@ -13,7 +13,7 @@
  * Files: entries.c (the table of entry points: exported symbols and
  * cuGetProcAddress, stubs for the unimplemented), init.c (cuInit, versions,
  * errors, options), handles.c, device.c, context.c, memory.c, module.c (modules,
- * functions, globals), launch.c (function attributes, launches), stream.c
+ * libraries, functions, kernels, globals), launch.c (function attributes, launches), stream.c
  * (streams, events). */
 #ifndef PTXVM_CUDA_DRIVER_H
 #define PTXVM_CUDA_DRIVER_H
@@ -27,7 +27,7 @@
 #include "entries.h"
 
 enum { MAGIC_CTX = 0x43545821, MAGIC_MOD = 0x4d4f4421, MAGIC_FN = 0x464e4321,
-       MAGIC_STREAM = 0x53545221, MAGIC_EVENT = 0x45564e21 };
+       MAGIC_STREAM = 0x53545221, MAGIC_EVENT = 0x45564e21, MAGIC_LIB = 0x4c494221 };
 
 /* Launch options from the environment (init.c drv_options), applied to every
  * context's ptxvm_context. */
@@ -58,6 +58,14 @@ struct CUmod_st {
   struct CUfunc_st *fns;    /* one per ptxvm function, by index */
   int nfns;
   struct CUmod_st *next;
+  struct CUlib_st *lib;     /* the library whose module it is, or NULL */
+};
+
+/* A library (module.c): its module, in the context current at its load. */
+struct CUlib_st {
+  uint32_t magic;
+  CUmodule mod;
+  bool primary;             /* it retained the primary context */
 };
 
 struct CUfunc_st {

@@ -1,6 +1,6 @@
-/* handles.c: the set of live driver handles (contexts, modules, functions,
- * streams, events), so that a handle is looked up before it is read: a
- * destroyed or foreign one is refused (CUDA_ERROR_INVALID_HANDLE /
+/* handles.c: the set of live driver handles (contexts, modules, libraries,
+ * functions, streams, events), so that a handle is looked up before it is
+ * read: a destroyed or foreign one is refused (CUDA_ERROR_INVALID_HANDLE /
  * INVALID_CONTEXT) instead of being dereferenced. An open-addressing hash
  * set of addresses under one lock; a handle also carries its kind's magic
  * word, so a module passed as a stream is refused too. */

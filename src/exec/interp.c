@@ -457,6 +457,11 @@ static int callee_of(Warp *w, const XInsn *x, const CallInfo *ci, int l) {
                (unsigned long long)a);
     return -1;
   }
+  if (!p->funcs[a - FUNC_ADDR_BASE].lowered) {   /* lowered are the kernel's reach (program_lower) */
+    exec_fault(w, x, l, "call: 0x%llx is the address of '%s', which the module never takes",
+               (unsigned long long)a, p->funcs[a - FUNC_ADDR_BASE].f->name);
+    return -1;
+  }
   return (int)(a - FUNC_ADDR_BASE);
 }
 

@@ -18,6 +18,22 @@ typedef struct Program Program;
  * message) when the module as a whole cannot be lowered (its local memory
  * or variables do not fit) or memory runs out. */
 Program *program_build(const Module *m, Device *dev, char **err);
+/* The first half of program_build, what loading a module must settle: the
+ * variables (device memory, initialisers, shared and local layout), the
+ * frames of every function, and so every error that stops the module as a
+ * whole (NULL with *err as program_build). No registers or code yet:
+ * program_lower gives them to functions when a launch needs them, so a
+ * module of hundreds of kernels costs, in time and in each warp's register
+ * file, only the ones used. */
+Program *program_layout(const Module *m, Device *dev, char **err);
+/* Lowers what kernel needs that is not lowered yet (the functions it can
+ * reach, in declaration order; NULL: every function), with the same code
+ * and refusals as program_build would give them. Returns false with *err
+ * set (malloc'd; NULL when out of memory) when memory runs out or a
+ * label is missing; p is then as it was. */
+bool program_lower(Program *p, const Function *kernel, char **err);
+/* Whether kernel and every function it can reach are lowered. */
+bool program_kernel_lowered(const Program *p, const Function *kernel);
 void program_free(Program *p);
 
 /* Static shared memory of a kernel (bytes, the start of its dynamic area),

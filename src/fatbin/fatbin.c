@@ -308,6 +308,7 @@ static FbStatus read_fatbin(FbImage *img, const uint8_t *p, size_t size) {
   Scan sc = {0, 0};
   char kernels[256] = "";
   size_t n = size ? size : (size_t)(rd16(p + 6) + rd64(p + 8));
+  if (!size && n < 16) n = 16;   /* its header's 16 bytes, which say it is malformed */
   FbStatus st = fatbins(img, p, n, false, &sc);
   if (st != FB_OK || img->nptx) return st;
   sass_kernels(p, n < 16 ? 0 : rd16(p + 6) + rd64(p + 8), kernels, sizeof kernels);

@@ -1,6 +1,9 @@
 /* lower.c: module IR -> executable program (STYLE.md §4, exec.h).
  *
- * program_build walks the module once:
+ * program_build walks the module once; program_layout does step 1 alone
+ * and program_lower steps 2 and 3 for the functions a kernel can reach, at
+ * its first launch, in declaration order, so that lowering a module kernel
+ * by kernel gives each function the code program_build would:
  *
  *   1. Variables. Module-scope .global/.const variables get device memory
  *      (dev_alloc) and their initializers; each .shared variable gets one
@@ -68,6 +71,9 @@ struct Lower {
   Const *consts; uint32_t capconsts, nconsts;
   uint32_t *i32; uint64_t *i64; uint32_t *ipred;   /* init value per slot */
   uint32_t cap32, cap64, cappred;
+  uint32_t n32, n64, npred;       /* slots so far (Program's: those of its
+                                     init image, published by finish_image) */
+  const uint8_t *want;            /* program_lower: the functions wanted (NULL: all) */
   jmp_buf jb;                     /* fatal: the module cannot be lowered */
   jmp_buf insn_jb;                /* the instruction being lowered is refused */
   bool catch_insn;                /* insn_jb is set */
@@ -120,17 +126,16 @@ static void *grow(Lower *L, void *v, uint32_t *cap, uint32_t need, size_t elem) 
 enum { FILE32, FILE64, FILEP };
 
 static uint32_t new_slot(Lower *L, int file, uint32_t n) {
-  Program *p = L->p;
   uint32_t s;
   if (file == FILE32) {
-    s = p->n32; p->n32 += n;
-    L->i32 = grow(L, L->i32, &L->cap32, p->n32, sizeof *L->i32);
+    s = L->n32; L->n32 += n;
+    L->i32 = grow(L, L->i32, &L->cap32, L->n32, sizeof *L->i32);
   } else if (file == FILE64) {
-    s = p->n64; p->n64 += n;
-    L->i64 = grow(L, L->i64, &L->cap64, p->n64, sizeof *L->i64);
+    s = L->n64; L->n64 += n;
+    L->i64 = grow(L, L->i64, &L->cap64, L->n64, sizeof *L->i64);
   } else {
-    s = p->npred; p->npred += n;
-    L->ipred = grow(L, L->ipred, &L->cappred, p->npred, sizeof *L->ipred);
+    s = L->npred; L->npred += n;
+    L->ipred = grow(L, L->ipred, &L->cappred, L->npred, sizeof *L->ipred);
   }
   return s;
 }
@@ -1080,20 +1085,33 @@ static void lower_function(Lower *L, int i) {
 
 /* ---- program ---- */
 
+/* The init image (what warp creation copies) from the slots' values; built
+ * again after each program_lower, which adds constant slots. */
 static void finish_image(Lower *L) {
   Program *p = L->p;
-  p->init32 = calloc((size_t)p->n32 * WARP_SIZE + 1, sizeof *p->init32);
-  p->init64 = calloc((size_t)p->n64 * WARP_SIZE + 1, sizeof *p->init64);
-  p->initpred = calloc((size_t)p->npred + 1, sizeof *p->initpred);
-  if (!p->init32 || !p->init64 || !p->initpred) lower_fail(L, NULL, "out of memory");
-  for (uint32_t s = 0; s < p->n32; s++)
-    for (int l = 0; l < WARP_SIZE; l++) p->init32[(size_t)s * WARP_SIZE + (size_t)l] = L->i32[s];
-  for (uint32_t s = 0; s < p->n64; s++)
-    for (int l = 0; l < WARP_SIZE; l++) p->init64[(size_t)s * WARP_SIZE + (size_t)l] = L->i64[s];
-  memcpy(p->initpred, L->ipred, p->npred * sizeof *p->initpred);
+  uint32_t *i32 = calloc((size_t)L->n32 * WARP_SIZE + 1, sizeof *i32);
+  uint64_t *i64 = calloc((size_t)L->n64 * WARP_SIZE + 1, sizeof *i64);
+  uint32_t *ipred = calloc((size_t)L->npred + 1, sizeof *ipred);
+  if (!i32 || !i64 || !ipred) {   /* the old image stays */
+    free(i32); free(i64); free(ipred);
+    lower_fail(L, NULL, "out of memory");
+  }
+  for (uint32_t s = 0; s < L->n32; s++)
+    for (int l = 0; l < WARP_SIZE; l++) i32[(size_t)s * WARP_SIZE + (size_t)l] = L->i32[s];
+  for (uint32_t s = 0; s < L->n64; s++)
+    for (int l = 0; l < WARP_SIZE; l++) i64[(size_t)s * WARP_SIZE + (size_t)l] = L->i64[s];
+  memcpy(ipred, L->ipred, L->npred * sizeof *ipred);
+  free(p->init32); free(p->init64); free(p->initpred);
+  p->n32 = L->n32;
+  p->n64 = L->n64;
+  p->npred = L->npred;
+  p->init32 = i32;
+  p->init64 = i64;
+  p->initpred = ipred;
 }
 
-static void build(Lower *L) {
+/* Phase 1: everything but code. */
+static void layout(Lower *L) {
   Program *p = L->p;
   p->nfuncs = L->m->nfuncs;
   p->funcs = arena_alloc(&p->arena, (size_t)(p->nfuncs + 1) * sizeof *p->funcs);
@@ -1104,8 +1122,37 @@ static void build(Lower *L) {
   p->fp_slot = new_slot(L, FILE32, 1);   /* per lane, set by the interpreter */
   p->sp_slot = new_slot(L, FILE32, 1);
   layout_vars(L);
-  for (int i = 0; i < p->nfuncs; i++) layout_regs(L, &p->funcs[i]);
-  for (int i = 0; i < p->nfuncs; i++) lower_function(L, i);
+  for (int i = 0; i < p->nfuncs; i++) p->funcs[i].refusal = -1;
+}
+
+/* Stable by function: the refusals of a later program_lower go among the
+ * earlier ones, so the list stays in function order. */
+static void sort_refusals(Program *p) {
+  for (int i = 1; i < p->nrefusals; i++) {
+    Refusal r = p->refusals[i];
+    int k = i;
+    for (; k > 0 && p->refusals[k - 1].func > r.func; k--) p->refusals[k] = p->refusals[k - 1];
+    p->refusals[k] = r;
+  }
+}
+
+/* Phase 2: the functions of want[] (NULL: all) not lowered yet, in order. */
+static void lower_functions(Lower *L, const uint8_t *want) {
+  Program *p = L->p;
+  int n0 = p->nrefusals;
+  /* registers first (a call reads its callee's .reg formals), and only
+     for these functions: a warp's register file holds the slots of the
+     functions lowered so far, not of the whole module */
+  for (int i = 0; i < p->nfuncs; i++)
+    if (!p->funcs[i].lowered && (!want || want[i])) layout_regs(L, &p->funcs[i]);
+  for (int i = 0; i < p->nfuncs; i++) {
+    if (p->funcs[i].lowered || (want && !want[i])) continue;
+    lower_function(L, i);
+    p->funcs[i].lowered = true;
+  }
+  L->fn = NULL;
+  finish_image(L);   /* the last step that can fail: what follows cannot */
+  if (p->nrefusals > n0) sort_refusals(p);
   for (int i = 0; i < p->nfuncs; i++) {
     FuncInfo *fi = &p->funcs[i];
     fi->refusal = -1;
@@ -1115,8 +1162,6 @@ static void build(Lower *L) {
   }
   p->code = L->code;
   p->ncode = L->ncode;
-  L->code = NULL;
-  finish_image(L);
 }
 
 static void lower_cleanup(Lower *L) {
@@ -1124,7 +1169,26 @@ static void lower_cleanup(Lower *L) {
   free(L->i32); free(L->i64); free(L->ipred); free(L->insn_pc);
 }
 
-Program *program_build(const Module *m, Device *dev, char **err) {
+/* Drops the lowering state once nothing is left to lower. */
+static void lower_done(Program *p) {
+  for (int i = 0; i < p->nfuncs; i++)
+    if (!p->funcs[i].lowered) return;
+  Lower *L = p->lower;
+  L->code = NULL;   /* p->code owns it */
+  lower_cleanup(L);
+  free(L);
+  p->lower = NULL;
+}
+
+/* Phase 1 under the module's one error exit; false with L->err set. */
+static bool try_layout(Lower *L) {
+  if (setjmp(L->jb)) return false;
+  layout(L);
+  finish_image(L);
+  return true;
+}
+
+Program *program_layout(const Module *m, Device *dev, char **err) {
   Program *p = calloc(1, sizeof *p);
   Lower *L = calloc(1, sizeof *L);
   if (!p || !L) { free(p); free(L); *err = strdup("out of memory"); return NULL; }
@@ -1133,20 +1197,80 @@ Program *program_build(const Module *m, Device *dev, char **err) {
   arena_init(&p->arena, &L->jb);
   L->p = p;
   L->m = m;
-  if (setjmp(L->jb)) {
+  p->lower = L;
+  if (!try_layout(L)) {
     *err = L->err ? L->err : strdup("out of memory");
-    Program *failed = L->p;
-    lower_cleanup(L);
-    free(L);
-    program_free(failed);
+    L->err = NULL;
+    program_free(p);
     return NULL;
   }
-  build(L);
-  Program *done = L->p;
-  done->arena.oom = NULL;
-  lower_cleanup(L);
-  free(L);
-  return done;
+  p->arena.oom = NULL;
+  return p;
+}
+
+/* Phase 2 for L->want; false with L->err set (NULL: out of memory). */
+static bool try_lower(Lower *L) {
+  if (setjmp(L->jb)) return false;
+  lower_functions(L, L->want);
+  return true;
+}
+
+bool program_lower(Program *p, const Function *kernel, char **err) {
+  Lower *L = p->lower;
+  *err = NULL;
+  if (!L) return true;   /* everything is lowered */
+  L->want = NULL;
+  if (kernel) {
+    int k = program_func_index(p, kernel);
+    if (k < 0 || !p->funcs[k].reach) return true;   /* not a kernel with a body: nothing to run */
+    L->want = p->funcs[k].reach;
+  }
+  uint32_t ncode = L->ncode;
+  int nrefusals = p->nrefusals;
+  p->arena.oom = &L->jb;
+  bool ok = try_lower(L);
+  p->arena.oom = NULL;
+  if (!ok) {
+    /* back to where this call began; constant slots it made stay in L,
+       unused, and the init image is the previous one */
+    *err = L->err;
+    L->err = NULL;
+    for (int i = 0; i < p->nfuncs; i++)
+      if (p->funcs[i].lowered && p->funcs[i].pc >= ncode) p->funcs[i].lowered = false;
+    L->ncode = ncode;
+    L->nfix = 0;
+    L->fn = NULL;
+    L->in = NULL;
+    L->catch_insn = false;
+    free(L->insn_pc);
+    L->insn_pc = NULL;
+    p->nrefusals = nrefusals;
+    p->code = L->code;
+    p->ncode = L->ncode;
+    return false;
+  }
+  lower_done(p);
+  return true;
+}
+
+bool program_kernel_lowered(const Program *p, const Function *kernel) {
+  int k = program_func_index(p, kernel);
+  if (k < 0) return false;
+  const FuncInfo *fi = &p->funcs[k];
+  for (int i = 0; fi->reach && i < p->nfuncs; i++)
+    if (fi->reach[i] && !p->funcs[i].lowered) return false;
+  return fi->lowered;
+}
+
+Program *program_build(const Module *m, Device *dev, char **err) {
+  Program *p = program_layout(m, dev, err);
+  if (!p) return NULL;
+  if (!program_lower(p, NULL, err)) {
+    if (!*err) *err = strdup("out of memory");
+    program_free(p);
+    return NULL;
+  }
+  return p;
 }
 
 void program_free(Program *p) {
@@ -1155,6 +1279,12 @@ void program_free(Program *p) {
     const Symbol *s = p->vars[i].sym;
     if ((s->space == SP_GLOBAL || s->space == SP_CONST) && p->dev)
       dev_free(p->dev, p->vars[i].addr);
+  }
+  if (p->lower) {
+    if (p->lower->code == p->code) p->lower->code = NULL;
+    lower_cleanup(p->lower);
+    free(p->lower->err);
+    free(p->lower);
   }
   free(p->vars);
   free(p->varhash);

@@ -49,7 +49,9 @@ typedef struct FuncInfo {
   const uint8_t *reach;             /* a kernel's: [i] = it can call function
                                        i (itself included); else NULL */
   int refusal;                      /* a kernel's: the first Refusal in a
-                                       function it reaches, or -1 */
+                                       function it reaches, or -1 (known once
+                                       they are all lowered) */
+  bool lowered;                     /* its code is in Program.code */
 } FuncInfo;
 
 /* An instruction that lowering refused: PTX that ptxvm cannot execute yet
@@ -112,12 +114,17 @@ struct Program {
   uint32_t fp_slot, sp_slot;        /* 32-bit file: frame and stack pointer */
   VarAddr *vars; int nvars, capvars; /* every addressable variable */
   int *varhash; uint32_t capvarhash; /* open addressing: index in vars + 1, by sym */
-  Refusal *refusals; int nrefusals, caprefusals;   /* in function order */
+  Refusal *refusals; int nrefusals, caprefusals;   /* in function order
+                                       (of the functions lowered so far) */
+  Lower *lower;                     /* lowering state kept for the functions
+                                       not lowered yet (program_lower); NULL
+                                       once every function is */
 };
 
 /* The refusal that stops kernel from launching (its own first instruction
  * that ptxvm cannot execute, or the first one of a function it can call),
- * or NULL when it can launch. */
+ * or NULL when it can launch; the kernel must have been lowered
+ * (program_lower). */
 const Refusal *program_kernel_refusal(const Program *p, const Function *kernel);
 
 /* Address of a variable in its own state space: global/const device

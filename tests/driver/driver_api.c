@@ -16,8 +16,8 @@
  * STDERR: 32 of 64 threads arrived
  * STDERR: ptxvm: trap
  * STDERR: ptxvm: <ptx>:14:3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported
- * STDERR: ptxvm: <ptx>: the image is a cubin (SASS); ptxvm runs PTX
- * STDERR: ptxvm: <ptx>: fatbin images are not implemented yet
+ * STDERR: ptxvm: <image>: a cubin holds SASS only (no PTX): ptxvm runs PTX
+ * STDERR: ptxvm: <image>: fatbin of 0 + 0 bytes does not fit
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -284,11 +284,12 @@ static void test_globals(void) {
   CHECK(cuMemcpyDtoH(v, out, 4) == CUDA_SUCCESS && v[0] == 7);
   CHECK(cuMemFree(out) == CUDA_SUCCESS);
   CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
-  /* images that are not PTX text: refused by name, nothing loaded */
-  static const unsigned char cubin[16] = {0x7f, 'E', 'L', 'F', 2, 1, 1};
+  /* images without PTX to run: a cubin (an ELF header of machine EM_CUDA,
+     190, without sections), a fatbin whose header is malformed */
+  static const unsigned char cubin[64] = {0x7f, 'E', 'L', 'F', 2, 1, 1, [16] = 2, [18] = 190};
   static const unsigned fatbin[4] = {0xBA55ED50u, 1, 0, 0};
   CHECK(cuModuleLoadData(&mod, cubin) == CUDA_ERROR_NO_BINARY_FOR_GPU);
-  CHECK(cuModuleLoadData(&mod, fatbin) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuModuleLoadData(&mod, fatbin) == CUDA_ERROR_INVALID_IMAGE);
 }
 
 /* A faulting kernel makes its context's error sticky; a deadlock is reported
