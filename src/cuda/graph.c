@@ -89,6 +89,8 @@ static _Thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GL
 
 static bool is_legacy(CUstream s) { return s == NULL || s == CU_STREAM_LEGACY; }
 static bool is_default(CUstream s) { return is_legacy(s) || s == CU_STREAM_PER_THREAD; }
+/* Stream 0 of a per-thread flavour (_ptsz). */
+static CUstream per_thread(CUstream s) { return s ? s : CU_STREAM_PER_THREAD; }
 
 /* Appends x to *v (n used, cap allocated); false: out of memory. */
 static bool push(void *v, size_t *n, size_t *cap, const void *x, size_t size) {
@@ -548,12 +550,13 @@ bool drv_event_captured(CUevent e) {
 
 /* s waits on e, recorded in capture ec (NULL: ended), under the lock. */
 static CUresult wait_captured(CUstream s, CUevent e, DrvCapture *ec) {
+  DrvCapture *sc = is_default(s) ? NULL : s->capture;
   if (!ec) return CUDA_ERROR_CAPTURED_EVENT;
-  if (s->capture && s->capture != ec) {
-    s->capture->invalidated = ec->invalidated = true;
+  if (sc && sc != ec) {
+    sc->invalidated = ec->invalidated = true;
     return CUDA_ERROR_STREAM_CAPTURE_MERGE;
   }
-  if (s->capture) {   /* a join: the union of both dependency sets */
+  if (sc) {   /* a join: the union of both dependency sets */
     for (size_t i = 0; i < e->nnodes; i++) {
       bool have = false;
       for (size_t j = 0; j < s->ndeps && !have; j++) have = s->deps[j] == e->nodes[i];
@@ -664,7 +667,7 @@ CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) { r
 /* The per-thread flavour: stream 0 is the per-thread default stream there. */
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
-  return begin_capture(hStream ? hStream : CU_STREAM_PER_THREAD, mode);
+  return begin_capture(per_thread(hStream), mode);
 }
 
 /* CUDA 10.0's form, before capture modes: the global mode. */
@@ -728,7 +731,10 @@ CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) {
   return r;
 }
 
-PER_THREAD(cuStreamEndCapture_ptsz, cuStreamEndCapture)
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph);
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) {
+  return cuStreamEndCapture(per_thread(hStream), phGraph);
+}
 
 /* Capture state of s; the legacy stream cannot capture, and asking about it
  * while a blocking stream captures is CUDA_ERROR_STREAM_CAPTURE_IMPLICIT (the
@@ -792,10 +798,34 @@ CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *capt
   return capture_info(hStream, captureStatus_out, id_out, graph_out, dependencies_out, NULL, numDependencies_out);
 }
 
-PER_THREAD(cuStreamIsCapturing_ptsz, cuStreamIsCapturing)
-PER_THREAD(cuStreamGetCaptureInfo_ptsz, cuStreamGetCaptureInfo)
-PER_THREAD(cuStreamGetCaptureInfo_v2_ptsz, cuStreamGetCaptureInfo_v2)
-PER_THREAD(cuStreamGetCaptureInfo_v3_ptsz, cuStreamGetCaptureInfo_v3)
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus);
+CUresult cuStreamIsCapturing_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus) {
+  return capture_info(per_thread(hStream), captureStatus, NULL, NULL, NULL, NULL, NULL);
+}
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out);
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out) {
+  return capture_info(per_thread(hStream), captureStatus_out, id_out, NULL, NULL, NULL, NULL);
+}
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, size_t *numDependencies_out) {
+  return capture_info(per_thread(hStream), captureStatus_out, id_out, graph_out, dependencies_out, NULL,
+                      numDependencies_out);
+}
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out);
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out,
+                                        const CUgraphNode **dependencies_out, const CUgraphEdgeData **edgeData_out,
+                                        size_t *numDependencies_out) {
+  return capture_info(per_thread(hStream), captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                      numDependencies_out);
+}
 
 CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode) {
   CUresult r = drv_initialized();
@@ -1205,7 +1235,10 @@ CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
   return CUDA_SUCCESS;
 }
 
-PER_THREAD(cuGraphLaunch_ptsz, cuGraphLaunch)
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  return cuGraphLaunch(hGraphExec, per_thread(hStream));
+}
 
 CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
                                            const CUDA_KERNEL_NODE_PARAMS *nodeParams) {

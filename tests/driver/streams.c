@@ -7,9 +7,12 @@
  *
  * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (through node 1 of 3, in creation order)
  * STDERR: ptxvm: cuGraphLaunch into a capturing stream (a child graph node) is not implemented
+ * STDERR: ptxvm: cuStreamBeginCapture: capture of the per-thread default stream is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
  */
+#define _POSIX_C_SOURCE 200809L   /* pthread barriers */
 #include <cuda.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "../unit/check.h"
@@ -440,6 +443,134 @@ static void test_illegal_in_capture(void) {
   CHECK(cuStreamDestroy(s) == CUDA_SUCCESS && cuStreamDestroy(nb) == CUDA_SUCCESS);
 }
 
+/* 2D set and copy nodes (pitched rows) and a kernel node given by `extra`. */
+static void test_2d_nodes(void) {
+  enum { W = 16, H = 4, PITCH = 128 };   /* 16 u32 of each 128-byte row */
+  CUgraph g;
+  CUgraphNode set, fill, copy;
+  CUcontext ctx;
+  CHECK(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && cuGraphCreate(&g, 0) == CUDA_SUCCESS);
+  CHECK(cuMemsetD32(dbuf, 9, N) == CUDA_SUCCESS);   /* N * 4 = 1024 bytes: 8 rows */
+  CUDA_MEMSET_NODE_PARAMS sp = {dbuf, PITCH, 0x01020304, 4, W, H};
+  CHECK(cuGraphAddMemsetNode(&set, g, NULL, 0, &sp, ctx) == CUDA_SUCCESS);
+  struct { CUdeviceptr p; unsigned mul, add, n; } args = {dbuf, 1, 1, N};
+  size_t size = sizeof args;
+  void *extra[] = {CU_LAUNCH_PARAM_BUFFER_POINTER, &args, CU_LAUNCH_PARAM_BUFFER_SIZE, &size, CU_LAUNCH_PARAM_END};
+  CUDA_KERNEL_NODE_PARAMS kp = {kern, N / 64, 1, 1, 64, 1, 1, 0, NULL, extra, NULL, NULL};
+  CHECK(cuGraphAddKernelNode(&fill, g, &set, 1, &kp) == CUDA_SUCCESS);
+  args.add = 50;   /* copied at the call */
+  static unsigned rows[H][W + 2];   /* a host pitch of 72 bytes, from column 1 */
+  memset(rows, 0, sizeof rows);
+  CUDA_MEMCPY3D cp = {0};
+  cp.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+  cp.srcDevice = dbuf;
+  cp.srcXInBytes = 4;   /* from element 1 of each device row */
+  cp.srcPitch = PITCH;
+  cp.dstMemoryType = CU_MEMORYTYPE_HOST;
+  cp.dstHost = rows;
+  cp.dstXInBytes = 4;
+  cp.dstPitch = sizeof rows[0];
+  cp.WidthInBytes = (W - 1) * 4;
+  cp.Height = H;
+  cp.Depth = 1;
+  CHECK(cuGraphAddMemcpyNode(&copy, g, &fill, 1, &cp, ctx) == CUDA_SUCCESS);
+  cp.dstPitch = 8;   /* narrower than a row */
+  CUgraphNode bad;
+  CHECK(cuGraphAddMemcpyNode(&bad, g, NULL, 0, &cp, ctx) == CUDA_ERROR_INVALID_VALUE);
+  CUgraphExec x;
+  CUDA_GRAPH_INSTANTIATE_PARAMS ip = {0};
+  CHECK(cuGraphInstantiateWithParams(&x, g, &ip) == CUDA_SUCCESS);
+  CHECK(ip.result_out == CUDA_GRAPH_INSTANTIATE_SUCCESS && ip.hErrNode_out == NULL);
+  CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && read_back());
+  int ok = 1, ok_rows = 1;
+  for (int i = 0; i < N; i++) {
+    int in_set = i % (PITCH / 4) < W && i / (PITCH / 4) < H;
+    ok &= host[i] == (in_set ? 0x01020304u + 1 : 9u + 1);
+  }
+  for (int y = 0; y < H; y++)
+    for (int c = 0; c < W + 2; c++) ok_rows &= rows[y][c] == (c >= 1 && c < W ? 0x01020305u : 0);
+  CHECK(ok && ok_rows);
+  CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS && cuGraphDestroy(g) == CUDA_SUCCESS);
+}
+
+/* Capture modes across threads: a global capture in another thread forbids
+ * this thread's unsafe calls, and only its own thread may end it. */
+static pthread_barrier_t step;
+static CUstream other_stream;
+static CUresult other_end = CUDA_ERROR_UNKNOWN;
+
+static void *other_thread(void *ctx) {
+  CUgraph g = NULL;
+  cuCtxSetCurrent(ctx);
+  cuStreamBeginCapture(other_stream, CU_STREAM_CAPTURE_MODE_GLOBAL);
+  pthread_barrier_wait(&step);   /* capturing */
+  pthread_barrier_wait(&step);   /* the main thread has tried */
+  other_end = cuStreamEndCapture(other_stream, &g);
+  if (g) cuGraphDestroy(g);
+  return NULL;
+}
+
+static void test_threads(void) {
+  CUcontext ctx;
+  CHECK(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS);
+  CHECK(cuStreamCreate(&other_stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  pthread_t t;
+  pthread_barrier_init(&step, NULL, 2);
+  CHECK(pthread_create(&t, NULL, other_thread, ctx) == 0);
+  pthread_barrier_wait(&step);
+  CUgraph g = NULL;
+  CHECK(cuStreamEndCapture(other_stream, &g) == CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+  CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+  CHECK(cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS);
+  CHECK(cuCtxSynchronize() == CUDA_SUCCESS);   /* other threads' captures are ignored */
+  CHECK(cuThreadExchangeStreamCaptureMode(&mode) == CUDA_SUCCESS && mode == CU_STREAM_CAPTURE_MODE_THREAD_LOCAL);
+  CHECK(cuCtxSynchronize() == CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);   /* global: forbidden */
+  pthread_barrier_wait(&step);
+  CHECK(pthread_join(t, NULL) == 0);
+  CHECK(other_end == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+  pthread_barrier_destroy(&step);
+  CHECK(cuStreamDestroy(other_stream) == CUDA_SUCCESS);
+}
+
+/* The per-thread flavours take stream 0 as CU_STREAM_PER_THREAD; the older
+ * forms of the capture calls. */
+typedef CUresult (*CaptureInfo1)(CUstream, CUstreamCaptureStatus *, cuuint64_t *);
+typedef CUresult (*BeginCapture1)(CUstream);
+
+static void test_flavours(void) {
+  void *p = NULL, *q = NULL;
+  CUdriverProcAddressQueryResult r;
+  CUstream s;
+  CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS);
+  CHECK(cuGetProcAddress("cuStreamBeginCapture", &p, 10000, 0, &r) == CUDA_SUCCESS && p);
+  CHECK(cuGetProcAddress("cuStreamGetCaptureInfo", &q, 10010, 0, &r) == CUDA_SUCCESS && q);
+  if (p && q) {
+    CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+    cuuint64_t id = 0;
+    CHECK(((BeginCapture1)p)(s) == CUDA_SUCCESS);
+    CHECK(((CaptureInfo1)q)(s, &st, &id) == CUDA_SUCCESS && st == CU_STREAM_CAPTURE_STATUS_ACTIVE && id);
+    /* the per-thread stream does not wait for the capture; the legacy one would */
+    CHECK(cuGetProcAddress("cuStreamIsCapturing", &q, 13000, CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM, &r) ==
+          CUDA_SUCCESS && q);
+    CHECK(((CUresult(*)(CUstream, CUstreamCaptureStatus *))q)(NULL, &st) == CUDA_SUCCESS &&
+          st == CU_STREAM_CAPTURE_STATUS_NONE);
+    CHECK(cuStreamIsCapturing(NULL, &st) == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT);
+    const CUgraphNode *deps = NULL;
+    const CUgraphEdgeData *edges = NULL;
+    size_t nd = 9;
+    CHECK(scale_add(s, 1, 0) == CUDA_SUCCESS);
+    CHECK(cuStreamGetCaptureInfo(s, &st, NULL, NULL, &deps, &edges, &nd) == CUDA_SUCCESS && nd == 1 && edges &&
+          edges[0].type == 0 && edges[0].from_port == 0);
+    CUgraph g = NULL;
+    CHECK(cuStreamEndCapture(s, &g) == CUDA_SUCCESS && g && cuGraphDestroy(g) == CUDA_SUCCESS);
+  }
+  CHECK(cuStreamBeginCapture(CU_STREAM_PER_THREAD, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_ERROR_NOT_SUPPORTED);
+  CUcontext c = NULL;
+  CUgreenCtx green = (CUgreenCtx)1;
+  CHECK(cuStreamGetCtx_v2(s, &c, &green) == CUDA_SUCCESS && c && green == NULL);
+  CHECK(cuStreamDestroy(s) == CUDA_SUCCESS);
+}
+
 /* After a kernel fault, stream and graph calls return the sticky error; the
  * graph's nodes after the faulting kernel do not run. */
 static void test_sticky(void) {
@@ -494,6 +625,9 @@ int main(void) {
   test_explicit_graph();
   test_cycle();
   test_illegal_in_capture();
+  test_2d_nodes();
+  test_threads();
+  test_flavours();
   test_sticky();
   CHECK(cuMemFree(dbuf) == CUDA_SUCCESS && cuModuleUnload(mod) == CUDA_SUCCESS);
   CHECK(cuDevicePrimaryCtxRelease(0) == CUDA_SUCCESS);
