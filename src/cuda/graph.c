@@ -1062,6 +1062,13 @@ static void exec_free(CUgraphExec e) {
   free(e);
 }
 
+/* A node that v depends on and that Kahn's algorithm left (indeg > 0). */
+static CUgraphNode left_pred(CUgraphNode v, const size_t *indeg) {
+  for (size_t k = 0; k < v->ndeps; k++)
+    if (indeg[v->deps[k]->index]) return v->deps[k];
+  return v;   /* not reached: v was left, so one of its dependencies was */
+}
+
 /* g's nodes in a topological order, ready nodes in creation order (under
  * the lock); CUDA_ERROR_INVALID_VALUE and *cycle (the first node left) when
  * the dependencies hold a cycle. */
@@ -1089,10 +1096,15 @@ static CUresult topo_order(CUgraph g, CUgraphNode *order, CUgraphNode *cycle) {
       for (size_t k = start[u]; k < start[u + 1]; k++)
         if (--indeg[succ[k]] == 0) order[tail++] = g->nodes[succ[k]];
     }
-    if (tail < n) {
+    if (tail < n) {   /* each node left waits for one left: walking back ends on a cycle */
       r = CUDA_ERROR_INVALID_VALUE;
-      for (size_t i = 0; i < n && !*cycle; i++)
-        if (indeg[i]) *cycle = g->nodes[i];
+      CUgraphNode u = NULL;
+      for (size_t i = 0; i < n && !u; i++)
+        if (indeg[i]) u = g->nodes[i];
+      for (size_t step = 0; step < n; step++) u = left_pred(u, indeg);
+      *cycle = u;   /* its first node in creation order */
+      for (CUgraphNode v = left_pred(u, indeg); v != u; v = left_pred(v, indeg))
+        if (v->index < (*cycle)->index) *cycle = v;
     }
   }
   free(indeg);
@@ -1138,8 +1150,8 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flag
   }
   char msg[160];
   if (cycle)
-    snprintf(msg, sizeof msg, "cuGraphInstantiate: the graph's dependencies form a cycle (through node %zu of %zu, "
-             "in creation order)", cycle->index + 1, g->n);
+    snprintf(msg, sizeof msg, "cuGraphInstantiate: the graph's dependencies form a cycle (node %zu of %zu, "
+             "in creation order, is on it)", cycle->index + 1, g->n);
   pthread_mutex_unlock(&lock);
   free(order);
   if (cycle) {

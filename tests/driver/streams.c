@@ -5,7 +5,8 @@
  * arithmetic: the kernel maps each element x to x * mul + add, so the value
  * after a sequence of launches, copies and sets says in which order they ran.
  *
- * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (through node 1 of 3, in creation order)
+ * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 1 of 3, in creation order, is on it)
+ * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 2 of 3, in creation order, is on it)
  * STDERR: ptxvm: cuGraphLaunch into a capturing stream (a child graph node) is not implemented
  * STDERR: ptxvm: cuStreamBeginCapture: capture of the per-thread default stream is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
@@ -346,6 +347,15 @@ static void test_cycle(void) {
     CHECK(((Instantiate5)p)(&x, g, &err, log, sizeof log) == CUDA_ERROR_INVALID_VALUE);
     CHECK(err == a && strstr(log, "cycle"));
   }
+  CHECK(cuGraphDestroy(g) == CUDA_SUCCESS);
+  /* node 1 only waits for the cycle of nodes 2 and 3 */
+  CHECK(cuGraphCreate(&g, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphAddEmptyNode(&a, g, NULL, 0) == CUDA_SUCCESS && cuGraphAddEmptyNode(&b, g, NULL, 0) == CUDA_SUCCESS &&
+        cuGraphAddEmptyNode(&c, g, &b, 1) == CUDA_SUCCESS);
+  CUgraphNode from[2] = {c, b}, to[2] = {b, a};
+  CHECK(cuGraphAddDependencies(g, from, to, NULL, 2) == CUDA_SUCCESS);
+  memset(&ip, 0, sizeof ip);
+  CHECK(cuGraphInstantiateWithParams(&x, g, &ip) == CUDA_ERROR_INVALID_VALUE && ip.hErrNode_out == b);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS);
 }
 
