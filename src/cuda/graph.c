@@ -288,6 +288,13 @@ static CUresult op_run(const DrvOp *op, CUstream s) {
   return CUDA_ERROR_INVALID_VALUE;
 }
 
+/* The op of a kernel node's parameters. */
+static DrvOp kernel_op(const CUDA_KERNEL_NODE_PARAMS *p) {
+  return (DrvOp){DRV_OP_KERNEL, .u.kernel = {p->func, {p->gridDimX, p->gridDimY, p->gridDimZ},
+                                             {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes,
+                                             p->kernelParams, p->extra}};
+}
+
 /* ---- graphs and nodes (under the lock) ---- */
 
 static bool live_graph(CUgraph g) { return drv_live(g, MAGIC_GRAPH); }
@@ -867,14 +874,11 @@ CUresult cuGraphDestroy(CUgraph hGraph) {
 CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
                                  size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
-  const CUDA_KERNEL_NODE_PARAMS *p = nodeParams;
-  if (!p->func && p->kern) {
+  if (!nodeParams->func && nodeParams->kern) {
     drv_say("cuGraphAddKernelNode: a CUkernel (library kernel) is not implemented; give a CUfunction");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
-  DrvOp op = {DRV_OP_KERNEL, .u.kernel = {p->func, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                                          {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes,
-                                          p->kernelParams, p->extra}};
+  DrvOp op = kernel_op(nodeParams);
   return node_add(phGraphNode, hGraph, dependencies, numDependencies, &op);
 }
 
@@ -1252,23 +1256,18 @@ CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   return cuGraphLaunch(hGraphExec, per_thread(hStream));
 }
 
-CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
-                                           const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+/* Replaces the op of exec node from hNode (of the same kind) by a copy of op. */
+static CUresult exec_set(CUgraphExec e, CUgraphNode hNode, const DrvOp *op) {
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
-  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
-  const CUDA_KERNEL_NODE_PARAMS *p = nodeParams;
-  if (!p->func) return CUDA_ERROR_INVALID_VALUE;
-  DrvOp op = {DRV_OP_KERNEL, .u.kernel = {p->func, {p->gridDimX, p->gridDimY, p->gridDimZ},
-                                          {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes,
-                                          p->kernelParams, p->extra}}, copy;
+  DrvOp copy;
   void *blob;
-  r = op_clone(&op, &copy, &blob);
+  r = op_clone(op, &copy, &blob);
   if (r != CUDA_SUCCESS) return r;
   pthread_mutex_lock(&lock);
   ExecNode *x = NULL;
-  for (size_t i = 0; live_exec(hGraphExec) && i < hGraphExec->n && !x; i++)
-    if (hGraphExec->nodes[i].from == hNode && hGraphExec->nodes[i].op.kind == DRV_OP_KERNEL) x = &hGraphExec->nodes[i];
+  for (size_t i = 0; live_exec(e) && i < e->n && !x; i++)
+    if (e->nodes[i].from == hNode && e->nodes[i].op.kind == op->kind) x = &e->nodes[i];
   if (x) {
     free(x->blob);
     x->op = copy;
@@ -1279,6 +1278,13 @@ CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode h
   }
   pthread_mutex_unlock(&lock);
   return r;
+}
+
+CUresult cuGraphExecKernelNodeSetParams_v2(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                           const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+  if (!nodeParams || !nodeParams->func) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = kernel_op(nodeParams);
+  return exec_set(hGraphExec, hNode, &op);
 }
 
 #undef cuGraphExecKernelNodeSetParams
@@ -1292,4 +1298,320 @@ CUresult cuGraphExecKernelNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNod
   p.kern = NULL;
   p.ctx = NULL;
   return cuGraphExecKernelNodeSetParams_v2(hGraphExec, hNode, &p);
+}
+
+CUresult cuGraphExecHostNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                      const CUDA_HOST_NODE_PARAMS *nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = {DRV_OP_HOST, .u.host = *nodeParams};
+  return exec_set(hGraphExec, hNode, &op);
+}
+
+CUresult cuGraphExecMemsetNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode,
+                                        const CUDA_MEMSET_NODE_PARAMS *memsetParams, CUcontext ctx) {
+  if (!memsetParams) return CUDA_ERROR_INVALID_VALUE;
+  if (ctx && !drv_live(ctx, MAGIC_CTX)) return CUDA_ERROR_INVALID_CONTEXT;
+  DrvOp op = {DRV_OP_SET, .u.set = *memsetParams};
+  return exec_set(hGraphExec, hNode, &op);
+}
+
+CUresult cuGraphExecMemcpyNodeSetParams(CUgraphExec hGraphExec, CUgraphNode hNode, const CUDA_MEMCPY3D *copyParams,
+                                        CUcontext ctx) {
+  if (!copyParams) return CUDA_ERROR_INVALID_VALUE;
+  if (ctx && !drv_live(ctx, MAGIC_CTX)) return CUDA_ERROR_INVALID_CONTEXT;
+  DrvOp op = {DRV_OP_COPY, .u.copy = *copyParams};
+  return exec_set(hGraphExec, hNode, &op);
+}
+
+/* Nothing to upload: the graph's work runs from the host. */
+CUresult cuGraphUpload(CUgraphExec hGraphExec, CUstream hStream) {
+  CUcontext sc;
+  CUresult r = drv_stream_ctx(hStream, &sc);
+  if (r != CUDA_SUCCESS) return r;
+  return live_exec(hGraphExec) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream);
+CUresult cuGraphUpload_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
+  return cuGraphUpload(hGraphExec, per_thread(hStream));
+}
+
+/* ---- node parameters ---- */
+
+/* A copy of node n's op, when it is of the given kind (under the lock). */
+static CUresult node_get(CUgraphNode n, DrvOpKind kind, DrvOp *out) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  if (live_node(n) && n->op.kind == kind) *out = n->op;
+  else r = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* Replaces node n's op by a copy of op (of the same kind). */
+static CUresult node_set(CUgraphNode n, const DrvOp *op) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  DrvOp copy;
+  void *blob;
+  r = op_clone(op, &copy, &blob);
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  if (live_node(n) && n->op.kind == op->kind) {
+    free(n->blob);
+    n->op = copy;
+    n->blob = blob;
+  } else {
+    free(blob);
+    r = CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* The parameters as the node holds them: kernelParams point to its own copy
+ * of the argument values (valid until the node changes or goes). */
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+  DrvOp op;
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = node_get(hNode, DRV_OP_KERNEL, &op);
+  if (r != CUDA_SUCCESS) return r;
+  const unsigned *g = op.u.kernel.grid, *b = op.u.kernel.block;
+  *nodeParams = (CUDA_KERNEL_NODE_PARAMS){op.u.kernel.f, g[0], g[1], g[2], b[0], b[1], b[2], op.u.kernel.shared,
+                                          op.u.kernel.params, NULL, NULL, NULL};
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeSetParams_v2(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS *nodeParams) {
+  if (!nodeParams || !nodeParams->func) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = kernel_op(nodeParams);
+  return node_set(hNode, &op);
+}
+
+/* CUDA 10.0's forms, without kern and ctx. */
+#undef cuGraphKernelNodeGetParams
+#undef cuGraphKernelNodeSetParams
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams) {
+  CUDA_KERNEL_NODE_PARAMS p;
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = cuGraphKernelNodeGetParams_v2(hNode, &p);
+  if (r == CUDA_SUCCESS) memcpy(nodeParams, &p, sizeof *nodeParams);
+  return r;
+}
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams);
+CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PARAMS_v1 *nodeParams) {
+  CUDA_KERNEL_NODE_PARAMS p = {0};
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  memcpy(&p, nodeParams, sizeof *nodeParams);
+  return cuGraphKernelNodeSetParams_v2(hNode, &p);
+}
+
+CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams) {
+  DrvOp op;
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = node_get(hNode, DRV_OP_COPY, &op);
+  if (r == CUDA_SUCCESS) *nodeParams = op.u.copy;
+  return r;
+}
+
+CUresult cuGraphMemcpyNodeSetParams(CUgraphNode hNode, const CUDA_MEMCPY3D *nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = {DRV_OP_COPY, .u.copy = *nodeParams};
+  return node_set(hNode, &op);
+}
+
+CUresult cuGraphMemsetNodeGetParams(CUgraphNode hNode, CUDA_MEMSET_NODE_PARAMS *nodeParams) {
+  DrvOp op;
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = node_get(hNode, DRV_OP_SET, &op);
+  if (r == CUDA_SUCCESS) *nodeParams = op.u.set;
+  return r;
+}
+
+CUresult cuGraphMemsetNodeSetParams(CUgraphNode hNode, const CUDA_MEMSET_NODE_PARAMS *nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = {DRV_OP_SET, .u.set = *nodeParams};
+  return node_set(hNode, &op);
+}
+
+CUresult cuGraphHostNodeGetParams(CUgraphNode hNode, CUDA_HOST_NODE_PARAMS *nodeParams) {
+  DrvOp op;
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = node_get(hNode, DRV_OP_HOST, &op);
+  if (r == CUDA_SUCCESS) *nodeParams = op.u.host;
+  return r;
+}
+
+CUresult cuGraphHostNodeSetParams(CUgraphNode hNode, const CUDA_HOST_NODE_PARAMS *nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = {DRV_OP_HOST, .u.host = *nodeParams};
+  return node_set(hNode, &op);
+}
+
+static CUresult event_get(CUgraphNode n, DrvOpKind kind, CUevent *out) {
+  DrvOp op;
+  if (!out) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = node_get(n, kind, &op);
+  if (r == CUDA_SUCCESS) *out = op.u.event;
+  return r;
+}
+
+CUresult cuGraphEventRecordNodeGetEvent(CUgraphNode hNode, CUevent *event_out) {
+  return event_get(hNode, DRV_OP_EVENT_RECORD, event_out);
+}
+CUresult cuGraphEventWaitNodeGetEvent(CUgraphNode hNode, CUevent *event_out) {
+  return event_get(hNode, DRV_OP_EVENT_WAIT, event_out);
+}
+CUresult cuGraphEventRecordNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  DrvOp op = {DRV_OP_EVENT_RECORD, .u.event = event};
+  return node_set(hNode, &op);
+}
+CUresult cuGraphEventWaitNodeSetEvent(CUgraphNode hNode, CUevent event) {
+  DrvOp op = {DRV_OP_EVENT_WAIT, .u.event = event};
+  return node_set(hNode, &op);
+}
+
+/* The generic form (CUDA 12.2) of the cuGraphAdd*Node calls above, for the
+ * node types they implement. */
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                           const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                           CUgraphNodeParams *nodeParams) {
+  if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = edges_check(dependencyData, numDependencies);
+  if (r != CUDA_SUCCESS) return r;
+  CUgraphNodeParams *p = nodeParams;
+  DrvOp op = {DRV_OP_EMPTY, .u.event = NULL};
+  switch (p->type) {
+  case CU_GRAPH_NODE_TYPE_KERNEL: {
+    const CUDA_KERNEL_NODE_PARAMS_v3 *k = &p->kernel;
+    if (!k->func && k->kern) {
+      drv_say("cuGraphAddNode: a CUkernel (library kernel) is not implemented; give a CUfunction");
+      return CUDA_ERROR_NOT_SUPPORTED;
+    }
+    op = (DrvOp){DRV_OP_KERNEL, .u.kernel = {k->func, {k->gridDimX, k->gridDimY, k->gridDimZ},
+                                             {k->blockDimX, k->blockDimY, k->blockDimZ}, k->sharedMemBytes,
+                                             k->kernelParams, k->extra}};
+    break;
+  }
+  case CU_GRAPH_NODE_TYPE_MEMCPY:
+    if (p->memcpy.flags || p->memcpy.reserved) return CUDA_ERROR_INVALID_VALUE;
+    op = (DrvOp){DRV_OP_COPY, .u.copy = p->memcpy.copyParams};
+    break;
+  case CU_GRAPH_NODE_TYPE_MEMSET: {
+    const CUDA_MEMSET_NODE_PARAMS_v2 *m = &p->memset;
+    op = (DrvOp){DRV_OP_SET, .u.set = {m->dst, m->pitch, m->value, m->elementSize, m->width, m->height}};
+    break;
+  }
+  case CU_GRAPH_NODE_TYPE_HOST: op = (DrvOp){DRV_OP_HOST, .u.host = {p->host.fn, p->host.userData}}; break;
+  case CU_GRAPH_NODE_TYPE_EMPTY: break;
+  case CU_GRAPH_NODE_TYPE_WAIT_EVENT: op = (DrvOp){DRV_OP_EVENT_WAIT, .u.event = p->eventWait.event}; break;
+  case CU_GRAPH_NODE_TYPE_EVENT_RECORD: op = (DrvOp){DRV_OP_EVENT_RECORD, .u.event = p->eventRecord.event}; break;
+  default:
+    drv_say("cuGraphAddNode: graph nodes of type %d are not implemented", (int)p->type);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  return node_add(phGraphNode, hGraph, dependencies, numDependencies, &op);
+}
+
+#undef cuGraphAddNode
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams);
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams) {
+  return cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, NULL, numDependencies, nodeParams);
+}
+
+/* ---- edges and node removal ---- */
+
+/* The edges of g as (from, to) pairs, in the order of the nodes' creation
+ * and of each node's dependencies; the counting rules of cuGraphGetNodes. */
+CUresult cuGraphGetEdges_v2(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *edgeData,
+                            size_t *numEdges) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!numEdges || (!from) != (!to) || (edgeData && !from)) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&lock);
+  if (!live_graph(hGraph)) r = CUDA_ERROR_INVALID_VALUE;
+  size_t k = 0;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < hGraph->n; i++)
+    for (size_t d = 0; d < hGraph->nodes[i]->ndeps; d++, k++)
+      if (from && k < *numEdges) {
+        from[k] = hGraph->nodes[i]->deps[d];
+        to[k] = hGraph->nodes[i];
+      }
+  pthread_mutex_unlock(&lock);
+  if (r != CUDA_SUCCESS) return r;
+  if (from) {
+    for (size_t i = k; i < *numEdges; i++) from[i] = to[i] = NULL;
+    if (edgeData) memset(edgeData, 0, *numEdges * sizeof *edgeData);
+    if (k < *numEdges) *numEdges = k;
+  } else *numEdges = k;
+  return CUDA_SUCCESS;
+}
+
+#undef cuGraphGetEdges
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges);
+CUresult cuGraphGetEdges(CUgraph hGraph, CUgraphNode *from, CUgraphNode *to, size_t *numEdges) {
+  return cuGraphGetEdges_v2(hGraph, from, to, NULL, numEdges);
+}
+
+CUresult cuGraphNodeGetDependentNodes_v2(CUgraphNode hNode, CUgraphNode *dependentNodes, CUgraphEdgeData *edgeData,
+                                         size_t *numDependentNodes) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!numDependentNodes || (edgeData && !dependentNodes)) return CUDA_ERROR_INVALID_VALUE;
+  size_t asked = *numDependentNodes, k = 0;
+  pthread_mutex_lock(&lock);
+  if (!live_node(hNode)) r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < hNode->graph->n; i++) {
+    CUgraphNode m = hNode->graph->nodes[i];
+    for (size_t d = 0; d < m->ndeps; d++)
+      if (m->deps[d] == hNode) {
+        if (dependentNodes && k < asked) dependentNodes[k] = m;
+        k++;
+      }
+  }
+  pthread_mutex_unlock(&lock);
+  if (r != CUDA_SUCCESS) return r;
+  if (dependentNodes) {
+    for (size_t i = k; i < asked; i++) dependentNodes[i] = NULL;
+    if (edgeData) memset(edgeData, 0, asked * sizeof *edgeData);
+    if (k < asked) *numDependentNodes = k;
+  } else *numDependentNodes = k;
+  return CUDA_SUCCESS;
+}
+
+#undef cuGraphNodeGetDependentNodes
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes);
+CUresult cuGraphNodeGetDependentNodes(CUgraphNode hNode, CUgraphNode *dependentNodes, size_t *numDependentNodes) {
+  return cuGraphNodeGetDependentNodes_v2(hNode, dependentNodes, NULL, numDependentNodes);
+}
+
+/* Removes a node and every edge to or from it. A node that a capture in
+ * progress would depend on next stays (CUDA does not let capture's graph
+ * lose nodes). */
+CUresult cuGraphDestroyNode(CUgraphNode hNode) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  if (!live_node(hNode) || hNode->graph->capture) r = CUDA_ERROR_INVALID_VALUE;
+  if (r == CUDA_SUCCESS) {
+    CUgraph g = hNode->graph;
+    size_t at = hNode->index;
+    for (size_t i = 0; i < g->n; i++) {
+      CUgraphNode m = g->nodes[i];
+      size_t k = 0;
+      for (size_t d = 0; d < m->ndeps; d++)
+        if (m->deps[d] != hNode) m->deps[k++] = m->deps[d];
+      m->ndeps = k;
+    }
+    memmove(&g->nodes[at], &g->nodes[at + 1], (g->n - at - 1) * sizeof *g->nodes);
+    g->n--;
+    for (size_t i = at; i < g->n; i++) g->nodes[i]->index = i;
+    node_free(hNode);
+  }
+  pthread_mutex_unlock(&lock);
+  return r;
 }

@@ -8,6 +8,7 @@
  * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 1 of 3, in creation order, is on it)
  * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 2 of 3, in creation order, is on it)
  * STDERR: ptxvm: cuGraphLaunch into a capturing stream (a child graph node) is not implemented
+ * STDERR: ptxvm: cuGraphAddNode: graph nodes of type 10 are not implemented
  * STDERR: ptxvm: cuStreamBeginCapture: capture of the per-thread default stream is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
  */
@@ -319,6 +320,38 @@ static void test_explicit_graph(void) {
   memset(host, 0, sizeof host);
   CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS);
   CHECK(all((1 * 3 + 1) * 2) && nhost == 1 && log_vals[0] == 8);
+  CHECK(cuGraphUpload(x, NULL) == CUDA_SUCCESS);
+  CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS);
+
+  /* the edges; a node's own copy of its parameters; node removal */
+  size_t ne = 0;
+  CHECK(cuGraphGetEdges(g, NULL, NULL, NULL, &ne) == CUDA_SUCCESS && ne == 6);
+  CUDA_KERNEL_NODE_PARAMS got;
+  CHECK(cuGraphKernelNodeGetParams(twice, &got) == CUDA_SUCCESS && got.func == kern && got.gridDimX == N / 64);
+  CHECK(got.kernelParams && *(unsigned *)got.kernelParams[1] == 2 && *(unsigned *)got.kernelParams[2] == 0);
+  CHECK(cuGraphKernelNodeGetParams(copy, &got) == CUDA_ERROR_INVALID_VALUE);   /* a memcpy node */
+  mul = 4;
+  add = 0;
+  CHECK(cuGraphKernelNodeSetParams(twice, &kp) == CUDA_SUCCESS);   /* twice becomes x*4 */
+  CUDA_MEMCPY3D cp2;
+  CHECK(cuGraphMemcpyNodeGetParams(copy, &cp2) == CUDA_SUCCESS && cp2.dstHost == host);
+  CHECK(cuGraphDestroyNode(join) == CUDA_SUCCESS && cuGraphNodeGetType(join, &(CUgraphNodeType){0}) ==
+        CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuGraphGetEdges(g, NULL, NULL, NULL, &ne) == CUDA_SUCCESS && ne == 4);
+  CUgraphNode after[2] = {NULL, NULL};
+  size_t na = 2;
+  CHECK(cuGraphNodeGetDependentNodes(copy, after, NULL, &na) == CUDA_SUCCESS && na == 1 && after[0] == host_node);
+  CUgraphNodeParams np;
+  memset(&np, 0, sizeof np);
+  np.type = CU_GRAPH_NODE_TYPE_HOST;
+  np.host.fn = count_host;
+  CUgraphNode host2;
+  CHECK(cuGraphAddNode(&host2, g, &host_node, NULL, 1, &np) == CUDA_SUCCESS);
+  np.type = CU_GRAPH_NODE_TYPE_MEM_ALLOC;
+  CHECK(cuGraphAddNode(&stray, g, NULL, NULL, 0, &np) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuGraphInstantiate(&x, g, 0) == CUDA_SUCCESS);
+  nhost = 0;
+  CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all((1 * 3 + 1) * 4) && nhost == 2);
   CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS && cuGraphDestroy(other) == CUDA_SUCCESS);
 }
