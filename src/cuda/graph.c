@@ -686,33 +686,32 @@ CUresult cuStreamBeginCapture_ptsz(CUstream hStream) {
   return cuStreamBeginCapture_v2_ptsz(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL);
 }
 
-/* Whether node a is n or one of its ancestors (depth-first, seen marks). */
-static bool reaches(CUgraphNode a, CUgraphNode n, bool *seen) {
-  if (n == a) return true;
-  if (seen[n->index]) return false;
-  seen[n->index] = true;
-  for (size_t i = 0; i < n->ndeps; i++)
-    if (reaches(a, n->deps[i], seen)) return true;
-  return false;
-}
-
 /* Every node another stream of c would depend on next is an ancestor of
- * (or one of) the origin's. */
+ * (or one of) the origin's: marks the origin's nodes and their ancestors
+ * (depth first, an explicit stack: captured chains can be long), then looks. */
 static CUresult joined(DrvCapture *c) {
-  size_t n = c->graph->n;
+  size_t n = c->graph->n, top = 0;
   bool *seen = calloc(n + 1, 1);
-  if (!seen) return CUDA_ERROR_OUT_OF_MEMORY;
-  CUresult r = CUDA_SUCCESS;
-  for (size_t i = 1; i < c->nstreams && r == CUDA_SUCCESS; i++) {
-    CUstream s = c->streams[i];
-    for (size_t k = 0; k < s->ndeps && r == CUDA_SUCCESS; k++) {
-      bool found = false;
-      memset(seen, 0, n);
-      for (size_t j = 0; j < c->origin->ndeps && !found; j++) found = reaches(s->deps[k], c->origin->deps[j], seen);
-      if (!found) r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
+  CUgraphNode *stack = malloc((n + 1) * sizeof *stack);
+  CUresult r = seen && stack ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+  for (size_t j = 0; r == CUDA_SUCCESS && j < c->origin->ndeps; j++)
+    if (!seen[c->origin->deps[j]->index]) {
+      seen[c->origin->deps[j]->index] = true;
+      stack[top++] = c->origin->deps[j];
     }
+  while (r == CUDA_SUCCESS && top) {
+    CUgraphNode u = stack[--top];
+    for (size_t k = 0; k < u->ndeps; k++)
+      if (!seen[u->deps[k]->index]) {
+        seen[u->deps[k]->index] = true;
+        stack[top++] = u->deps[k];
+      }
   }
+  for (size_t i = 1; i < c->nstreams && r == CUDA_SUCCESS; i++)
+    for (size_t k = 0; k < c->streams[i]->ndeps; k++)
+      if (!seen[c->streams[i]->deps[k]->index]) r = CUDA_ERROR_STREAM_CAPTURE_UNJOINED;
   free(seen);
+  free(stack);
   return r;
 }
 
