@@ -154,7 +154,7 @@ CUresult drv_stream_ctx(CUstream s, CUcontext *ctx);
  * op's argument values are copied when it is captured. */
 typedef enum DrvOpKind {
   DRV_OP_EMPTY, DRV_OP_KERNEL, DRV_OP_COPY, DRV_OP_SET, DRV_OP_HOST, DRV_OP_EVENT_RECORD,
-  DRV_OP_EVENT_WAIT
+  DRV_OP_EVENT_WAIT, DRV_OP_GRAPH
 } DrvOpKind;
 
 typedef struct DrvOp {
@@ -169,6 +169,7 @@ typedef struct DrvOp {
     CUDA_MEMSET_NODE_PARAMS set;
     CUDA_HOST_NODE_PARAMS host;
     CUevent event;                /* EVENT_RECORD, EVENT_WAIT */
+    struct CUgraphExec_st *graph; /* GRAPH: a child graph's ops, in order */
   } u;
 } DrvOp;
 

@@ -30,9 +30,10 @@
  * All capture and graph state is under one lock, never held while a host
  * function or another entry point runs. As cuda.h says, a graph object is
  * not to be used by two threads at once. Not implemented (stubs, or refused
- * by name): child graph nodes (so cuGraphLaunch into a capturing stream),
- * memory allocation, conditional and semaphore nodes, CUDA arrays, capture
- * of the per-thread default stream, cuGraphExecUpdate, node removal. */
+ * by name): memory allocation, conditional and semaphore nodes, CUDA
+ * arrays, capture of the per-thread default stream, cuGraphExecUpdate,
+ * cuGraphClone, cuGraphChildGraphNodeGetGraph (a child graph node keeps its
+ * graph's ops in order, as an executable graph does, not the graph). */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,17 @@ static DrvCapture *captures;           /* in progress */
 static atomic_int ncaptures;           /* their number: the hook's fast path */
 static uint64_t next_capture_id = 1;
 static _Thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
+
+static CUresult exec_clone(CUgraphExec src, CUgraphExec *out);
+static void exec_discard(CUgraphExec e);
+static CUresult exec_run(CUgraphExec e, CUstream s);
+
+/* Frees what an op owns (its blob: argument values, or a child graph's ops). */
+static void blob_free(const DrvOp *op, void *blob) {
+  if (!blob) return;
+  if (op->kind == DRV_OP_GRAPH) exec_discard(blob);
+  else free(blob);
+}
 
 static bool is_legacy(CUstream s) { return s == NULL || s == CU_STREAM_LEGACY; }
 static bool is_default(CUstream s) { return is_legacy(s) || s == CU_STREAM_PER_THREAD; }
@@ -219,6 +231,15 @@ static CUresult op_clone(const DrvOp *src, DrvOp *dst, void **blob) {
   case DRV_OP_EVENT_WAIT:
     if (!drv_live(src->u.event, MAGIC_EVENT)) return CUDA_ERROR_INVALID_VALUE;
     break;
+  case DRV_OP_GRAPH: {
+    CUgraphExec child;
+    CUresult r = exec_clone(src->u.graph, &child);
+    if (r != CUDA_SUCCESS) return r;
+    *dst = *src;
+    dst->u.graph = child;
+    *blob = child;
+    return CUDA_SUCCESS;
+  }
   case DRV_OP_EMPTY: break;
   }
   *dst = *src;
@@ -282,6 +303,7 @@ static CUresult op_run(const DrvOp *op, CUstream s) {
   case DRV_OP_SET: return set_run(&op->u.set, s);
   case DRV_OP_HOST: drv_run_host_fn(op->u.host.fn, op->u.host.userData); return CUDA_SUCCESS;
   case DRV_OP_EVENT_RECORD: return cuEventRecord(op->u.event, s);
+  case DRV_OP_GRAPH: return exec_run(op->u.graph, s);
   case DRV_OP_EVENT_WAIT:    /* everything before it has run */
   case DRV_OP_EMPTY: return CUDA_SUCCESS;
   }
@@ -313,7 +335,7 @@ static CUresult deps_check(CUgraph g, const CUgraphNode *deps, size_t n) {
 
 static void node_free(CUgraphNode n) {
   drv_handle_remove(n);
-  free(n->blob);
+  blob_free(&n->op, n->blob);
   free(n->deps);
   free(n);
 }
@@ -327,7 +349,7 @@ static CUresult node_insert(CUgraph g, const CUgraphNode *deps, size_t ndeps, co
   if (!n || (ndeps && !n->deps) || !drv_handle_add(n)) {
     if (n) free(n->deps);
     free(n);
-    free(blob);
+    blob_free(op, blob);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
   n->magic = MAGIC_NODE;
@@ -357,7 +379,7 @@ static CUresult node_add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, s
   pthread_mutex_lock(&lock);
   r = live_graph(g) ? deps_check(g, deps, ndeps) : CUDA_ERROR_INVALID_VALUE;
   if (r == CUDA_SUCCESS) r = node_insert(g, deps, ndeps, &copy, blob, out);
-  else free(blob);
+  else blob_free(&copy, blob);
   pthread_mutex_unlock(&lock);
   return r;
 }
@@ -457,7 +479,7 @@ bool drv_capture(CUstream s, const DrvOp *op, CUresult *r) {
   c = s->capture;
   if (!c || c->id != id) {   /* ended meanwhile, by another thread */
     pthread_mutex_unlock(&lock);
-    free(blob);
+    blob_free(&copy, blob);
     *r = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
     return true;
   }
@@ -1023,7 +1045,7 @@ CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type) {
     [DRV_OP_EMPTY] = CU_GRAPH_NODE_TYPE_EMPTY, [DRV_OP_KERNEL] = CU_GRAPH_NODE_TYPE_KERNEL,
     [DRV_OP_COPY] = CU_GRAPH_NODE_TYPE_MEMCPY, [DRV_OP_SET] = CU_GRAPH_NODE_TYPE_MEMSET,
     [DRV_OP_HOST] = CU_GRAPH_NODE_TYPE_HOST, [DRV_OP_EVENT_RECORD] = CU_GRAPH_NODE_TYPE_EVENT_RECORD,
-    [DRV_OP_EVENT_WAIT] = CU_GRAPH_NODE_TYPE_WAIT_EVENT};
+    [DRV_OP_EVENT_WAIT] = CU_GRAPH_NODE_TYPE_WAIT_EVENT, [DRV_OP_GRAPH] = CU_GRAPH_NODE_TYPE_GRAPH};
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
   if (!type) return CUDA_ERROR_INVALID_VALUE;
@@ -1058,11 +1080,49 @@ CUresult cuGraphNodeGetDependencies(CUgraphNode hNode, CUgraphNode *dependencies
 
 static bool live_exec(CUgraphExec e) { return drv_live(e, MAGIC_EXEC); }
 
-static void exec_free(CUgraphExec e) {
-  for (size_t i = 0; i < e->n; i++) free(e->nodes[i].blob);
-  drv_handle_remove(e);
+/* Frees an executable graph's ops (an unregistered one: a child's). */
+static void exec_discard(CUgraphExec e) {
+  for (size_t i = 0; i < e->n; i++) blob_free(&e->nodes[i].op, e->nodes[i].blob);
   free(e->nodes);
   free(e);
+}
+
+static void exec_free(CUgraphExec e) {
+  drv_handle_remove(e);
+  exec_discard(e);
+}
+
+/* A copy of src's ops, unregistered (a child graph node's). */
+static CUresult exec_clone(CUgraphExec src, CUgraphExec *out) {
+  CUgraphExec e = calloc(1, sizeof *e);
+  if (!e || !(e->nodes = calloc(src->n + 1, sizeof *e->nodes))) {
+    free(e);
+    return CUDA_ERROR_OUT_OF_MEMORY;
+  }
+  CUresult r = CUDA_SUCCESS;
+  for (size_t i = 0; i < src->n && r == CUDA_SUCCESS; i++) {
+    e->nodes[i].from = src->nodes[i].from;
+    r = op_clone(&src->nodes[i].op, &e->nodes[i].op, &e->nodes[i].blob);
+    if (r == CUDA_SUCCESS) e->n = i + 1;
+  }
+  if (r != CUDA_SUCCESS) exec_discard(e);
+  else *out = e;
+  return r;
+}
+
+/* Runs e's ops in order on s. Like a kernel launch, a kernel that faults
+ * does not fail the call: the ops after it do not run, and the context's
+ * sticky error is returned by the next call. */
+static CUresult exec_run(CUgraphExec e, CUstream s) {
+  CUcontext sc, c;
+  CUresult r = drv_stream_ctx(s, &sc);
+  for (size_t i = 0; i < e->n && r == CUDA_SUCCESS; i++) {
+    r = op_run(&e->nodes[i].op, s);
+    if (r != CUDA_SUCCESS) return r;
+    if (drv_enter_work(sc, &c) != CUDA_SUCCESS) return CUDA_SUCCESS;   /* a fault: see above */
+    drv_leave(c);
+  }
+  return r;
 }
 
 /* A node that v depends on and that Kahn's algorithm left (indeg > 0). */
@@ -1116,11 +1176,41 @@ static CUresult topo_order(CUgraph g, CUgraphNode *order, CUgraphNode *cycle) {
   return r;
 }
 
+/* g's ops in a topological order, as an unregistered exec (under the lock);
+ * a cycle: *cycle, and the message for `who` in msg. */
+static CUresult exec_build(CUgraph g, CUgraphExec *out, CUgraphNode *cycle, const char *who, char *msg,
+                           size_t msgsize) {
+  CUgraphExec e = NULL;
+  CUgraphNode *order = NULL;
+  CUresult r = CUDA_SUCCESS;
+  if (!live_graph(g) || g->capture) r = CUDA_ERROR_INVALID_VALUE;
+  else if (!(order = malloc((g->n + 1) * sizeof *order)) || !(e = calloc(1, sizeof *e)) ||
+           !(e->nodes = calloc(g->n + 1, sizeof *e->nodes)))
+    r = CUDA_ERROR_OUT_OF_MEMORY;
+  else r = topo_order(g, order, cycle);
+  for (size_t i = 0; r == CUDA_SUCCESS && i < g->n; i++) {
+    e->nodes[i].from = order[i];
+    r = op_clone(&order[i]->op, &e->nodes[i].op, &e->nodes[i].blob);
+    if (r == CUDA_SUCCESS) e->n = i + 1;
+  }
+  if (*cycle)
+    snprintf(msg, msgsize, "%s: the graph's dependencies form a cycle (node %zu of %zu, in creation order, is on it)",
+             who, (*cycle)->index + 1, g->n);
+  free(order);
+  if (r != CUDA_SUCCESS && e) {
+    if (e->nodes) exec_discard(e);
+    else free(e);
+  }
+  if (r == CUDA_SUCCESS) *out = e;
+  return r;
+}
+
 /* The common path of the cuGraphInstantiate forms: *err (the node of a
  * cycle) and *result as cuGraphInstantiateWithParams reports them. */
 static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flags, CUgraphNode *err,
                             CUgraphInstantiateResult *result, char *log, size_t logsize) {
   CUcontext c;
+  char msg[200];
   *result = CUDA_GRAPH_INSTANTIATE_ERROR;
   if (log && logsize) log[0] = 0;
   CUresult r = drv_enter_work(NULL, &c);
@@ -1136,41 +1226,23 @@ static CUresult instantiate(CUgraphExec *out, CUgraph g, unsigned long long flag
   }
   pthread_mutex_lock(&lock);
   CUgraphExec e = NULL;
-  CUgraphNode *order = NULL, cycle = NULL;
-  if (!live_graph(g) || g->capture) r = CUDA_ERROR_INVALID_VALUE;
-  else if (!(order = malloc((g->n + 1) * sizeof *order)) || !(e = calloc(1, sizeof *e)) ||
-           !(e->nodes = calloc(g->n + 1, sizeof *e->nodes)))
-    r = CUDA_ERROR_OUT_OF_MEMORY;
-  else r = topo_order(g, order, &cycle);
-  for (size_t i = 0; r == CUDA_SUCCESS && i < g->n; i++) {
-    e->nodes[i].from = order[i];
-    r = op_clone(&order[i]->op, &e->nodes[i].op, &e->nodes[i].blob);
-    e->n = i + 1;
-  }
+  CUgraphNode cycle = NULL;
+  r = exec_build(g, &e, &cycle, "cuGraphInstantiate", msg, sizeof msg);
   if (r == CUDA_SUCCESS) {
     e->magic = MAGIC_EXEC;
-    if (!drv_handle_add(e)) r = CUDA_ERROR_OUT_OF_MEMORY;
+    if (!drv_handle_add(e)) {
+      exec_discard(e);
+      r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
   }
-  char msg[160];
-  if (cycle)
-    snprintf(msg, sizeof msg, "cuGraphInstantiate: the graph's dependencies form a cycle (node %zu of %zu, "
-             "in creation order, is on it)", cycle->index + 1, g->n);
   pthread_mutex_unlock(&lock);
-  free(order);
   if (cycle) {
     *err = cycle;
     *result = CUDA_GRAPH_INSTANTIATE_INVALID_STRUCTURE;
     drv_say("%s", msg);
     if (log && logsize) snprintf(log, logsize, "%s", msg);
   }
-  if (r != CUDA_SUCCESS) {
-    if (e) {
-      for (size_t i = 0; i < e->n; i++) free(e->nodes[i].blob);
-      free(e->nodes);
-      free(e);
-    }
-    return r;
-  }
+  if (r != CUDA_SUCCESS) return r;
   *result = CUDA_GRAPH_INSTANTIATE_SUCCESS;
   *out = e;
   return CUDA_SUCCESS;
@@ -1221,33 +1293,39 @@ CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
   return r;
 }
 
-/* Runs the nodes in order on hStream. Like a kernel launch, a kernel that
- * faults does not fail the call: the nodes after it do not run, and the
- * context's sticky error is returned by the next call. */
+/* Runs the nodes in order on hStream (exec_run); into a capturing stream,
+ * the graph becomes a child graph node. */
 CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) {
   CUcontext sc, c;
   CUresult r = drv_stream_ctx(hStream, &sc);
   if (r != CUDA_SUCCESS) return r;
   if (!live_exec(hGraphExec)) return CUDA_ERROR_INVALID_VALUE;
-  pthread_mutex_lock(&lock);
-  bool capturing = !is_default(hStream) && hStream->capture;
-  if (!capturing && is_legacy(hStream) && legacy_conflict(true)) r = CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-  pthread_mutex_unlock(&lock);
-  if (capturing) {
-    drv_say("cuGraphLaunch into a capturing stream (a child graph node) is not implemented");
-    return CUDA_ERROR_NOT_SUPPORTED;
-  }
-  if (r != CUDA_SUCCESS) return r;
+  DrvOp op = {DRV_OP_GRAPH, .u.graph = hGraphExec};
+  if (drv_capture(hStream, &op, &r)) return r;   /* captured: a child graph node */
   r = drv_enter_work(sc, &c);
   if (r != CUDA_SUCCESS) return r;
   drv_leave(c);
-  for (size_t i = 0; i < hGraphExec->n; i++) {
-    r = op_run(&hGraphExec->nodes[i].op, hStream);
-    if (r != CUDA_SUCCESS) return r;
-    if (drv_enter_work(sc, &c) != CUDA_SUCCESS) return CUDA_SUCCESS;   /* a fault: see above */
-    drv_leave(c);
-  }
-  return CUDA_SUCCESS;
+  return exec_run(hGraphExec, hStream);
+}
+
+/* The child graph is copied now (its later changes do not reach the node);
+ * a cycle in it is refused here. */
+CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                  size_t numDependencies, CUgraph childGraph) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  char msg[200];
+  CUgraphExec list = NULL;
+  CUgraphNode cycle = NULL;
+  pthread_mutex_lock(&lock);
+  r = exec_build(childGraph, &list, &cycle, "cuGraphAddChildGraphNode", msg, sizeof msg);
+  pthread_mutex_unlock(&lock);
+  if (cycle) drv_say("%s", msg);
+  if (r != CUDA_SUCCESS) return r;
+  DrvOp op = {DRV_OP_GRAPH, .u.graph = list};
+  r = node_add(phGraphNode, hGraph, dependencies, numDependencies, &op);
+  exec_discard(list);
+  return r;
 }
 
 CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream);
@@ -1268,11 +1346,11 @@ static CUresult exec_set(CUgraphExec e, CUgraphNode hNode, const DrvOp *op) {
   for (size_t i = 0; live_exec(e) && i < e->n && !x; i++)
     if (e->nodes[i].from == hNode && e->nodes[i].op.kind == op->kind) x = &e->nodes[i];
   if (x) {
-    free(x->blob);
+    blob_free(&x->op, x->blob);
     x->op = copy;
     x->blob = blob;
   } else {
-    free(blob);
+    blob_free(&copy, blob);
     r = CUDA_ERROR_INVALID_VALUE;
   }
   pthread_mutex_unlock(&lock);
@@ -1358,11 +1436,11 @@ static CUresult node_set(CUgraphNode n, const DrvOp *op) {
   if (r != CUDA_SUCCESS) return r;
   pthread_mutex_lock(&lock);
   if (live_node(n) && n->op.kind == op->kind) {
-    free(n->blob);
+    blob_free(&n->op, n->blob);
     n->op = copy;
     n->blob = blob;
   } else {
-    free(blob);
+    blob_free(&copy, blob);
     r = CUDA_ERROR_INVALID_VALUE;
   }
   pthread_mutex_unlock(&lock);

@@ -7,7 +7,7 @@
  *
  * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 1 of 3, in creation order, is on it)
  * STDERR: ptxvm: cuGraphInstantiate: the graph's dependencies form a cycle (node 2 of 3, in creation order, is on it)
- * STDERR: ptxvm: cuGraphLaunch into a capturing stream (a child graph node) is not implemented
+ * STDERR: ptxvm: cuGraphAddChildGraphNode: the graph's dependencies form a cycle (node 2 of 3, in creation order, is on it)
  * STDERR: ptxvm: cuGraphAddNode: graph nodes of type 10 are not implemented
  * STDERR: ptxvm: cuStreamBeginCapture: capture of the per-thread default stream is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
@@ -218,12 +218,22 @@ static void test_capture(void) {
     CHECK(cuGraphExecKernelNodeSetParams(x, nodes[0], &kp) == CUDA_ERROR_INVALID_VALUE);   /* a memset node */
     CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all(5 * 4 + 1) && nhost == 3);
   }
-  /* the graph launch is itself captured: not implemented (a child graph) */
+  /* a graph launch into a capturing stream becomes a child graph node, with
+     the executable graph's parameters of the time */
   CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL) == CUDA_SUCCESS);
-  CHECK(cuGraphLaunch(x, s) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuGraphLaunch(x, s) == CUDA_SUCCESS && scale_add(s, 2, 0) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoHAsync(host, dbuf, sizeof host, s) == CUDA_SUCCESS);
   CUgraph g2 = NULL;
   CHECK(cuStreamEndCapture(s, &g2) == CUDA_SUCCESS && g2);
-  CHECK(cuGraphDestroy(g2) == CUDA_SUCCESS);
+  CHECK(nhost == 3);   /* not run while captured */
+  CUgraphNode first = NULL;
+  size_t one = 1;
+  CHECK(cuGraphGetRootNodes(g2, &first, &one) == CUDA_SUCCESS && one == 1 &&
+        cuGraphNodeGetType(first, &type) == CUDA_SUCCESS && type == CU_GRAPH_NODE_TYPE_GRAPH);
+  CUgraphExec x2;
+  CHECK(cuGraphInstantiate(&x2, g2, 0) == CUDA_SUCCESS && cuGraphLaunch(x2, t) == CUDA_SUCCESS);
+  CHECK(all((5 * 4 + 1) * 2) && nhost == 4);
+  CHECK(cuGraphExecDestroy(x2) == CUDA_SUCCESS && cuGraphDestroy(g2) == CUDA_SUCCESS);
 
   CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS && cuGraphExecDestroy(x) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS && cuGraphDestroy(g) == CUDA_ERROR_INVALID_VALUE);
@@ -353,6 +363,21 @@ static void test_explicit_graph(void) {
   nhost = 0;
   CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all((1 * 3 + 1) * 4) && nhost == 2);
   CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS);
+  /* g as the child of another graph, after a set to 2, twice: the copy at
+     the call stays as it was when the graph changes */
+  CUgraph parent;
+  CUgraphNode pre, child, child2;
+  sp.elementSize = 4;
+  sp.value = 2;
+  CHECK(cuGraphCreate(&parent, 0) == CUDA_SUCCESS && cuGraphAddMemsetNode(&pre, parent, NULL, 0, &sp, ctx) ==
+        CUDA_SUCCESS);
+  CHECK(cuGraphAddChildGraphNode(&child, parent, &pre, 1, g) == CUDA_SUCCESS);
+  CHECK(cuGraphAddChildGraphNode(&child2, parent, &child, 1, g) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroyNode(host2) == CUDA_SUCCESS);   /* after the copies */
+  CHECK(cuGraphInstantiate(&x, parent, 0) == CUDA_SUCCESS);
+  nhost = 0;
+  CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all((1 * 3 + 1) * 4) && nhost == 4);
+  CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS && cuGraphDestroy(parent) == CUDA_SUCCESS);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS && cuGraphDestroy(other) == CUDA_SUCCESS);
 }
 
@@ -389,6 +414,11 @@ static void test_cycle(void) {
   CHECK(cuGraphAddDependencies(g, from, to, NULL, 2) == CUDA_SUCCESS);
   memset(&ip, 0, sizeof ip);
   CHECK(cuGraphInstantiateWithParams(&x, g, &ip) == CUDA_ERROR_INVALID_VALUE && ip.hErrNode_out == b);
+  CUgraph parent;
+  CUgraphNode child;
+  CHECK(cuGraphCreate(&parent, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphAddChildGraphNode(&child, parent, NULL, 0, g) == CUDA_ERROR_INVALID_VALUE);   /* a cyclic child */
+  CHECK(cuGraphDestroy(parent) == CUDA_SUCCESS);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS);
 }
 
