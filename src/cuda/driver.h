@@ -151,7 +151,9 @@ CUresult drv_stream_ctx(CUstream s, CUcontext *ctx);
  * capture's graph instead of running (a graph node holds the same record,
  * and cuGraphLaunch runs each node's op through the entry point it came
  * from, on the launch stream). The op's pointers are the caller's: a kernel
- * op's argument values are copied when it is captured. */
+ * op's argument values are copied when it is captured. A new entry point
+ * that takes a stream (a 2D/3D copy, cuLaunchKernelEx) builds its DrvOp the
+ * same way (a CUDA_MEMCPY3D for any copy) and calls drv_capture first. */
 typedef enum DrvOpKind {
   DRV_OP_EMPTY, DRV_OP_KERNEL, DRV_OP_COPY, DRV_OP_SET, DRV_OP_HOST, DRV_OP_EVENT_RECORD,
   DRV_OP_EVENT_WAIT, DRV_OP_GRAPH

@@ -3,7 +3,7 @@
  *
  * One record, DrvOp (driver.h), describes every piece of work a stream can
  * hold: a kernel launch, a copy, a set, a host function, an event record or
- * wait, nothing (an empty node). The entry points that take a stream build
+ * wait, a child graph (its ops in order), nothing (an empty node). The entry points that take a stream build
  * the op of their call and give it to drv_capture first; while the stream
  * is capturing, the op becomes a node of the capture's graph (a kernel's
  * argument values are copied then, as the driver copies them at the call)
