@@ -32,7 +32,7 @@
  * not to be used by two threads at once. Not implemented (stubs, or refused
  * by name): memory allocation, conditional and semaphore nodes, CUDA
  * arrays, capture of the per-thread default stream, cuGraphExecUpdate,
- * cuGraphClone, cuGraphChildGraphNodeGetGraph (a child graph node keeps its
+ * cuGraphChildGraphNodeGetGraph (a child graph node keeps its
  * graph's ops in order, as an executable graph does, not the graph). */
 #include <stdatomic.h>
 #include <stdio.h>
@@ -49,6 +49,7 @@ struct CUgraphNode_st {
   void *blob;
   CUgraphNode *deps;         /* the nodes this one depends on */
   size_t ndeps, capdeps;
+  CUgraphNode origin;        /* of a clone: the node it copies (compared only) */
 };
 
 struct CUgraph_st {
@@ -56,6 +57,7 @@ struct CUgraph_st {
   CUgraphNode *nodes;
   size_t n, cap;
   struct DrvCapture *capture;   /* the capture writing into it, or NULL */
+  CUgraph origin;               /* of a clone: the graph it copies (compared only) */
 };
 
 typedef struct ExecNode {
@@ -77,6 +79,7 @@ typedef struct DrvCapture {
   pthread_t thread;          /* that began it */
   uint64_t id;
   bool invalidated;
+  bool own_graph;            /* made by the capture (not cuStreamBeginCaptureToGraph's) */
   CUstream *streams;         /* every stream in it, origin first */
   size_t nstreams, capstreams;
   struct DrvCapture *next;
@@ -89,6 +92,7 @@ static uint64_t next_capture_id = 1;
 static _Thread_local CUstreamCaptureMode thread_mode = CU_STREAM_CAPTURE_MODE_GLOBAL;
 
 static CUresult exec_clone(CUgraphExec src, CUgraphExec *out);
+static CUresult edges_check(const CUgraphEdgeData *edgeData, size_t n);
 static void exec_discard(CUgraphExec e);
 static CUresult exec_run(CUgraphExec e, CUstream s);
 
@@ -429,7 +433,7 @@ static void capture_end(DrvCapture *c, bool keep_graph) {
   atomic_fetch_sub(&ncaptures, 1);
   for (size_t i = 0; i < c->nstreams; i++) leave_capture(c->streams[i]);
   c->graph->capture = NULL;
-  if (!keep_graph) graph_free(c->graph);
+  if (!keep_graph && c->own_graph) graph_free(c->graph);
   free(c->streams);
   free(c);
 }
@@ -647,7 +651,10 @@ bool drv_capture_event(CUstream s, CUevent e, unsigned flags, bool wait, CUresul
 
 /* ---- cuStream*Capture* ---- */
 
-static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode) {
+/* Begins a capture on s into a new graph, or into graph `into` after the
+ * nodes deps. */
+static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode, CUgraph into, const CUgraphNode *deps,
+                              size_t ndeps) {
   CUcontext sc, c;
   CUresult r = drv_stream_ctx(s, &sc);
   if (r != CUDA_SUCCESS) return r;
@@ -661,51 +668,131 @@ static CUresult begin_capture(CUstream s, CUstreamCaptureMode mode) {
   if (r != CUDA_SUCCESS) return r;
   drv_leave(c);
   DrvCapture *cap = calloc(1, sizeof *cap);
-  CUgraph g = calloc(1, sizeof *g);
-  if (!cap || !g || !drv_handle_add(g)) {
+  CUgraph g = into ? into : calloc(1, sizeof *g);
+  if (!cap || !g || (!into && !drv_handle_add(g))) {
     free(cap);
-    free(g);
+    if (!into) free(g);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  g->magic = MAGIC_GRAPH;
-  g->capture = cap;
-  *cap = (DrvCapture){g, s, mode, pthread_self(), 0, false, NULL, 0, 0, NULL};
+  if (!into) g->magic = MAGIC_GRAPH;
+  *cap = (DrvCapture){.graph = g, .origin = s, .mode = mode, .thread = pthread_self(), .own_graph = !into};
   pthread_mutex_lock(&lock);
   if (s->capture) r = CUDA_ERROR_ILLEGAL_STATE;
-  else if (!push(&cap->streams, &cap->nstreams, &cap->capstreams, &s, sizeof s)) r = CUDA_ERROR_OUT_OF_MEMORY;
+  else if (into && (!live_graph(into) || into->capture)) r = CUDA_ERROR_INVALID_VALUE;
+  else if (into) r = deps_check(into, deps, ndeps);
+  if (r == CUDA_SUCCESS && (!push(&cap->streams, &cap->nstreams, &cap->capstreams, &s, sizeof s) ||
+                            !set_deps(s, deps, into ? ndeps : 0)))
+    r = CUDA_ERROR_OUT_OF_MEMORY;
   if (r == CUDA_SUCCESS) {
     cap->id = next_capture_id++;
     cap->next = captures;
     captures = cap;
     atomic_fetch_add(&ncaptures, 1);
     s->capture = cap;
-    s->ndeps = 0;
+    g->capture = cap;
   }
   pthread_mutex_unlock(&lock);
   if (r != CUDA_SUCCESS) {
-    drv_handle_remove(g);
-    free(g);
+    if (!into) {
+      drv_handle_remove(g);
+      free(g);
+    }
     free(cap->streams);
     free(cap);
   }
   return r;
 }
 
-CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) { return begin_capture(hStream, mode); }
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) {
+  return begin_capture(hStream, mode, NULL, NULL, 0);
+}
 
 /* The per-thread flavour: stream 0 is the per-thread default stream there. */
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode);
 CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode) {
-  return begin_capture(per_thread(hStream), mode);
+  return begin_capture(per_thread(hStream), mode, NULL, NULL, 0);
 }
 
 /* CUDA 10.0's form, before capture modes: the global mode. */
 #undef cuStreamBeginCapture
 CUresult cuStreamBeginCapture(CUstream hStream);
-CUresult cuStreamBeginCapture(CUstream hStream) { return begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL); }
+CUresult cuStreamBeginCapture(CUstream hStream) {
+  return begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, NULL, NULL, 0);
+}
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream);
 CUresult cuStreamBeginCapture_ptsz(CUstream hStream) {
   return cuStreamBeginCapture_v2_ptsz(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL);
+}
+
+/* Capture into an existing graph, after the given nodes; cuStreamEndCapture
+ * returns that graph (a failed capture leaves the nodes it added). */
+CUresult cuStreamBeginCaptureToGraph(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                     const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                     CUstreamCaptureMode mode) {
+  if (!hGraph) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = edges_check(dependencyData, numDependencies);
+  return r != CUDA_SUCCESS ? r : begin_capture(hStream, mode, hGraph, dependencies, numDependencies);
+}
+
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                          const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                          CUstreamCaptureMode mode);
+CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream hStream, CUgraph hGraph, const CUgraphNode *dependencies,
+                                          const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                          CUstreamCaptureMode mode) {
+  return cuStreamBeginCaptureToGraph(per_thread(hStream), hGraph, dependencies, dependencyData, numDependencies,
+                                     mode);
+}
+
+/* Adds nodes of the capture's graph to s's dependency set, or replaces it. */
+CUresult cuStreamUpdateCaptureDependencies_v2(CUstream hStream, CUgraphNode *dependencies,
+                                              const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                              unsigned int flags) {
+  CUcontext sc;
+  CUresult r = drv_stream_ctx(hStream, &sc);
+  if (r != CUDA_SUCCESS) return r;
+  if (flags > CU_STREAM_SET_CAPTURE_DEPENDENCIES) return CUDA_ERROR_INVALID_VALUE;
+  r = edges_check(dependencyData, numDependencies);
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  DrvCapture *c = is_default(hStream) ? NULL : hStream->capture;
+  if (!c) r = CUDA_ERROR_ILLEGAL_STATE;
+  else r = deps_check(c->graph, dependencies, numDependencies);
+  if (r == CUDA_SUCCESS && flags == CU_STREAM_SET_CAPTURE_DEPENDENCIES) {
+    if (!set_deps(hStream, dependencies, numDependencies)) r = CUDA_ERROR_OUT_OF_MEMORY;
+  } else
+    for (size_t i = 0; r == CUDA_SUCCESS && i < numDependencies; i++) {
+      bool have = false;
+      for (size_t j = 0; j < hStream->ndeps && !have; j++) have = hStream->deps[j] == dependencies[i];
+      if (!have && !push(&hStream->deps, &hStream->ndeps, &hStream->capdeps, &dependencies[i], sizeof *dependencies))
+        r = CUDA_ERROR_OUT_OF_MEMORY;
+    }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+#undef cuStreamUpdateCaptureDependencies
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+                                           unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+                                           unsigned int flags) {
+  return cuStreamUpdateCaptureDependencies_v2(hStream, dependencies, NULL, numDependencies, flags);
+}
+
+CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+                                                unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_ptsz(CUstream hStream, CUgraphNode *dependencies, size_t numDependencies,
+                                                unsigned int flags) {
+  return cuStreamUpdateCaptureDependencies_v2(per_thread(hStream), dependencies, NULL, numDependencies, flags);
+}
+CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+                                                   const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                                   unsigned int flags);
+CUresult cuStreamUpdateCaptureDependencies_v2_ptsz(CUstream hStream, CUgraphNode *dependencies,
+                                                   const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                                                   unsigned int flags) {
+  return cuStreamUpdateCaptureDependencies_v2(per_thread(hStream), dependencies, dependencyData, numDependencies,
+                                              flags);
 }
 
 /* Every node another stream of c would depend on next is an ancestor of
@@ -1689,6 +1776,57 @@ CUresult cuGraphDestroyNode(CUgraphNode hNode) {
     for (size_t i = at; i < g->n; i++) g->nodes[i]->index = i;
     node_free(hNode);
   }
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+/* ---- clones ---- */
+
+/* A copy of g, node by node in creation order (each remembering its
+ * original, for cuGraphNodeFindInClone), then the edges; child graphs are
+ * copied too. */
+CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!phGraphClone) return CUDA_ERROR_INVALID_VALUE;
+  CUgraph c;
+  r = cuGraphCreate(&c, 0);
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  CUgraph g = originalGraph;
+  if (!live_graph(g)) r = CUDA_ERROR_INVALID_VALUE;
+  for (size_t i = 0; r == CUDA_SUCCESS && i < g->n; i++) {
+    CUgraphNode n = g->nodes[i], copy;
+    DrvOp op;
+    void *blob;
+    r = op_clone(&n->op, &op, &blob);
+    if (r == CUDA_SUCCESS) r = node_insert(c, NULL, 0, &op, blob, &copy);
+    if (r == CUDA_SUCCESS) copy->origin = n;
+  }
+  for (size_t i = 0; r == CUDA_SUCCESS && i < g->n; i++) {   /* an edge may come from a later node */
+    CUgraphNode n = g->nodes[i], copy = c->nodes[i];
+    if (n->ndeps && !(copy->deps = malloc(n->ndeps * sizeof *copy->deps))) r = CUDA_ERROR_OUT_OF_MEMORY;
+    for (size_t k = 0; r == CUDA_SUCCESS && k < n->ndeps; k++) copy->deps[k] = c->nodes[n->deps[k]->index];
+    if (r == CUDA_SUCCESS) copy->ndeps = copy->capdeps = n->ndeps;
+  }
+  c->origin = g;
+  if (r != CUDA_SUCCESS) graph_free(c);
+  pthread_mutex_unlock(&lock);
+  if (r == CUDA_SUCCESS) *phGraphClone = c;
+  return r;
+}
+
+CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!phNode) return CUDA_ERROR_INVALID_VALUE;
+  r = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&lock);
+  for (size_t i = 0; live_graph(hClonedGraph) && i < hClonedGraph->n && r != CUDA_SUCCESS; i++)
+    if (hOriginalNode && hClonedGraph->nodes[i]->origin == hOriginalNode) {
+      *phNode = hClonedGraph->nodes[i];
+      r = CUDA_SUCCESS;
+    }
   pthread_mutex_unlock(&lock);
   return r;
 }

@@ -235,6 +235,28 @@ static void test_capture(void) {
   CHECK(all((5 * 4 + 1) * 2) && nhost == 4);
   CHECK(cuGraphExecDestroy(x2) == CUDA_SUCCESS && cuGraphDestroy(g2) == CUDA_SUCCESS);
 
+  /* capture into an existing graph, after its set node; a dependency set
+     replaced in the middle of the capture */
+  CUgraph into;
+  CUgraphNode set3;
+  CUcontext ctx;
+  CUDA_MEMSET_NODE_PARAMS sp = {dbuf, 0, 3, 4, N, 1};
+  CHECK(cuCtxGetCurrent(&ctx) == CUDA_SUCCESS && cuGraphCreate(&into, 0) == CUDA_SUCCESS &&
+        cuGraphAddMemsetNode(&set3, into, NULL, 0, &sp, ctx) == CUDA_SUCCESS);
+  CHECK(cuStreamUpdateCaptureDependencies(s, &set3, NULL, 1, 0) == CUDA_ERROR_ILLEGAL_STATE);   /* not capturing */
+  CHECK(cuStreamBeginCaptureToGraph(s, into, &set3, NULL, 1, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+  CHECK(scale_add(s, 2, 1) == CUDA_SUCCESS);   /* 7 */
+  CHECK(cuStreamUpdateCaptureDependencies(s, &set3, NULL, 1, 2) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuStreamUpdateCaptureDependencies(s, &set3, NULL, 1, CU_STREAM_SET_CAPTURE_DEPENDENCIES) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoHAsync(host, dbuf, sizeof host, s) == CUDA_SUCCESS);   /* after the set only */
+  CHECK(cuStreamEndCapture(s, &g2) == CUDA_SUCCESS && g2 == into);
+  CHECK(cuGraphGetNodes(into, NULL, &n) == CUDA_SUCCESS && n == 3);
+  CHECK(cuGraphGetRootNodes(into, NULL, &roots) == CUDA_SUCCESS && roots == 1);
+  CHECK(cuGraphGetEdges(into, NULL, NULL, NULL, &n) == CUDA_SUCCESS && n == 2);   /* set->kernel, set->copy */
+  CHECK(cuGraphInstantiate(&x2, into, 0) == CUDA_SUCCESS && cuGraphLaunch(x2, t) == CUDA_SUCCESS);
+  CHECK(all(7));   /* the kernel, created first, ran first */
+  CHECK(cuGraphExecDestroy(x2) == CUDA_SUCCESS && cuGraphDestroy(into) == CUDA_SUCCESS);
+
   CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS && cuGraphExecDestroy(x) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuGraphDestroy(g) == CUDA_SUCCESS && cuGraphDestroy(g) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuStreamDestroy(s) == CUDA_SUCCESS && cuStreamDestroy(t) == CUDA_SUCCESS);
@@ -363,6 +385,19 @@ static void test_explicit_graph(void) {
   nhost = 0;
   CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all((1 * 3 + 1) * 4) && nhost == 2);
   CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS);
+  /* a clone runs as the original did; its nodes are found from the originals */
+  CUgraph gc;
+  CUgraphNode twice_c = NULL;
+  CHECK(cuGraphClone(&gc, g) == CUDA_SUCCESS);
+  CHECK(cuGraphNodeFindInClone(&twice_c, twice, gc) == CUDA_SUCCESS && twice_c && twice_c != twice);
+  CHECK(cuGraphNodeFindInClone(&twice_c, twice, other) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuGraphGetEdges(gc, NULL, NULL, NULL, &ne) == CUDA_SUCCESS && ne == 5);
+  CHECK(cuGraphInstantiate(&x, gc, 0) == CUDA_SUCCESS);
+  nhost = 0;
+  memset(host, 0, sizeof host);
+  CHECK(cuGraphLaunch(x, NULL) == CUDA_SUCCESS && all((1 * 3 + 1) * 4) && nhost == 2);
+  CHECK(cuGraphExecDestroy(x) == CUDA_SUCCESS && cuGraphDestroy(gc) == CUDA_SUCCESS);
+
   /* g as the child of another graph, after a set to 2, twice: the copy at
      the call stays as it was when the graph changes */
   CUgraph parent;
