@@ -108,17 +108,22 @@ static bool is_default(CUstream s) { return is_legacy(s) || s == CU_STREAM_PER_T
 /* Stream 0 of a per-thread flavour (_ptsz). */
 static CUstream per_thread(CUstream s) { return s ? s : CU_STREAM_PER_THREAD; }
 
-/* Appends x to *v (n used, cap allocated); false: out of memory. */
+/* Appends x (size bytes) to the array whose pointer is at v (n used, cap
+ * allocated); false: out of memory. The pointer is read and written as
+ * bytes, whatever its type (object pointers share one representation on
+ * every target of ptxvm). */
 static bool push(void *v, size_t *n, size_t *cap, const void *x, size_t size) {
-  char **p = v;
+  char *p;
+  memcpy(&p, v, sizeof p);
   if (*n == *cap) {
     size_t c = *cap ? 2 * *cap : 4;
-    char *q = realloc(*p, c * size);
+    char *q = realloc(p, c * size);
     if (!q) return false;
-    *p = q;
+    p = q;
+    memcpy(v, &p, sizeof p);
     *cap = c;
   }
-  memcpy(*p + *n * size, x, size);
+  memcpy(p + *n * size, x, size);
   (*n)++;
   return true;
 }
