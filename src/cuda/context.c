@@ -218,10 +218,13 @@ CUresult cuCtxGetFlags(unsigned int *flags) {
 }
 
 /* Work runs synchronously, so there is nothing to wait for but the sticky
- * error of an earlier fault. */
+ * error of an earlier fault; capture forbids it (graph.c). */
 CUresult cuCtxSynchronize(void) {
   CUcontext c;
-  CUresult r = drv_enter_work(NULL, &c);
+  CUresult r = drv_initialized();
+  if (r == CUDA_SUCCESS) r = drv_capture_unsafe();
+  if (r != CUDA_SUCCESS) return r;
+  r = drv_enter_work(NULL, &c);
   if (r == CUDA_SUCCESS) drv_leave(c);
   return r;
 }

@@ -13,8 +13,9 @@
  * Files: entries.c (the table of entry points: exported symbols and
  * cuGetProcAddress, stubs for the unimplemented), init.c (cuInit, versions,
  * errors, options), handles.c, device.c, context.c, memory.c, module.c (modules,
- * libraries, functions, kernels, globals), launch.c (function attributes, launches), stream.c
- * (streams, events). */
+ * libraries, functions, kernels, globals), launch.c (function attributes,
+ * launches), stream.c (streams, events, host functions), graph.c (operations,
+ * stream capture, graphs). */
 #ifndef PTXVM_CUDA_DRIVER_H
 #define PTXVM_CUDA_DRIVER_H
 
@@ -27,7 +28,8 @@
 #include "entries.h"
 
 enum { MAGIC_CTX = 0x43545821, MAGIC_MOD = 0x4d4f4421, MAGIC_FN = 0x464e4321,
-       MAGIC_STREAM = 0x53545221, MAGIC_EVENT = 0x45564e21, MAGIC_LIB = 0x4c494221 };
+       MAGIC_STREAM = 0x53545221, MAGIC_EVENT = 0x45564e21, MAGIC_LIB = 0x4c494221,
+       MAGIC_GRAPH = 0x47524121, MAGIC_NODE = 0x4e4f4421, MAGIC_EXEC = 0x45584521 };
 
 /* Launch options from the environment (init.c drv_options), applied to every
  * context's ptxvm_context. */
@@ -81,6 +83,12 @@ struct CUstream_st {
   CUcontext ctx;
   unsigned flags;
   int priority;
+  /* stream capture (graph.c, under its lock): the capture sequence the
+   * stream belongs to (NULL: none) and the nodes its next captured node
+   * depends on */
+  struct DrvCapture *capture;
+  CUgraphNode *deps;
+  size_t ndeps, capdeps;
 };
 
 struct CUevent_st {
@@ -89,6 +97,11 @@ struct CUevent_st {
   unsigned flags;
   bool recorded;
   double t_ms;              /* host monotonic clock at the record, ms */
+  /* last recorded in a capturing stream (graph.c, under its lock): the
+   * capture's id (0: not) and the nodes the record stood for */
+  uint64_t capture_id;
+  CUgraphNode *nodes;
+  size_t nnodes;
 };
 
 /* NAME is the same function as BASE (defined in the same file): the
@@ -108,7 +121,8 @@ static inline bool drv_live_function(const void *f) { return drv_live(f, MAGIC_F
 
 /* ---- init.c ---- */
 extern DrvOptions drv_opt;
-/* CUDA_ERROR_NOT_INITIALIZED before cuInit, else CUDA_SUCCESS. */
+/* CUDA_ERROR_NOT_INITIALIZED before cuInit, CUDA_ERROR_NOT_PERMITTED inside a
+ * host function (stream.c), else CUDA_SUCCESS. */
 CUresult drv_initialized(void);
 /* Writes "ptxvm: " and the formatted text, with a newline, on stderr. */
 void drv_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -136,5 +150,80 @@ CUresult drv_result(CUcontext ctx, ptxvm_status st, CUresult dflt);
  * the current context's default stream); sets *ctx to its context (NULL
  * for a default stream: the current one). */
 CUresult drv_stream_ctx(CUstream s, CUcontext *ctx);
+
+
+/* ---- graph.c: operations, stream capture, graphs ----
+ * Every piece of work a stream can hold is one DrvOp. An entry point that
+ * takes a stream builds the DrvOp of its call and hands it to drv_capture
+ * first: while the stream is capturing, the op becomes a node of the
+ * capture's graph instead of running (a graph node holds the same record,
+ * and cuGraphLaunch runs each node's op through the entry point it came
+ * from, on the launch stream). The op's pointers are the caller's: a kernel
+ * op's argument values are copied when it is captured. A new entry point
+ * that takes a stream (a 2D/3D copy, cuLaunchKernelEx) builds its DrvOp the
+ * same way (a CUDA_MEMCPY3D for any copy) and calls drv_capture first. */
+typedef enum DrvOpKind {
+  DRV_OP_EMPTY, DRV_OP_KERNEL, DRV_OP_COPY, DRV_OP_SET, DRV_OP_HOST, DRV_OP_EVENT_RECORD,
+  DRV_OP_EVENT_WAIT, DRV_OP_GRAPH
+} DrvOpKind;
+
+typedef struct DrvOp {
+  DrvOpKind kind;
+  union {
+    struct {
+      CUfunction f;
+      unsigned grid[3], block[3], shared;
+      void **params, **extra;     /* as cuLaunchKernel takes them */
+    } kernel;
+    CUDA_MEMCPY3D copy;           /* host, device or unified operands */
+    CUDA_MEMSET_NODE_PARAMS set;
+    CUDA_HOST_NODE_PARAMS host;
+    CUevent event;                /* EVENT_RECORD, EVENT_WAIT */
+    struct CUgraphExec_st *graph; /* GRAPH: a child graph's ops, in order */
+  } u;
+} DrvOp;
+
+/* The hook, called at the top of every entry point that takes a stream (s
+ * already checked by drv_stream_ctx). Returns true when the call is done,
+ * with its result in *r: recorded into s's capture (CUDA_SUCCESS), refused
+ * because of a capture (CUDA_ERROR_STREAM_CAPTURE_INVALIDATED; for the
+ * legacy stream while a blocking stream of its context captures,
+ * CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, which invalidates that capture), or the
+ * context's sticky error. false: nothing is capturing there; run the op now. */
+bool drv_capture(CUstream s, const DrvOp *op, CUresult *r);
+/* The same for a 1D copy (a NULL host pointer: that side is device memory)
+ * and a 1D set of n elements of elem_size bytes. */
+bool drv_capture_copy(CUstream s, CUdeviceptr dst_d, void *dst_h, CUdeviceptr src_d, const void *src_h,
+                      size_t bytes, CUresult *r);
+bool drv_capture_set(CUstream s, CUdeviceptr dst, unsigned value, unsigned elem_size, size_t n, CUresult *r);
+/* For calls that capture forbids (documented as "potentially unsafe":
+ * cuCtxSynchronize ...): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, invalidating
+ * the captures that forbid it, when the calling thread's capture mode and
+ * the captures in progress forbid it (cuThreadExchangeStreamCaptureMode);
+ * else CUDA_SUCCESS. */
+CUresult drv_capture_unsafe(void);
+/* The stream and event side of capture, for stream.c:
+ * - drv_capture_sync: whether s may be synchronized or queried (or take a
+ *   stream callback): CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED while it
+ *   captures, CUDA_ERROR_STREAM_CAPTURE_IMPLICIT for the legacy stream while
+ *   a blocking stream captures (each invalidates that capture), else
+ *   CUDA_SUCCESS;
+ * - drv_capture_stream_gone: s is being destroyed (it leaves its capture;
+ *   the origin's capture ends);
+ * - drv_capture_event: the record of e on s (wait: s's wait on e, flags the
+ *   CU_EVENT_RECORD/WAIT_EXTERNAL flag) as capture sees it; as drv_capture,
+ *   true when done (*r) and false when the caller is to do it now;
+ * - drv_event_captured: whether e was last recorded in a capture;
+ * - drv_capture_event_gone: e is being destroyed. */
+CUresult drv_capture_sync(CUstream s);
+void drv_capture_stream_gone(CUstream s);
+bool drv_capture_event(CUstream s, CUevent e, unsigned flags, bool wait, CUresult *r);
+bool drv_event_captured(CUevent e);
+void drv_capture_event_gone(CUevent e);
+/* Whether the calling thread is inside a host function or stream callback,
+ * where CUDA calls are refused with CUDA_ERROR_NOT_PERMITTED (stream.c). */
+extern _Thread_local bool drv_in_host_fn;
+/* Runs fn(data) as a host function of stream order (flag set around it). */
+void drv_run_host_fn(CUhostFn fn, void *data);
 
 #endif

@@ -93,6 +93,7 @@ CUresult cuInit(unsigned int Flags) {
 }
 
 CUresult drv_initialized(void) {
+  if (drv_in_host_fn) return CUDA_ERROR_NOT_PERMITTED;   /* a host function may not call CUDA */
   return atomic_load(&initialized) ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
 }
 

@@ -155,6 +155,9 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
             sharedMemBytes, f->info.name, dyn_max);
     return CUDA_ERROR_INVALID_VALUE;
   }
+  DrvOp op = {DRV_OP_KERNEL, .u.kernel = {f, {gridDimX, gridDimY, gridDimZ}, {blockDimX, blockDimY, blockDimZ},
+                                          sharedMemBytes, kernelParams, extra}};
+  if (drv_capture(hStream, &op, &r)) return r;   /* captured into a graph (graph.c) */
   r = drv_enter_work(f->mod->ctx, &c);   /* ptxvm calls on the context need its lock */
   if (r != CUDA_SUCCESS) return r;
   void **params = kernelParams, **owned = NULL;

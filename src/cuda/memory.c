@@ -79,20 +79,34 @@ static CUresult on_stream(CUstream s) {
   return drv_stream_ctx(s, &sc);
 }
 
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { return copy(HTOD, dst, NULL, 0, src, n); }
-CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { return copy(DTOH, 0, dst, src, NULL, n); }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy(DTOD, dst, NULL, src, NULL, n); }
+/* The synchronous forms are the legacy stream's: drv_capture refuses them
+ * while a blocking stream captures (graph.c). */
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+  CUresult r;
+  return drv_capture_copy(NULL, dst, NULL, 0, src, n, &r) ? r : copy(HTOD, dst, NULL, 0, src, n);
+}
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+  CUresult r;
+  return drv_capture_copy(NULL, 0, dst, src, NULL, n, &r) ? r : copy(DTOH, 0, dst, src, NULL, n);
+}
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  CUresult r;
+  return drv_capture_copy(NULL, dst, NULL, src, NULL, n, &r) ? r : copy(DTOD, dst, NULL, src, NULL, n);
+}
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_copy(s, dst, NULL, 0, src, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : copy(HTOD, dst, NULL, 0, src, n);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_copy(s, 0, dst, src, NULL, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : copy(DTOH, 0, dst, src, NULL, n);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_copy(s, dst, NULL, src, NULL, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : copy(DTOD, dst, NULL, src, NULL, n);
 }
 
@@ -133,20 +147,32 @@ static CUresult set(CUdeviceptr dst, unsigned v, size_t n, unsigned size) {
   return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) { return set(dst, uc, n, 1); }
-CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) { return set(dst, us, n, 2); }
-CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) { return set(dst, ui, n, 4); }
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) {
+  CUresult r;   /* the legacy stream's, as the copies */
+  return drv_capture_set(NULL, dst, uc, 1, n, &r) ? r : set(dst, uc, n, 1);
+}
+CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) {
+  CUresult r;
+  return drv_capture_set(NULL, dst, us, 2, n, &r) ? r : set(dst, us, n, 2);
+}
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) {
+  CUresult r;
+  return drv_capture_set(NULL, dst, ui, 4, n, &r) ? r : set(dst, ui, n, 4);
+}
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, uc, 1, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : set(dst, uc, n, 1);
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, us, 2, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : set(dst, us, n, 2);
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s) {
   CUresult r = on_stream(s);
+  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, ui, 4, n, &r)) return r;
   return r != CUDA_SUCCESS ? r : set(dst, ui, n, 4);
 }
 

@@ -9,7 +9,7 @@
  * Lines run.py checks on standard error (each substring must occur; ONCE:
  * exactly once); the eight launches that ran are counted by --stats:
  * STDERR: ptxvm: stats: launches 8,
- * STDERR-ONCE: ptxvm: cuGraphCreate is not implemented
+ * STDERR-ONCE: ptxvm: cuGraphicsUnregisterResource is not implemented
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x10 is outside every allocation
  * STDERR: ptxvm:   at <ptx>:8:3, kernel fault, %ctaid (0,0,0), %tid (0,0,0)
  * STDERR: ptxvm: deadlock: kernel hang, %ctaid (0,0,0): no warp can progress
@@ -151,10 +151,9 @@ static void test_proc_address(void) {
   CUuuid id = {{0}};
   CHECK(cuGetExportTable(&table, &id) == CUDA_ERROR_NOT_FOUND && table == NULL);
   /* an entry point ptxvm does not implement: found, and it says so (once) */
-  CHECK(cuGetProcAddress("cuGraphCreate", &p, 13000, 0, &st) == CUDA_SUCCESS && p);
-  CUgraph g;
-  CHECK(((CUresult(*)(CUgraph *, unsigned))p)(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
-  CHECK(cuGraphCreate(&g, 0) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuGetProcAddress("cuGraphicsUnregisterResource", &p, 13000, 0, &st) == CUDA_SUCCESS && p);
+  CHECK(((CUresult(*)(CUgraphicsResource))p)(NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuGraphicsUnregisterResource(NULL) == CUDA_ERROR_NOT_SUPPORTED);
 }
 
 static void test_vadd(CUmodule mod) {
