@@ -581,6 +581,108 @@ ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
 ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
                           const unsigned cluster[3], unsigned dyn_shared_bytes, void **params);
 
+/* The device ptxvm models, an sm_90 (NVIDIA H100/H200 SXM; CUDA C++
+ * Programming Guide, "Features and Technical Specifications", compute
+ * capability 9.0): what bounds CTAs resident at once (the occupancy model
+ * below, cooperative launches) and cluster sizes. The CUDA driver's device
+ * attributes are these same numbers. */
+#define PTXVM_DEVICE_SMS 132                    /* streaming multiprocessors */
+#define PTXVM_DEVICE_THREADS_PER_SM 2048
+#define PTXVM_DEVICE_CTAS_PER_SM 32
+#define PTXVM_DEVICE_REGS_PER_SM 65536          /* 32-bit registers, in 4 partitions */
+#define PTXVM_DEVICE_REGS_PER_CTA 65536
+#define PTXVM_DEVICE_SHARED_PER_SM 233472       /* bytes: 228 KiB */
+#define PTXVM_DEVICE_SHARED_PER_CTA 232448      /* bytes: 227 KiB, static + dynamic */
+#define PTXVM_DEVICE_SHARED_RESERVED_PER_CTA 1024  /* bytes the GPU keeps per CTA */
+#define PTXVM_DEVICE_CLUSTER_PORTABLE 8         /* CTAs per cluster, portable */
+#define PTXVM_DEVICE_CLUSTER_MAX 16             /* CTAs per cluster, non-portable */
+
+/* The options of ptxvm_launch_ex. Zero-initialise it ({0}): every field's
+ * zero is the plain launch's behaviour. */
+typedef struct ptxvm_launch_options {
+  unsigned cluster[3];       /* CTAs per cluster; 0,0,0: the kernel's
+                                .reqnctapercluster, else 1,1,1 (a kernel with
+                                .explicitcluster and neither is refused) */
+  unsigned dyn_shared_bytes; /* dynamic shared memory per CTA */
+  int cluster_nonportable;   /* nonzero: clusters of up to
+                                PTXVM_DEVICE_CLUSTER_MAX CTAs (else
+                                PTXVM_DEVICE_CLUSTER_PORTABLE, or the kernel's
+                                .maxclusterrank) */
+  int cooperative;           /* nonzero: a cooperative launch (below) */
+  uint32_t envreg[32];       /* the values of %envreg0..%envreg31 (0: what
+                                a plain launch reads) */
+} ptxvm_launch_options;
+
+/* As ptxvm_launch, with options (NULL: all zero). A cooperative launch
+ * keeps every CTA of the grid resident at once, each host thread running
+ * its share in turns, so CTAs may wait for each other (a grid-wide
+ * barrier); the grid may hold at most as many clusters as the device
+ * model holds at once (ptxvm_function_occupancy's `clusters`). It also provides what
+ * cooperative_groups::this_grid() reads (the CUDA toolkit's
+ * cooperative_groups/details/driver_abi.h): %envreg1 (high 32 bits) and
+ * %envreg2 (low 32 bits) hold the device address of a grid workspace, 8
+ * zeroed bytes of device memory, { u32 size (8), u32 barrier }, that lives
+ * as long as the launch (these two replace envreg[1] and envreg[2]). A
+ * plain launch gives no workspace (%envreg1, %envreg2 read their envreg
+ * values, 0 by default), so grid_group::sync() there traps, as its
+ * is_valid() check makes it.
+ * Errors: those of ptxvm_launch, and PTXVM_ERROR_INVALID_CONFIG (an
+ *           .explicitcluster kernel without a cluster shape; a cluster
+ *           beyond the limit above; a cooperative grid larger than the
+ *           device holds: the message gives both counts). */
+ptxvm_status ptxvm_launch_ex(ptxvm_function *fn, const unsigned grid[3], const unsigned block[3],
+                             const ptxvm_launch_options *options, void **params);
+
+/* What kernel fn needs of the device, as the CUDA driver's function
+ * attributes report it. PTX allocates no registers: ptxvm assumes 32 per
+ * thread (the most at which 2048 threads fill an SM's 65536 registers, so
+ * registers never bound occupancy), or .maxnreg when that is lower. */
+typedef struct ptxvm_function_resources {
+  uint64_t shared_bytes;     /* static shared memory (ptxvm_function_static_shared) */
+  uint64_t const_bytes;      /* the module's .const variables, laid out at
+                                their alignments */
+  uint64_t local_bytes;      /* per thread: the .local variables at module
+                                scope and of the kernel (not the frames of
+                                the .func it calls: its stack) */
+  unsigned regs_per_thread;  /* the assumption above */
+  unsigned max_threads;      /* threads per CTA it can launch with: 1024,
+                                or fewer by .maxntid/.reqntid or registers */
+  unsigned ptx_version;      /* the module's .version, major*10 + minor */
+  unsigned target;           /* its .target sm_XY: XY (90 for sm_90a too) */
+} ptxvm_function_resources;
+
+/* Fills *out for kernel fn; prepares the module as ptxvm_function_static_shared.
+ * Errors: those of ptxvm_function_static_shared. */
+ptxvm_status ptxvm_function_get_resources(ptxvm_function *fn, ptxvm_function_resources *out);
+
+/* The occupancy model of the device above, for kernel fn in CTAs of
+ * `threads` threads with `dyn_shared_bytes` of dynamic shared memory each,
+ * in clusters of `cluster_ctas` CTAs (0 is taken as 1). */
+typedef struct ptxvm_occupancy {
+  unsigned ctas_per_sm;      /* CTAs one SM holds at once: the least of
+                                PTXVM_DEVICE_CTAS_PER_SM, the warps that fit
+                                in 2048 threads, the registers
+                                (regs_per_thread x 32 per warp, allocated in
+                                units of 256, in 4 partitions of 16384) and the
+                                shared memory (static + dynamic + 1 KiB
+                                reserved, in units of 128 bytes, out of 228
+                                KiB); 0 when such a CTA cannot launch (more
+                                threads than max_threads, or more shared
+                                memory than 227 KiB) */
+  unsigned clusters;         /* clusters the whole device holds at once:
+                                PTXVM_DEVICE_SMS x ctas_per_sm / cluster_ctas
+                                (the model has no GPC boundaries: a cluster
+                                may take CTA slots of any SMs, so a GPU may
+                                hold fewer) */
+} ptxvm_occupancy;
+
+/* Fills *out (above). A cooperative launch may have at most `clusters`
+ * clusters (ptxvm_launch_ex).
+ * Errors: those of ptxvm_function_static_shared, and
+ *         PTXVM_ERROR_INVALID_VALUE (out NULL, threads 0). */
+ptxvm_status ptxvm_function_occupancy(ptxvm_function *fn, unsigned threads, size_t dyn_shared_bytes,
+                                      unsigned cluster_ctas, ptxvm_occupancy *out);
+
 /* What the fault was when the last ptxvm_launch of ctx returned
  * PTXVM_ERROR_LAUNCH_FAILED (the fault ptxvm_last_error describes), for a
  * driver that maps faults to its own codes (CUDA_ERROR_ILLEGAL_ADDRESS ...);

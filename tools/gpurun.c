@@ -104,17 +104,22 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
     return cuda_bad(r, "dynamic shared memory size");
   }
   /* a cluster shape from -c (a .reqnctapercluster one is compiled in) */
-  CUlaunchAttribute attr = {.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION};
-  attr.value.clusterDim.x = cluster[0];
-  attr.value.clusterDim.y = cluster[1];
-  attr.value.clusterDim.z = cluster[2];
+  CUlaunchAttribute attrs[2] = {{.id = CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION}};
+  attrs[0].value.clusterDim.x = cluster[0];
+  attrs[0].value.clusterDim.y = cluster[1];
+  attrs[0].value.clusterDim.z = cluster[2];
   bool cluster_attr = o->has_cluster && !fi.reqnctapercluster[0];
   if (cluster_attr && cluster[0] * cluster[1] * cluster[2] > 8)
     cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1);
+  unsigned nattrs = cluster_attr ? 1 : 0;
+  if (o->cooperative) {   /* --cooperative: cuLaunchCooperativeKernel's semantics */
+    attrs[nattrs].id = CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
+    attrs[nattrs++].value.cooperative = 1;
+  }
   CUlaunchConfig cfg = {
     .gridDimX = o->grid[0], .gridDimY = o->grid[1], .gridDimZ = o->grid[2],
     .blockDimX = block[0], .blockDimY = block[1], .blockDimZ = block[2],
-    .sharedMemBytes = o->shared, .attrs = &attr, .numAttrs = cluster_attr ? 1 : 0,
+    .sharedMemBytes = o->shared, .attrs = attrs, .numAttrs = nattrs,
   };
   r = cuLaunchKernelEx(&cfg, f, values, NULL);
   free(values);

@@ -73,6 +73,10 @@ static void usage(FILE *f) {
         "                           host memory, at most 64G)\n"
         "      --printf-buffer SIZE printf output kept per cluster (CTA): the rest of\n"
         "                           a cluster's calls are dropped, counted on stderr (1M)\n"
+        "      --cooperative        a cooperative launch (cuLaunchCooperativeKernel):\n"
+        "                           every CTA resident at once, the grid workspace of\n"
+        "                           cooperative_groups::this_grid().sync(); a grid larger\n"
+        "                           than the sm_90 holds at once is refused (exit 2)\n"
         "      --stats              after the launch, print what it executed on stderr:\n"
         "                           warp- and thread-instructions (total, per family),\n"
         "                           barrier and mbarrier completions, lane-group splits\n"
@@ -287,7 +291,10 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     sigemptyset(&sa.sa_mask);
     sigint_ctx = ctx;
     sigaction(SIGINT, &sa, &old);
-    ptxvm_status st = ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
+    ptxvm_launch_options lo = {.cluster = {cluster[0], cluster[1], cluster[2]}, .dyn_shared_bytes = o->shared,
+                               .cooperative = o->cooperative};
+    ptxvm_status st = o->cooperative ? ptxvm_launch_ex(fn, o->grid, block, &lo, values)
+                                     : ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
     sigaction(SIGINT, &old, NULL);
     sigint_ctx = NULL;
     rc = exit_for(st);

@@ -417,6 +417,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
     {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
     {"device-memory", required_argument, NULL, 'G'}, {"printf-buffer", required_argument, NULL, 'P'},
+    {"cooperative", no_argument, NULL, 'K'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -439,6 +440,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
     case 'T': o->stats = true; break;
+    case 'K': o->cooperative = true; break;
     case 'S': if (!parse_u64(optarg, &o->schedule)) return run_bad("bad schedule seed '%s'", optarg); break;
     case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
                 return run_bad("bad step limit '%s' (a count >= 1)", optarg);

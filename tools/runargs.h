@@ -50,6 +50,7 @@ typedef struct RunOpts {
   unsigned grid[3], block[3], cluster[3];
   bool has_block, has_cluster, quiet, check;
   bool stats;             /* --stats */
+  bool cooperative;       /* --cooperative (ptxvm_launch_ex; cuLaunchCooperativeKernel) */
   unsigned shared;
   unsigned jobs;          /* -j N (0: the library's default, the CPUs) */
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */

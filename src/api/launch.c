@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "../exec/interp.h"
+#include "../lower/lower.h"
 #include "api.h"
 
 /* The kernel's parameter buffer (malloc'd; *size bytes), or NULL with the
@@ -128,8 +129,36 @@ static ptxvm_status run(Fn *fn, Launch *l) {
   return api_fail_owned(ctx, st, both);
 }
 
+/* The launch's cluster shape from the options: given, else the kernel's
+ * .reqnctapercluster, else 1,1,1; false when the kernel is
+ * .explicitcluster and neither gives one. */
+static bool cluster_shape(const Function *k, const ptxvm_launch_options *o, uint32_t out[3]) {
+  bool given = o->cluster[0] || o->cluster[1] || o->cluster[2];
+  for (int i = 0; i < 3; i++)
+    out[i] = given ? o->cluster[i] : k->reqnctapercluster[0] ? (k->reqnctapercluster[i] ? k->reqnctapercluster[i] : 1) : 1;
+  return given || k->reqnctapercluster[0] || !k->explicitcluster;
+}
+
+/* A cooperative launch's grid workspace (ptxvm.h ptxvm_launch_ex): 8 zeroed
+ * bytes whose address goes to %envreg1 (high half) and %envreg2 (low
+ * half); the first word holds its size. 0 with the error recorded. */
+static uint64_t grid_workspace(Ctx *ctx, Launch *l) {
+  enum { WORKSPACE_BYTES = 8 };
+  uint64_t a = dev_alloc(l->dev, WORKSPACE_BYTES, 256);
+  uint32_t *w = a ? dev_host_w(l->dev, a, WORKSPACE_BYTES) : NULL;
+  if (!w) {
+    api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, "no device memory for the grid workspace of a "
+             "cooperative launch");
+    return 0;
+  }
+  w[0] = WORKSPACE_BYTES;
+  l->envreg[1] = (uint32_t)(a >> 32);
+  l->envreg[2] = (uint32_t)a;
+  return a;
+}
+
 static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsigned block[3],
-                           const unsigned cluster[3], unsigned dyn_shared_bytes, void **params) {
+                           const ptxvm_launch_options *o, bool legacy, void **params) {
   ctx->fault = PTXVM_FAULT_NONE;
   if (!grid || !block) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch: NULL grid or block");
   if (!fn->f->is_entry || !fn->f->has_body)
@@ -140,12 +169,14 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   Device *dev;
   st = api_device(ctx, &dev);
   if (st != PTXVM_SUCCESS) return st;
-  Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = dyn_shared_bytes,
+  Launch l = {.prog = fn->mod->prog, .kernel = fn->f, .dev = dev, .dyn_shared = o->dyn_shared_bytes,
               .printf_fn = ctx->printf_fn, .printf_user = ctx->printf_user,
               .printf_limit = ctx->printf_limit,
               .note_fn = ctx->note_fn, .note_user = ctx->note_user,
               .schedule = ctx->schedule, .max_steps = ctx->max_steps,
-              .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check};
+              .async_delay = ctx->async_delay, .has_async_delay = ctx->has_async_delay, .check = ctx->check,
+              .cooperative = o->cooperative != 0};
+  memcpy(l.envreg, o->envreg, sizeof l.envreg);
   long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
   l.jobs = ctx->jobs ? ctx->jobs : ncpu > 0 ? (unsigned)ncpu : 1;
   atomic_store(&ctx->cancel, 0);
@@ -153,21 +184,32 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   for (int i = 0; i < 3; i++) {
     l.grid[i] = grid[i];
     l.block[i] = block[i];
-    l.cluster[i] = cluster ? cluster[i] : 1;
   }
-  uint64_t shared = (uint64_t)program_static_shared(l.prog, fn->f) + dyn_shared_bytes;
-  char msg[256];
-  if (!launch_check(fn->f, l.grid, l.block, l.cluster, shared, msg, sizeof msg))
+  if (legacy) {   /* ptxvm_launch: the cluster as given (1,1,1 for none) */
+    memcpy(l.cluster, o->cluster, sizeof l.cluster);
+  } else if (!cluster_shape(fn->f, o, l.cluster)) {
+    return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': the kernel is .explicitcluster "
+                    "and has no .reqnctapercluster: the launch must give a cluster shape", fn->f->name);
+  }
+  uint64_t shared = (uint64_t)program_static_shared(l.prog, fn->f) + o->dyn_shared_bytes;
+  char msg[320];
+  if (!launch_check_shape(fn->f, l.grid, l.block, l.cluster, shared, o->cluster_nonportable != 0, msg,
+                          sizeof msg) ||
+      (l.cooperative && !launch_check_cooperative(fn->f, l.grid, l.block, l.cluster, shared, msg, sizeof msg)))
     return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': %s", fn->f->name, msg);
+  uint64_t ws = l.cooperative ? grid_workspace(ctx, &l) : 0;
+  if (l.cooperative && !ws) return PTXVM_ERROR_OUT_OF_DEVICE_MEMORY;
   uint8_t *buf = build_params(fn, params, &l.param_size, &st);
-  if (!buf) return st;
-  l.params = buf;
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  st = run(fn, &l);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  record_stats(ctx, &l, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
-  free(buf);
+  if (buf) {
+    l.params = buf;
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
+    st = run(fn, &l);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    record_stats(ctx, &l, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+    free(buf);
+  }
+  if (ws) dev_free(dev, ws);
   return st;
 }
 
@@ -177,7 +219,89 @@ ptxvm_status ptxvm_launch(ptxvm_function *h, const unsigned grid[3], const unsig
   Fn *fn;
   ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
   if (st != PTXVM_SUCCESS) return st;
-  return api_leave(ctx, launch(ctx, fn, grid, block, cluster, dyn_shared_bytes, params));
+  ptxvm_launch_options o = {.cluster = {1, 1, 1}, .dyn_shared_bytes = dyn_shared_bytes};
+  if (cluster) memcpy(o.cluster, cluster, sizeof o.cluster);
+  return api_leave(ctx, launch(ctx, fn, grid, block, &o, true, params));
+}
+
+ptxvm_status ptxvm_launch_ex(ptxvm_function *h, const unsigned grid[3], const unsigned block[3],
+                             const ptxvm_launch_options *options, void **params) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  static const ptxvm_launch_options none;
+  return api_leave(ctx, launch(ctx, fn, grid, block, options ? options : &none, false, params));
+}
+
+/* ---- what a kernel needs of the device (occupancy.c) ---- */
+
+/* Bytes of the variables of space sp among vars, each at its alignment
+ * after the last; declarations without storage (.extern) take none. */
+static uint64_t space_bytes(Symbol *const *vars, int n, Space sp, uint64_t off) {
+  for (int i = 0; i < n; i++) {
+    const Symbol *s = vars[i];
+    if (s->space != sp || s->is_extern) continue;
+    uint64_t a = s->align ? s->align : 1;
+    off = (off + a - 1) / a * a + s->size;
+  }
+  return off;
+}
+
+/* Resolves fn for a question about its resources: a kernel with a body, its
+ * module prepared. */
+static ptxvm_status prepared_kernel(Ctx *ctx, Fn *fn, const char *what) {
+  if (!fn->f->is_entry || !fn->f->has_body)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "%s: '%s' is not a kernel (.entry with a body)", what,
+                    fn->f->name);
+  return api_program(fn->mod);
+}
+
+static ptxvm_status get_resources(Ctx *ctx, Fn *fn, ptxvm_function_resources *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_get_resources: NULL argument");
+  ptxvm_status st = prepared_kernel(ctx, fn, "ptxvm_function_get_resources");
+  if (st != PTXVM_SUCCESS) return st;
+  const Module *m = fn->mod->m;
+  const Function *k = fn->f;
+  uint64_t cst = space_bytes(m->globals, m->nglobals, SP_CONST, 0);
+  for (int i = 0; i < m->nfuncs; i++) cst = space_bytes(m->funcs[i]->vars, m->funcs[i]->nvars, SP_CONST, cst);
+  *out = (ptxvm_function_resources){
+    .shared_bytes = program_static_shared(fn->mod->prog, k), .const_bytes = cst,
+    .local_bytes = space_bytes(k->vars, k->nvars, SP_LOCAL, space_bytes(m->globals, m->nglobals, SP_LOCAL, 0)),
+    .regs_per_thread = occupancy_regs(k), .max_threads = occupancy_max_threads(k),
+    .ptx_version = (unsigned)(m->ver_major * 10 + m->ver_minor), .target = (unsigned)m->sm};
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_function_get_resources(ptxvm_function *h, ptxvm_function_resources *out) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, get_resources(ctx, fn, out));
+}
+
+static ptxvm_status occupancy(Ctx *ctx, Fn *fn, unsigned threads, size_t dyn, unsigned cluster_ctas,
+                              ptxvm_occupancy *out) {
+  if (!out || !threads)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_function_occupancy: %s",
+                    out ? "a CTA of 0 threads" : "NULL argument");
+  ptxvm_status st = prepared_kernel(ctx, fn, "ptxvm_function_occupancy");
+  if (st != PTXVM_SUCCESS) return st;
+  uint64_t shared = (uint64_t)program_static_shared(fn->mod->prog, fn->f) + dyn;
+  if (dyn > PTXVM_DEVICE_SHARED_PER_CTA) shared = UINT64_MAX;   /* no overflow */
+  out->ctas_per_sm = occupancy_ctas(fn->f, threads, shared);
+  out->clusters = occupancy_clusters(fn->f, threads, shared, cluster_ctas);
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_function_occupancy(ptxvm_function *h, unsigned threads, size_t dyn_shared_bytes,
+                                      unsigned cluster_ctas, ptxvm_occupancy *out) {
+  Ctx *ctx;
+  Fn *fn;
+  ptxvm_status st = api_enter(h, H_FUNCTION, &ctx, (void **)&fn);
+  if (st != PTXVM_SUCCESS) return st;
+  return api_leave(ctx, occupancy(ctx, fn, threads, dyn_shared_bytes, cluster_ctas, out));
 }
 
 static ptxvm_status launch_stats(Ctx *ctx, ptxvm_stats *out) {

@@ -14,6 +14,10 @@ static const int attributes[] = {
 _Static_assert(sizeof attributes / sizeof attributes[0] == CU_DEVICE_ATTRIBUTE_MAX,
                "attributes.def: one row per CU_DEVICE_ATTRIBUTE_*");
 
+int drv_device_attribute(CUdevice_attribute a) {
+  return a > 0 && a < CU_DEVICE_ATTRIBUTE_MAX ? attributes[a] : 0;
+}
+
 static const char DEVICE_NAME[] = "ptxvm sm_90 (modelled on an NVIDIA H200)";
 
 /* Checks the device number (one device: 0). */

@@ -13,9 +13,10 @@
  * Files: entries.c (the table of entry points: exported symbols and
  * cuGetProcAddress, stubs for the unimplemented), init.c (cuInit, versions,
  * errors, options), handles.c, device.c, context.c, memory.c, module.c (modules,
- * libraries, functions, kernels, globals), launch.c (function attributes,
- * launches), stream.c (streams, events, host functions), graph.c (operations,
- * stream capture, graphs). */
+ * libraries, functions, kernels, globals), launch.c (launches), funcattr.c
+ * (function attributes), occupancy.c (the occupancy calculator), stream.c
+ * (streams, events, host functions), graph.c (operations, stream capture,
+ * graphs). */
 #ifndef PTXVM_CUDA_DRIVER_H
 #define PTXVM_CUDA_DRIVER_H
 
@@ -76,6 +77,13 @@ struct CUfunc_st {
   ptxvm_function *vm;
   ptxvm_function_info info;
   int max_dyn_shared;       /* CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES */
+  /* set by cuFuncSetAttribute (launch.c); all zero (calloc) by default */
+  bool max_dyn_set;         /* max_dyn_shared was set (else the default) */
+  bool carveout_set;        /* PREFERRED_SHARED_MEMORY_CARVEOUT (else -1) */
+  int carveout;
+  unsigned req_cluster[3];  /* REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH */
+  int nonportable;          /* NON_PORTABLE_CLUSTER_SIZE_ALLOWED */
+  int sched_policy;         /* CLUSTER_SCHEDULING_POLICY_PREFERENCE */
 };
 
 struct CUstream_st {
@@ -131,6 +139,10 @@ void drv_say_lines(const char *text);
 /* Adds a launch's counters to the totals PTXVM_STATS prints at exit. */
 void drv_stats_add(const ptxvm_stats *s);
 
+/* ---- device.c ---- */
+/* The device's value of attribute a (attributes.def); 0 for no attribute. */
+int drv_device_attribute(CUdevice_attribute a);
+
 /* ---- context.c ---- */
 /* The calling thread's current context (NULL when none). */
 CUcontext drv_current(void);
@@ -144,6 +156,37 @@ void drv_leave(CUcontext ctx);
 /* Maps a ptxvm status of a call on ctx->vm to a CUresult (not for
  * launches); prints ptxvm's message for errors the caller cannot see. */
 CUresult drv_result(CUcontext ctx, ptxvm_status st, CUresult dflt);
+
+/* ---- launch.c ---- */
+/* What a launch asks for, however it was called. */
+typedef struct Request {
+  unsigned grid[3], block[3], dyn;
+  CUstream stream;
+  bool has_cluster, cooperative;
+  unsigned cluster[3];
+  CUevent events[2];        /* recorded when the launch ran (programmatic /
+                               launch-completion events); NULL: none */
+} Request;
+/* Under f's context lock: its resources (ptxvm_function_get_resources),
+ * or the CUDA error, said. */
+CUresult drv_function_resources(CUfunction f, ptxvm_function_resources *r);
+/* The most dynamic shared memory f may launch with, given its static
+ * shared bytes: cuFuncSetAttribute's, else the 48 KiB per block less them. */
+uint64_t drv_dyn_limit(CUfunction f, uint64_t static_shared);
+/* f's required cluster shape in out (each >= 1): its .reqnctapercluster,
+ * else cuFuncSetAttribute's REQUIRED_CLUSTER_*: 1; 0 when it has none; -1
+ * when those set are neither all 0 nor all positive. */
+int drv_required_cluster(CUfunction f, unsigned out[3]);
+/* The most CTAs a cluster of f may have. */
+unsigned drv_cluster_limit(CUfunction f);
+/* Adds launch attribute a to *q (cuLaunchKernelEx, cuOccupancy*). Accepted:
+ * cooperative, cluster dimension, cluster scheduling policy (a placement
+ * hint), programmatic stream serialization (work runs in issue order
+ * already), priority, the shared memory carveout (a hint), the programmatic
+ * and launch-completion events (recorded when the grid has run: every CTA
+ * has triggered and begun by then). Others are not implemented, said by
+ * name (CUDA_ERROR_NOT_SUPPORTED). */
+CUresult drv_launch_attribute(const CUlaunchAttribute *a, Request *q);
 
 /* ---- stream.c ---- */
 /* Checks a stream handle (0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are

@@ -62,6 +62,8 @@ struct Launch {
   const uint8_t *params;    /* kernel parameter buffer (layout as ptxvm_function_get_param) */
   uint32_t param_size;
   uint32_t dyn_shared;      /* dynamic shared memory per CTA, bytes */
+  bool cooperative;         /* every cluster resident at once (launch_run) */
+  uint32_t envreg[32];      /* %envreg0..31 (ptxvm_launch_ex) */
   uint64_t max_steps;       /* watchdog: warp-instructions per cluster before a
                                runaway report (0 = default) */
   uint64_t schedule;        /* warp order: 0 round-robin in warp order, else
@@ -232,6 +234,27 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n);
  * with a message in err (errlen bytes) when it is violated. */
 bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
                   const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen);
+/* As launch_check; nonportable: clusters of up to 16 CTAs whatever the
+ * kernel's .maxclusterrank (ptxvm_launch_options.cluster_nonportable). */
+bool launch_check_shape(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                        const uint32_t cluster[3], uint64_t shared_bytes, bool nonportable, char *err,
+                        size_t errlen);
+/* A cooperative launch's check (after launch_check): the grid's clusters
+ * must all be resident at once on the device model (occupancy_clusters). */
+bool launch_check_cooperative(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                              const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen);
+
+/* ---- the occupancy model (src/sched/occupancy.c; ptxvm.h) ---- */
+
+/* Registers per thread assumed for kernel k (32, or .maxnreg if lower). */
+unsigned occupancy_regs(const Function *k);
+/* The most threads a CTA of k may have (1024, .maxntid/.reqntid, registers). */
+unsigned occupancy_max_threads(const Function *k);
+/* CTAs of k with `threads` threads and `shared` bytes of shared memory
+ * (static + dynamic) each that one SM holds at once; 0 if none fits. */
+unsigned occupancy_ctas(const Function *k, uint32_t threads, uint64_t shared);
+/* Clusters of cluster_ctas such CTAs the whole device holds at once. */
+unsigned occupancy_clusters(const Function *k, uint32_t threads, uint64_t shared, uint32_t cluster_ctas);
 /* Runs every cluster of the launch (clusters started in x, y, z order),
  * stopping at the first one that fails (launch->error set). The clusters
  * run on launch->jobs host threads (one with --check), each keeping up to

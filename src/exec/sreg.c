@@ -10,14 +10,18 @@
  * unset) with the CTA rank x-fastest; %smid spreads CTAs over NSMID
  * virtual SMs. %clock, %clock64 and %globaltimer advance in virtual time:
  * one cycle (= one nanosecond) per warp-instruction plus nanosleep time, so
- * spin loops with back-off terminate. %envreg, %pm and the reserved shared
- * window registers read 0, and so does the .w component of every .v4
- * register (%tid.w, %ntid.w, ...). */
+ * spin loops with back-off terminate. %envreg0..31 read the launch's values
+ * (ptxvm_launch_ex: 0 by default; a cooperative launch's grid workspace in
+ * %envreg1:%envreg2); %pm and the reserved shared window registers read 0,
+ * and so does the .w component of every .v4 register (%tid.w, %ntid.w, ...). */
 #include "../lower/lower.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-enum { NSMID = 132 };
+#include "../../include/ptxvm.h"
+
+enum { NSMID = PTXVM_DEVICE_SMS };
 
 typedef enum {
   SR_TID, SR_NTID, SR_CTAID, SR_NCTAID, SR_CLUSTERID, SR_NCLUSTERID,
@@ -27,6 +31,7 @@ typedef enum {
   SR_LANEMASK_GE, SR_LANEMASK_GT, SR_CLOCK, SR_CLOCK_HI, SR_CLOCK64,
   SR_GLOBALTIMER, SR_GLOBALTIMER_LO, SR_GLOBALTIMER_HI, SR_DYNAMIC_SMEM_SIZE,
   SR_TOTAL_SMEM_SIZE, SR_AGGR_SMEM_SIZE, SR_ZERO,
+  SR_ENVREG,                /* %envreg0; %envregN is SR_ENVREG + N */
 } SregId;
 
 static const struct { const char *name; SregId id; } names[] = {
@@ -49,8 +54,12 @@ static const struct { const char *name; SregId id; } names[] = {
 int sreg_id(const char *name) {
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
     if (!strcmp(names[i].name, name)) return (int)names[i].id;
-  /* %envreg<32>, %pm0..7(_64), %reserved_smem_offset_*, %current_graph_exec */
-  if (!strncmp(name, "%envreg", 7) || !strncmp(name, "%pm", 3) ||
+  if (!strncmp(name, "%envreg", 7)) {   /* %envreg0..31: the parser declares no others */
+    long n = strtol(name + 7, NULL, 10);
+    return n >= 0 && n < 32 ? SR_ENVREG + (int)n : -1;
+  }
+  /* %pm0..7(_64), %reserved_smem_offset_*, %current_graph_exec */
+  if (!strncmp(name, "%pm", 3) ||
       !strncmp(name, "%reserved_smem_", 15) || !strcmp(name, "%current_graph_exec"))
     return SR_ZERO;
   return -1;
@@ -113,7 +122,8 @@ uint64_t sreg_value(Warp *w, int id, int c, int lane) {
   case SR_GLOBALTIMER_HI: return (uint32_t)(interp_clock(w) >> 32);
   case SR_DYNAMIC_SMEM_SIZE: return L->dyn_shared;
   case SR_TOTAL_SMEM_SIZE: case SR_AGGR_SMEM_SIZE: return smem_total(w);
-  case SR_ZERO: default: return 0;
+  case SR_ZERO: return 0;
+  default: return id >= SR_ENVREG && id < SR_ENVREG + 32 ? L->envreg[id - SR_ENVREG] : 0;
   }
 }
 

@@ -18,6 +18,10 @@
  * after it sets (decoupled look-back) lets that one run, even at -j1. As on
  * a GPU, only started CTAs are sure to progress: one waiting for a CTA that
  * cannot become resident spins until the watchdog reports it (runaway).
+ * A cooperative launch (ptxvm_launch_ex) keeps every cluster of the grid
+ * resident, at most what the device model holds at once
+ * (launch_check_cooperative, src/sched/occupancy.c), so CTAs that wait for
+ * each other at a grid-wide barrier all progress.
  *
  * Clusters share only global memory (atomics are host atomics,
  * src/exec/atom.c), the first fault (set_error keeps the lowest cluster
@@ -43,9 +47,9 @@
 
 enum {
   MAX_BLOCK_THREADS = 1024,
-  MAX_SHARED = 227 * 1024,       /* sm_90 opt-in maximum per CTA */
-  MAX_CLUSTER_PORTABLE = 8,
-  MAX_CLUSTER = 16,              /* non-portable, sm_90 */
+  MAX_SHARED = PTXVM_DEVICE_SHARED_PER_CTA,   /* sm_90 opt-in maximum per CTA */
+  MAX_CLUSTER_PORTABLE = PTXVM_DEVICE_CLUSTER_PORTABLE,
+  MAX_CLUSTER = PTXVM_DEVICE_CLUSTER_MAX,     /* non-portable, sm_90 */
 };
 
 static bool dims_ok(const char *what, const uint32_t d[3], const uint64_t max[3], char *err,
@@ -64,7 +68,7 @@ static bool dims_ok(const char *what, const uint32_t d[3], const uint64_t max[3]
 static uint64_t volume(const uint32_t d[3]) { return (uint64_t)d[0] * d[1] * d[2]; }
 
 static bool directives_ok(const Function *k, const uint32_t block[3], const uint32_t cluster[3],
-                          char *err, size_t errlen) {
+                          bool nonportable, char *err, size_t errlen) {
   if (k->reqntid[0] && (block[0] != k->reqntid[0] || block[1] != (k->reqntid[1] ? k->reqntid[1] : 1) ||
                         block[2] != (k->reqntid[2] ? k->reqntid[2] : 1))) {
     snprintf(err, errlen, "block %u,%u,%u differs from the kernel's .reqntid %u,%u,%u", block[0],
@@ -90,7 +94,7 @@ static bool directives_ok(const Function *k, const uint32_t block[3], const uint
       return false;
     }
   }
-  uint64_t maxc = k->maxclusterrank > MAX_CLUSTER_PORTABLE ? MAX_CLUSTER : MAX_CLUSTER_PORTABLE;
+  uint64_t maxc = nonportable || k->maxclusterrank > MAX_CLUSTER_PORTABLE ? MAX_CLUSTER : MAX_CLUSTER_PORTABLE;
   if (k->maxclusterrank && k->maxclusterrank < maxc) maxc = k->maxclusterrank;
   if (volume(cluster) > maxc) {
     snprintf(err, errlen, "cluster %u,%u,%u has %llu CTAs; at most %llu are allowed", cluster[0],
@@ -100,8 +104,9 @@ static bool directives_ok(const Function *k, const uint32_t block[3], const uint
   return true;
 }
 
-bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
-                  const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen) {
+bool launch_check_shape(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                        const uint32_t cluster[3], uint64_t shared_bytes, bool nonportable, char *err,
+                        size_t errlen) {
   static const uint64_t gmax[3] = {0x7fffffff, 65535, 65535};
   static const uint64_t bmax[3] = {1024, 1024, 64};
   static const uint64_t cmax[3] = {MAX_CLUSTER, MAX_CLUSTER, MAX_CLUSTER};
@@ -125,7 +130,25 @@ bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t
              (unsigned long long)shared_bytes, MAX_SHARED);
     return false;
   }
-  return directives_ok(kernel, block, cluster, err, errlen);
+  return directives_ok(kernel, block, cluster, nonportable, err, errlen);
+}
+
+bool launch_check(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                  const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen) {
+  return launch_check_shape(kernel, grid, block, cluster, shared_bytes, false, err, errlen);
+}
+
+bool launch_check_cooperative(const Function *kernel, const uint32_t grid[3], const uint32_t block[3],
+                              const uint32_t cluster[3], uint64_t shared_bytes, char *err, size_t errlen) {
+  uint32_t threads = (uint32_t)volume(block), ctas = (uint32_t)volume(cluster);
+  uint64_t per_sm = occupancy_ctas(kernel, threads, shared_bytes);
+  uint64_t fit = occupancy_clusters(kernel, threads, shared_bytes, ctas), want = volume(grid) / ctas;
+  if (want <= fit) return true;
+  snprintf(err, errlen, "a cooperative grid of %llu %s is more than the %llu the device holds at once "
+           "(%d SMs x %llu CTAs of %u threads and %llu bytes of shared memory per SM)",
+           (unsigned long long)want, ctas > 1 ? "clusters" : "CTAs", (unsigned long long)fit,
+           PTXVM_DEVICE_SMS, (unsigned long long)per_sm, threads, (unsigned long long)shared_bytes);
+  return false;
 }
 
 /* ---- clusters on a pool of host threads ---- */
@@ -263,7 +286,8 @@ static void flush_pending(Pool *p) {
  * list while an early cluster spins. */
 static bool take(Pool *p, bool busy, uint64_t *idx) {
   if (!take_possible(p)) return false;
-  if (busy && (p->next >= p->flushed + WINDOW || p->pending_bytes / PENDING_LIMITS >= p->limit))
+  if (busy && !p->l->cooperative &&
+      (p->next >= p->flushed + WINDOW || p->pending_bytes / PENDING_LIMITS >= p->limit))
     return false;
   *idx = p->next++;
   p->live++;
@@ -357,10 +381,15 @@ static void finished(Pool *p, uint64_t idx, bool ok, Output *b) {
  * that waited longest. So a CTA that spins on a flag set by a CTA started
  * after it (decoupled look-back) lets that CTA run, at any -j. A cluster
  * alone on its thread with nothing left to start runs without pause. */
+typedef struct Worker {
+  Pool *p;
+  Resident *ring;           /* its resident clusters: room for Pool.resident */
+} Worker;
+
 static void *worker(void *arg) {
-  Pool *p = arg;
+  Pool *p = ((Worker *)arg)->p;
+  Resident *ring = ((Worker *)arg)->ring;
   Launch *l = p->l;
-  Resident ring[RESIDENT_CTAS];
   int n = 0;
   for (;;) {
     Resident r;
@@ -392,7 +421,9 @@ static void *worker(void *arg) {
 }
 
 /* Runs the clusters on l->jobs host threads (--check: one, the caller, so
- * that findings keep their order), each a worker. */
+ * that findings keep their order), each a worker. A cooperative launch lets
+ * every thread hold every cluster (launch_check_cooperative bounds them to
+ * what the device model holds), so all of them start. */
 static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   uint64_t nt = l->jobs > 1 && !l->check ? l->jobs : 1;
   if (nt > total) nt = total;
@@ -401,20 +432,31 @@ static bool run_pool(Launch *l, const uint32_t n[3], uint64_t total) {
   Pool p = {.l = l, .n = {n[0], n[1], n[2]}, .total = total, .stop = UINT64_MAX,
             .fn = l->printf_fn, .user = l->printf_user,
             .limit = l->printf_limit ? l->printf_limit : PTXVM_PRINTF_BUFFER_DEFAULT,
-            .resident = ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2,
+            .resident = l->cooperative ? (int)total
+                        : ctas <= RESIDENT_CTAS / 2 ? RESIDENT_CTAS / (int)ctas : 2,
             .workers = nt};   /* until all are created: more than run, never fewer */
   pthread_t *th = calloc((size_t)nt, sizeof *th);
-  if (!th) return false;
+  Worker *w = calloc((size_t)nt, sizeof *w);
+  Resident *rings = calloc((size_t)nt * (size_t)p.resident, sizeof *rings);
+  if (!th || !w || !rings) {
+    free(th);
+    free(w);
+    free(rings);
+    return false;
+  }
+  for (uint64_t i = 0; i < nt; i++) w[i] = (Worker){&p, rings + i * (uint64_t)p.resident};
   pthread_mutex_init(&p.lock, NULL);
   if (l->printf_fn) { l->printf_fn = buffer_printf; l->printf_user = &p; }
   uint64_t started = 0;
   for (; nt > 1 && started < nt; started++)
-    if (pthread_create(&th[started], NULL, worker, &p)) break;
+    if (pthread_create(&th[started], NULL, worker, &w[started])) break;
   pthread_mutex_lock(&p.lock);
   p.workers = started ? started : 1;
   pthread_mutex_unlock(&p.lock);
-  if (!started) worker(&p);
+  if (!started) worker(&w[0]);
   for (uint64_t i = 0; i < started; i++) pthread_join(th[i], NULL);
+  free(w);
+  free(rings);
   l->printf_fn = p.fn;
   l->printf_user = p.user;
   launch_set_current(0);
