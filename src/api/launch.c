@@ -10,7 +10,14 @@
  * parameter at its offset, params[i] copied for its size. The launch runs
  * synchronously; its first fault or deadlock becomes the status and the
  * context's message, followed by the checker's findings (ptxvm_set_check);
- * a launch that completes with findings is PTXVM_ERROR_HAZARD. */
+ * a launch that completes with findings is PTXVM_ERROR_HAZARD.
+ * ptxvm_launch_ex adds options: the cluster shape rules of .reqnctapercluster
+ * and .explicitcluster, non-portable clusters, %envreg values, and
+ * cooperative launches (every CTA resident, bounded by the occupancy model,
+ * with the grid workspace cooperative_groups reads from %envreg1:%envreg2).
+ * The occupancy model and a kernel's resources (ptxvm_function_occupancy,
+ * ptxvm_function_get_resources) are answered here from src/sched/occupancy.c
+ * and the module. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -159,14 +159,14 @@ CUresult drv_result(CUcontext ctx, ptxvm_status st, CUresult dflt);
 
 /* ---- launch.c ---- */
 /* What a launch asks for, however it was called. */
-typedef struct Request {
+typedef struct LaunchRequest {
   unsigned grid[3], block[3], dyn;
   CUstream stream;
   bool has_cluster, cooperative;
   unsigned cluster[3];
   CUevent events[2];        /* recorded when the launch ran (programmatic /
                                launch-completion events); NULL: none */
-} Request;
+} LaunchRequest;
 /* Under f's context lock: its resources (ptxvm_function_get_resources),
  * or the CUDA error, said. */
 CUresult drv_function_resources(CUfunction f, ptxvm_function_resources *r);
@@ -186,7 +186,7 @@ unsigned drv_cluster_limit(CUfunction f);
  * and launch-completion events (recorded when the grid has run: every CTA
  * has triggered and begun by then). Others are not implemented, said by
  * name (CUDA_ERROR_NOT_SUPPORTED). */
-CUresult drv_launch_attribute(const CUlaunchAttribute *a, Request *q);
+CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q);
 
 /* ---- stream.c ---- */
 /* Checks a stream handle (0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are

@@ -86,7 +86,7 @@ static CUresult extra_params(CUfunction f, void **extra, void ***out) {
 
 /* The cluster shape of the launch in shape[], or CUDA_ERROR_INVALID_CLUSTER_SIZE
  * after a line saying why (the rules in the header). */
-static CUresult cluster_shape(CUfunction f, const Request *q, unsigned shape[3]) {
+static CUresult cluster_shape(CUfunction f, const LaunchRequest *q, unsigned shape[3]) {
   const char *name = f->info.name;
   unsigned req[3];
   int has_req = drv_required_cluster(f, req);
@@ -133,7 +133,7 @@ static CUresult cluster_shape(CUfunction f, const Request *q, unsigned shape[3])
 
 /* The checks a GPU makes before it runs anything, under f's context lock:
  * dynamic shared memory, cluster shape, cooperative grid size. */
-static CUresult check_request(CUfunction f, const Request *q, unsigned shape[3]) {
+static CUresult check_request(CUfunction f, const LaunchRequest *q, unsigned shape[3]) {
   ptxvm_function_resources res;
   CUresult r = drv_function_resources(f, &res);
   if (r != CUDA_SUCCESS) return r;
@@ -228,7 +228,7 @@ static void after_run(CUcontext c, ptxvm_status st) {
  * what cuLaunchKernel takes: a launch with a cluster dimension, cooperative,
  * or with events to record cannot be one yet, and is refused by name.
  * CUDA_ERROR_NOT_FOUND: the stream does not capture, run it. */
-static CUresult capture(CUfunction f, const Request *q, void **kernelParams, void **extra) {
+static CUresult capture(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
   CUresult r;
   if (q->has_cluster || q->cooperative || q->events[0] || q->events[1]) {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
@@ -243,7 +243,7 @@ static CUresult capture(CUfunction f, const Request *q, void **kernelParams, voi
   return drv_capture(q->stream, &op, &r) ? r : CUDA_ERROR_NOT_FOUND;
 }
 
-static CUresult launch(CUfunction f, const Request *q, void **kernelParams, void **extra) {
+static CUresult launch(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
   CUcontext sc, c;
   CUresult r = drv_stream_ctx(q->stream, &sc);
   if (r != CUDA_SUCCESS) return r;
@@ -275,7 +275,8 @@ static CUresult launch(CUfunction f, const Request *q, void **kernelParams, void
   r = launch_result(c, st);
   drv_leave(c);
   free(owned);
-  for (int i = 0; i < 2 && r == CUDA_SUCCESS; i++)   /* the whole grid has run: every trigger happened */
+  bool done = st == PTXVM_SUCCESS || st == PTXVM_ERROR_HAZARD;
+  for (int i = 0; i < 2 && done && r == CUDA_SUCCESS; i++)   /* the grid has run: every trigger happened */
     if (q->events[i]) r = cuEventRecord(q->events[i], q->stream);
   return r;
 }
@@ -283,7 +284,7 @@ static CUresult launch(CUfunction f, const Request *q, void **kernelParams, void
 CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                         unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra) {
-  Request q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
+  LaunchRequest q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
                .dyn = sharedMemBytes, .stream = hStream};
   return launch(f, &q, kernelParams, extra);
 }
@@ -292,7 +293,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY,
                                    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams) {
-  Request q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
+  LaunchRequest q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
                .dyn = sharedMemBytes, .stream = hStream, .cooperative = true};
   return launch(f, &q, kernelParams, NULL);
 }
@@ -312,7 +313,7 @@ static const char *attribute_name(CUlaunchAttributeID id) {
   }
 }
 
-CUresult drv_launch_attribute(const CUlaunchAttribute *a, Request *q) {
+CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q) {
   const CUlaunchAttributeValue *v = &a->value;
   switch (a->id) {
   case CU_LAUNCH_ATTRIBUTE_IGNORE: return CUDA_SUCCESS;
@@ -353,7 +354,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
   if (!config || (config->numAttrs && !config->attrs)) return CUDA_ERROR_INVALID_VALUE;
-  Request q = {.grid = {config->gridDimX, config->gridDimY, config->gridDimZ},
+  LaunchRequest q = {.grid = {config->gridDimX, config->gridDimY, config->gridDimZ},
                .block = {config->blockDimX, config->blockDimY, config->blockDimZ},
                .dyn = config->sharedMemBytes, .stream = config->hStream};
   for (unsigned i = 0; i < config->numAttrs; i++) {

@@ -124,7 +124,7 @@ CUresult cuOccupancyAvailableDynamicSMemPerBlock(size_t *dynamicSmemSize, CUfunc
 /* The cluster shape config asks for (its CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
  * else the kernel's required one): CTAs in *ctas, 0 when none. */
 static CUresult config_cluster(CUfunction f, const CUlaunchConfig *config, unsigned *ctas) {
-  Request q = {0};
+  LaunchRequest q = {0};
   for (unsigned i = 0; i < config->numAttrs; i++)
     if (config->attrs[i].id == CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION) {
       CUresult r = drv_launch_attribute(&config->attrs[i], &q);
