@@ -258,8 +258,8 @@ unsigned occupancy_clusters(const Function *k, uint32_t threads, uint64_t shared
 /* Runs every cluster of the launch (clusters started in x, y, z order),
  * stopping at the first one that fails (launch->error set). The clusters
  * run on launch->jobs host threads (one with --check), each keeping up to
- * 16 CTAs resident and running them in turns, so that a CTA waiting for a
- * CTA started after it makes progress; after a fault no further cluster is
+ * 16 CTAs resident (every CTA of a cooperative launch) and running them in
+ * turns, so that a CTA waiting for a CTA started after it makes progress; after a fault no further cluster is
  * started, the fault of the lowest cluster index is the launch's, and
  * printf output is passed on cluster by cluster in index order, none of
  * the clusters after the failing one: the same on any number of threads,

@@ -375,17 +375,18 @@ static void finished(Pool *p, uint64_t idx, bool ok, Output *b) {
   pthread_mutex_unlock(&p->lock);
 }
 
+/* A host thread's pool and its resident clusters. */
+typedef struct Worker {
+  Pool *p;
+  Resident *ring;           /* its resident clusters: room for Pool.resident */
+} Worker;
+
 /* One host thread: clusters taken in index order, up to `resident` at a
  * time (a GPU SM's occupancy). Each runs for SLICE warp-instructions, then
  * the next gets its turn: a new cluster while there is room, else the one
  * that waited longest. So a CTA that spins on a flag set by a CTA started
  * after it (decoupled look-back) lets that CTA run, at any -j. A cluster
  * alone on its thread with nothing left to start runs without pause. */
-typedef struct Worker {
-  Pool *p;
-  Resident *ring;           /* its resident clusters: room for Pool.resident */
-} Worker;
-
 static void *worker(void *arg) {
   Pool *p = ((Worker *)arg)->p;
   Resident *ring = ((Worker *)arg)->ring;
