@@ -7,10 +7,10 @@
  * 128-byte units per CTA, 32 registers per thread assumed), and a host
  * loop that computes what the grid-barrier kernel must leave.
  *
- * gridsync_ptx below is what nvcc 13.0 made of tests/driver/gridsync.cu:
- *   nvcc -arch=sm_90 -ptx tests/driver/gridsync.cu -o gridsync.ptx
+ * gridsync_ptx below is tests/cuda/ptx/grid_sync.sm_90.ptx, what nvcc 13.0
+ * made of tests/cuda/grid_sync.cu (nvcc -arch=sm_90 -ptx; tests/cuda/gen.sh),
  * with its comment and blank lines left out, tabs as spaces, each line
- * quoted (the same PTX is tests/ptx/sched/coop_grid_sync_nvcc.ptx).
+ * quoted.
  *
  * EXEC: -j 2
  * STDERR: ptxvm: 'gridsync_rounds': a cooperative grid of 2113 CTAs is more than the 2112 the device holds at once

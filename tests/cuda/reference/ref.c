@@ -1680,6 +1680,32 @@ static void k_lookback(void)
     lookback_case("scan_lookback_ticket", 2000, 32, 64, 2, 6);
 }
 
+/* grid_sync.cu: rounds of read-the-neighbour / grid sync / write / grid sync over the whole grid. */
+static void gridsync_case(int grid, int block, int rounds, const char *extra)
+{
+    static i32 d[4096], v[4096];
+    int n = grid * block;
+    for (int i = 0; i < n; ++i) d[i] = i;
+    for (int r = 0; r < rounds; ++r) {
+        for (int t = 0; t < n; ++t) v[t] = d[(t + 1) % n];
+        for (int t = 0; t < n; ++t) d[t] = (i32)((u32)v[t] + (u32)t + (u32)r);
+    }
+    sreset(&A);
+    sadd(&A, "--cooperative -g %d -b %d%s -a s32[%d]:iota -a s32:%d -o 0", grid, block, extra, n, rounds);
+    sreset(&E);
+    d_i32(&E, d, n);
+    emit("grid_sync", "gridsync_rounds", sget(&A), sget(&E));
+}
+
+static void k_gridsync(void)
+{
+    comment("grid_sync: a cooperative launch keeps every CTA resident (24 CTAs: more than the 16 a host thread keeps in a");
+    comment("plain launch) and gives the grid workspace of this_grid().sync(); not run on a GPU yet.");
+    gridsync_case(24, 32, 2, "");
+    gridsync_case(10, 48, 3, " --schedule 7");
+    gridsync_case(6, 64, 4, " -j 1");
+}
+
 int main(void)
 {
     fesetround(FE_TONEAREST);
@@ -1742,5 +1768,6 @@ int main(void)
     k_warp_match();
     k_cub();
     k_lookback();
+    k_gridsync();
     return 0;
 }
