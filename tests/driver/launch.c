@@ -17,6 +17,7 @@
  * STDERR-ONCE: ptxvm: cuLaunchKernelEx: CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN is not implemented
  * STDERR: ptxvm: 'expl' is .explicitcluster without .reqnctapercluster
  * STDERR: ptxvm: 'req2': cluster 4,1,1 differs from the kernel's required cluster shape 2,1,1
+ * STDERR: ptxvm: 'cl': capturing a cluster launch into a graph is not implemented
  * STDERR: ptxvm: trap
  * STDERR: ptxvm:   at <ptx>:
  */
@@ -481,6 +482,20 @@ static void test_clusters(CUmodule mod) {
   CHECK(run_cluster(expl, 4, NULL, 0, out) == CUDA_ERROR_INVALID_CLUSTER_SIZE);
   a[0] = cluster_dim(2);
   CHECK(run_cluster(expl, 4, a, 1, out) == CUDA_SUCCESS && clusters_of(out, 4, 2));
+  /* stream capture takes a plain launch; one with a cluster dimension is refused */
+  CUstream cs;
+  CUgraph graph;
+  CHECK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  CHECK(cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED) == CUDA_SUCCESS);
+  CHECK(cuMemAlloc(&d, 8 * sizeof(unsigned)) == CUDA_SUCCESS);
+  a[0] = cluster_dim(2);
+  cfg = (CUlaunchConfig){.gridDimX = 8, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1,
+                         .blockDimZ = 1, .hStream = cs, .attrs = a, .numAttrs = 1};
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  cfg.numAttrs = 0;
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_SUCCESS);
+  CHECK(cuStreamEndCapture(cs, &graph) == CUDA_SUCCESS && cuGraphDestroy(graph) == CUDA_SUCCESS);
+  CHECK(cuStreamDestroy(cs) == CUDA_SUCCESS && cuMemFree(d) == CUDA_SUCCESS);
   /* a required shape set at run time */
   CHECK(cuFuncSetAttribute(cl, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2) == CUDA_SUCCESS);
   CHECK(run_cluster(cl, 4, NULL, 0, out) == CUDA_ERROR_INVALID_CLUSTER_SIZE);   /* height, depth still 0 */
