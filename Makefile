@@ -33,7 +33,7 @@ else
   B := build
 endif
 
-LIB_SRC := $(filter-out src/cuda/%,$(wildcard src/*/*.c))
+LIB_SRC := $(filter-out src/cuda/% src/cudart/%,$(wildcard src/*/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
@@ -46,8 +46,15 @@ DRV_OBJ := $(DRV_SRC:%.c=$(B)/%.o)
 ifneq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
   DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so
 endif
+# the CUDA runtime (src/cudart/, libcudart.so.13 over libcuda.so.1): built
+# where the toolkit's cuda_runtime_api.h is
+RT_SRC := $(wildcard src/cudart/*.c)
+RT_OBJ := $(RT_SRC:%.c=$(B)/%.o)
+ifneq ($(and $(DRIVER),$(wildcard $(CUDA_HOME)/include/cuda_runtime_api.h)),)
+  RUNTIME := $(B)/libcudart.so.13 $(B)/libcudart.so
+endif
 
-all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(B)/opcov $(UNIT_BIN) $(DRIVER)
+all: $(B)/libptxvm.a $(B)/libptxvm.so $(B)/ptxvm $(B)/opcov $(UNIT_BIN) $(DRIVER) $(RUNTIME)
 
 $(B)/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -80,6 +87,17 @@ $(B)/libcuda.so.1: $(DRV_OBJ) $(B)/libptxvm.a src/cuda/exports.map
 	    -o $@ $(DRV_OBJ) $(B)/libptxvm.a $(LDLIBS)
 $(B)/libcuda.so: $(B)/libcuda.so.1
 	ln -sf libcuda.so.1 $@
+
+$(RT_OBJ): CFLAGS += -I$(CUDA_HOME)/include
+# exports.map: the toolkit's libcudart.so.13 symbols and versions
+# (gen_entries.py); the driver beside it is found through $ORIGIN. The
+# image reader of libptxvm.a is linked in until the driver loads fatbins
+# (src/cudart/register.c).
+$(B)/libcudart.so.13: $(RT_OBJ) $(B)/libcuda.so.1 $(B)/libptxvm.a src/cudart/exports.map
+	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=src/cudart/exports.map \
+	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(RT_OBJ) $(B)/libptxvm.a $(B)/libcuda.so.1 $(LDLIBS)
+$(B)/libcudart.so: $(B)/libcudart.so.13
+	ln -sf libcudart.so.13 $@
 
 # gpurun: `ptxvm run` on a real GPU through the CUDA driver API, for ground
 # truth (tests/gpu/README.md); needs cuda.h and libcuda, so not in `all`.
@@ -183,7 +201,7 @@ uninstall:
 check-clang:
 	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
-	@for f in $(if $(DRIVER),$(DRV_SRC)); do \
+	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
 
 .PHONY: all test tsan bench-parse demo fuzz fuzz-long clean check-clang install uninstall
@@ -192,7 +210,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

@@ -1,0 +1,263 @@
+/* register.c: the registration calls nvcc's generated code makes
+ * (crt/host_runtime.h) and the loading of each fatbin's module.
+ *
+ * Before main(), each translation unit's constructor registers its fatbin
+ * (__cudaRegisterFatBinary with the __fatBinC_Wrapper_t of
+ * crt/fatbinary_section.h), then each kernel (host stub address -> mangled
+ * name) and each variable (host shadow address -> device name, size,
+ * __constant__ or not); an atexit handler unregisters the fatbin. Nothing
+ * touches the driver then: the module is loaded on first use of one of its
+ * kernels or variables (cuModuleLoadData on the PTX the fatbin carries), once
+ * per context, so a program that never launches costs nothing and a
+ * program's many kernels share one module per translation unit.
+ *
+ * Relocatable device code (-rdc=true: the wrapper's version 2 with prelinked
+ * fatbins) is refused at first use: ptxvm has no linker of PTX modules yet.
+ * __managed__ variables are refused at first use too (managed memory is not
+ * there yet). */
+#include <fatbinary_section.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../include/ptxvm.h"
+#include "runtime.h"
+
+enum { FATBIN_MAGIC = 0x52544642 };
+
+typedef struct RtVar {
+  RtFatbin *fatbin;
+  const void *host;          /* the host shadow's address */
+  const char *name;          /* the device name (nvcc's string, static) */
+  size_t size;
+  bool constant, managed;
+} RtVar;
+
+struct RtFatbin {
+  uint32_t magic;
+  const __fatBinC_Wrapper_t *wrapper;
+  CUmodule module;           /* loaded in epoch `epoch`; NULL before */
+  unsigned epoch;
+  int ptx_target;            /* the PTX's .target sm_NN: NN */
+  cudaError_t error;         /* a failed load, kept for that epoch: said once */
+  unsigned error_epoch;
+  bool dead;                 /* unregistered (at exit) */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct CUkern_st **kernels;
+static int nkernels, cap_kernels;
+static RtVar *vars;
+static int nvars, cap_vars;
+
+static bool grow(void **arr, int *cap, int n, size_t elem) {
+  if (n < *cap) return true;
+  int nc = *cap ? 2 * *cap : 64;
+  void *p = realloc(*arr, (size_t)nc * elem);
+  if (!p) return false;
+  *arr = p;
+  *cap = nc;
+  return true;
+}
+
+void **__cudaRegisterFatBinary(void *fatCubin) {
+  RtFatbin *fb = calloc(1, sizeof *fb);
+  if (!fb) {
+    rt_say("out of memory registering device code");
+    return NULL;
+  }
+  fb->magic = FATBIN_MAGIC;
+  fb->wrapper = fatCubin;
+  return (void **)fb;
+}
+
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle) { (void)fatCubinHandle; }
+
+/* At exit: the module goes with the context (or with the process); the
+ * records stay, as a later destructor may still name them. */
+void __cudaUnregisterFatBinary(void **fatCubinHandle) {
+  RtFatbin *fb = (RtFatbin *)fatCubinHandle;
+  if (fb && fb->magic == FATBIN_MAGIC) fb->dead = true;
+}
+
+char __cudaInitModule(void **fatCubinHandle) {
+  (void)fatCubinHandle;
+  return 1;   /* nothing to do before first use */
+}
+
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun, const char *deviceName,
+                            int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize) {
+  (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
+  RtFatbin *fb = (RtFatbin *)fatCubinHandle;
+  struct CUkern_st *k = calloc(1, sizeof *k);
+  pthread_mutex_lock(&lock);
+  if (!k || !fb || !grow((void **)&kernels, &cap_kernels, nkernels, sizeof *kernels)) {
+    pthread_mutex_unlock(&lock);
+    free(k);
+    rt_say("out of memory registering kernel %s", deviceName);
+    return;
+  }
+  *k = (struct CUkern_st){RT_KERNEL_MAGIC, fb, hostFun, deviceName, NULL, 0};
+  kernels[nkernels++] = k;
+  pthread_mutex_unlock(&lock);
+}
+
+static void add_var(void **fatCubinHandle, const void *host, const char *name, size_t size, int constant,
+                    bool managed) {
+  pthread_mutex_lock(&lock);
+  if (!fatCubinHandle || !grow((void **)&vars, &cap_vars, nvars, sizeof *vars)) {
+    pthread_mutex_unlock(&lock);
+    rt_say("out of memory registering variable %s", name);
+    return;
+  }
+  vars[nvars++] = (RtVar){(RtFatbin *)fatCubinHandle, host, name, size, constant != 0, managed};
+  pthread_mutex_unlock(&lock);
+}
+
+void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
+                       size_t size, int constant, int global) {
+  (void)deviceAddress, (void)ext, (void)global;
+  add_var(fatCubinHandle, hostVar, deviceName, size, constant, false);
+}
+
+void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
+                              const char *deviceName, int ext, size_t size, int constant, int global) {
+  (void)deviceAddress, (void)ext, (void)global;
+  add_var(fatCubinHandle, hostVarPtrAddress, deviceName, size, constant, true);
+}
+
+/* ---- loading ---- */
+
+/* The PTX of a translation unit's fatbin, NUL-terminated (malloc'd). Until
+ * ptxvm's driver takes fatbins in cuModuleLoadData itself, the runtime reads
+ * the PTX with ptxvm's public image reader (include/ptxvm.h). */
+static cudaError_t fatbin_ptx(RtFatbin *fb, char **out) {
+  if (fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
+      ((void *const *)fb->wrapper->filename_or_fatbins)[0]) {
+    rt_say("relocatable device code (nvcc -rdc=true) is not supported yet: ptxvm has no linker of "
+           "PTX modules; build without -rdc=true");
+    return cudaErrorNotSupported;
+  }
+  ptxvm_context *vm = NULL;
+  if (ptxvm_context_create(&vm) != PTXVM_SUCCESS) return cudaErrorMemoryAllocation;
+  ptxvm_image_ptx *list = NULL;
+  int n = 0;
+  ptxvm_status st = ptxvm_image_get_ptx(vm, fb->wrapper, 0, &list, &n);
+  cudaError_t e = cudaSuccess;
+  if (st != PTXVM_SUCCESS) {
+    rt_say("%s", ptxvm_last_error(vm));
+    e = st == PTXVM_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation
+        : st == PTXVM_ERROR_NO_PTX     ? cudaErrorNoKernelImageForDevice
+                                       : cudaErrorInvalidKernelImage;
+  } else if (n != 1) {
+    rt_say("a registered fatbin holds %d PTX modules; ptxvm expects one per translation unit", n);
+    e = cudaErrorInvalidKernelImage;
+  } else if (!(*out = strdup(list[0].text))) {
+    e = cudaErrorMemoryAllocation;
+  }
+  ptxvm_image_free(list, n);
+  ptxvm_context_destroy(vm);
+  return e;
+}
+
+/* fb's module in the current context; the runtime's lock is held. */
+static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
+  if (fb->module && fb->epoch == rt_epoch) {
+    *out = fb->module;
+    return cudaSuccess;
+  }
+  if (fb->error != cudaSuccess && fb->error_epoch == rt_epoch) return fb->error;
+  char *ptx = NULL;
+  CUmodule m = NULL;
+  cudaError_t e = fatbin_ptx(fb, &ptx);
+  if (e == cudaSuccess) {
+    const char *t = strstr(ptx, "\n.target sm_");
+    fb->ptx_target = t ? atoi(t + strlen("\n.target sm_")) : 0;
+    CUresult r = cuModuleLoadData(&m, ptx);
+    free(ptx);
+    e = r == CUDA_ERROR_INVALID_PTX ? cudaErrorInvalidPtx : rt_error(r);
+  }
+  if (e != cudaSuccess) {
+    fb->error = e;
+    fb->error_epoch = rt_epoch;
+    return e;
+  }
+  fb->module = m;
+  fb->epoch = rt_epoch;
+  *out = m;
+  return cudaSuccess;
+}
+
+struct CUkern_st *rt_kernel_of(const void *host) {
+  struct CUkern_st *k = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nkernels && !k; i++)
+    if (kernels[i]->host == host) k = kernels[i];
+  pthread_mutex_unlock(&lock);
+  return k;
+}
+
+struct CUkern_st *rt_kernel_handle(const void *p) {
+  struct CUkern_st *k = NULL;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nkernels && !k; i++)
+    if (kernels[i] == p) k = kernels[i];
+  pthread_mutex_unlock(&lock);
+  return k;
+}
+
+cudaError_t rt_function(struct CUkern_st *k, CUfunction *out) {
+  cudaError_t e = rt_init();
+  if (e != cudaSuccess) return e;
+  pthread_mutex_lock(&lock);
+  if (!k->fn || k->epoch != rt_epoch) {
+    CUmodule m = NULL;
+    e = module_of(k->fatbin, &m);
+    CUfunction f = NULL;
+    if (e == cudaSuccess) {
+      CUresult r = cuModuleGetFunction(&f, m, k->name);
+      e = r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidDeviceFunction : rt_error(r);
+    }
+    if (e == cudaSuccess) {
+      k->fn = f;
+      k->epoch = rt_epoch;
+    }
+  }
+  *out = k->fn;
+  pthread_mutex_unlock(&lock);
+  return e;
+}
+
+cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size) {
+  cudaError_t e = rt_init();
+  if (e != cudaSuccess) return e;
+  pthread_mutex_lock(&lock);
+  RtVar *v = NULL;
+  for (int i = 0; i < nvars && !v; i++)
+    if (vars[i].host == host) v = &vars[i];
+  if (!v) e = cudaErrorInvalidSymbol;
+  else if (v->managed) {
+    rt_say("__managed__ variable %s: managed memory is not implemented yet", v->name);
+    e = cudaErrorNotSupported;
+  }
+  CUmodule m = NULL;
+  if (e == cudaSuccess) e = module_of(v->fatbin, &m);
+  if (e == cudaSuccess) {
+    CUresult r = cuModuleGetGlobal(dptr, size, m, v->name);
+    e = r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidSymbol : rt_error(r);
+  }
+  pthread_mutex_unlock(&lock);
+  return e;
+}
+
+void rt_modules_forget(void) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nkernels; i++) kernels[i]->fn = NULL;
+  for (int i = 0; i < nvars; i++) vars[i].fatbin->module = NULL;
+  for (int i = 0; i < nkernels; i++) kernels[i]->fatbin->module = NULL;
+  pthread_mutex_unlock(&lock);
+}
+
+/* The PTX ISA target of k's module (sm_90 -> 90: the virtual architecture it
+ * was compiled for), read from the module's .target at load; 0 if unknown. */
+int rt_ptx_version(struct CUkern_st *k) { return k ? k->fatbin->ptx_target : 0; }

@@ -1,0 +1,143 @@
+/* stream.c: streams, events and host callbacks, forwarded to the driver
+ * (cudaStream_t is CUstream, cudaEvent_t is CUevent; the flag values are
+ * the driver's). ptxvm's work completes in issue order when it is issued,
+ * so a callback runs when it is enqueued, after everything before it. */
+#include <stdlib.h>
+
+#include "runtime.h"
+
+#define INIT()                                                                 \
+  do {                                                                         \
+    cudaError_t e_ = rt_init();                                                \
+    if (e_ != cudaSuccess) return rt_ret(e_);                                  \
+  } while (0)
+
+cudaError_t cudaStreamCreate(cudaStream_t *pStream) {
+  if (!pStream) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  return rt_cu(cuStreamCreate(pStream, 0));
+}
+
+cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags) {
+  if (!pStream) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  return rt_cu(cuStreamCreate(pStream, flags));
+}
+
+cudaError_t cudaStreamCreateWithPriority(cudaStream_t *pStream, unsigned int flags, int priority) {
+  if (!pStream) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  return rt_cu(cuStreamCreateWithPriority(pStream, flags, priority));
+}
+
+cudaError_t cudaStreamDestroy(cudaStream_t stream) {
+  INIT();
+  return rt_cu(cuStreamDestroy(stream));
+}
+
+cudaError_t cudaStreamSynchronize(cudaStream_t stream) {
+  INIT();
+  return rt_cu(cuStreamSynchronize(stream));
+}
+
+cudaError_t cudaStreamQuery(cudaStream_t stream) {
+  INIT();
+  return rt_cu(cuStreamQuery(stream));
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags) {
+  INIT();
+  return rt_cu(cuStreamWaitEvent(stream, event, flags));
+}
+
+cudaError_t cudaStreamGetFlags(cudaStream_t hStream, unsigned int *flags) {
+  INIT();
+  return rt_cu(cuStreamGetFlags(hStream, flags));
+}
+
+cudaError_t cudaStreamGetPriority(cudaStream_t hStream, int *priority) {
+  INIT();
+  return rt_cu(cuStreamGetPriority(hStream, priority));
+}
+
+cudaError_t cudaStreamGetId(cudaStream_t hStream, unsigned long long *streamId) {
+  INIT();
+  return rt_cu(cuStreamGetId(hStream, streamId));
+}
+
+cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
+  if (!device) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  CUstream s = hStream;
+  unsigned f = 0;
+  CUresult r = cuStreamGetFlags(s, &f);   /* checks the handle */
+  if (r == CUDA_SUCCESS) *device = 0;
+  return rt_cu(r);
+}
+
+/* The host function runs now: everything enqueued before it has completed,
+ * and nothing after it has started. The stream's status is its sticky
+ * error, as a callback on a GPU receives it. */
+cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
+  if (!fn) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  CUresult r = cuStreamQuery(stream);
+  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT) return rt_cu(r);
+  if (r != CUDA_SUCCESS) return rt_cu(r);   /* a faulted context runs no more work */
+  fn(userData);
+  return cudaSuccess;
+}
+
+cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
+                                  unsigned int flags) {
+  if (!callback || flags) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  CUresult r = cuStreamQuery(stream);
+  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT) return rt_cu(r);
+  callback(stream, rt_error(r), userData);   /* a callback sees the error and runs */
+  return cudaSuccess;
+}
+
+/* ---- events ---- */
+
+cudaError_t cudaEventCreate(cudaEvent_t *event) {
+  if (!event) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  return rt_cu(cuEventCreate(event, 0));
+}
+
+cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags) {
+  if (!event) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  return rt_cu(cuEventCreate(event, flags));
+}
+
+cudaError_t cudaEventRecord(cudaEvent_t event, cudaStream_t stream) {
+  INIT();
+  return rt_cu(cuEventRecord(event, stream));
+}
+
+cudaError_t cudaEventRecordWithFlags(cudaEvent_t event, cudaStream_t stream, unsigned int flags) {
+  INIT();
+  return rt_cu(cuEventRecordWithFlags(event, stream, flags));
+}
+
+cudaError_t cudaEventQuery(cudaEvent_t event) {
+  INIT();
+  return rt_cu(cuEventQuery(event));
+}
+
+cudaError_t cudaEventSynchronize(cudaEvent_t event) {
+  INIT();
+  return rt_cu(cuEventSynchronize(event));
+}
+
+cudaError_t cudaEventDestroy(cudaEvent_t event) {
+  INIT();
+  return rt_cu(cuEventDestroy(event));
+}
+
+cudaError_t cudaEventElapsedTime(float *ms, cudaEvent_t start, cudaEvent_t end) {
+  INIT();
+  return rt_cu(cuEventElapsedTime(ms, start, end));
+}
