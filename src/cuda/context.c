@@ -23,9 +23,55 @@ static unsigned primary_flags;
 
 CUcontext drv_current(void) { return depth ? stack[depth - 1] : NULL; }
 
+/* Device printf output is held, as in the GPU's FIFO, until a
+ * synchronizing call (cuCtxSynchronize, cuStreamSynchronize,
+ * cuEventSynchronize, a blocking copy, the next launch, a host function's
+ * start, a module's load or unload, a context's destruction, or the
+ * process's exit) writes it to stdout (the host's own stdio buffer, so host
+ * and device lines keep that order under a pipe). One process-wide queue:
+ * synchronizing any context flushes all. */
+static pthread_mutex_t printf_lock = PTHREAD_MUTEX_INITIALIZER;
+static char *printf_held;
+static size_t printf_len, printf_cap;
+static bool printf_atexit;
+
+void drv_printf_flush(void) {
+  pthread_mutex_lock(&printf_lock);
+  if (printf_len) fwrite(printf_held, 1, printf_len, stdout);
+  printf_len = 0;
+  pthread_mutex_unlock(&printf_lock);
+}
+
+static void flush_at_exit(void) {
+  drv_printf_flush();
+  pthread_mutex_lock(&printf_lock);
+  free(printf_held);
+  printf_held = NULL;
+  printf_cap = 0;
+  pthread_mutex_unlock(&printf_lock);
+}
+
 static void write_printf(const char *text, size_t len, void *user) {
   (void)user;
-  fwrite(text, 1, len, stdout);
+  pthread_mutex_lock(&printf_lock);
+  if (!printf_atexit) printf_atexit = atexit(flush_at_exit) == 0;
+  if (printf_len + len > printf_cap) {
+    size_t cap = printf_cap ? printf_cap : 4096;
+    while (cap < printf_len + len) cap *= 2;
+    char *p = printf_atexit ? realloc(printf_held, cap) : NULL;
+    if (!p) {   /* cannot hold it: write what is held and this, now */
+      if (printf_len) fwrite(printf_held, 1, printf_len, stdout);
+      fwrite(text, 1, len, stdout);
+      printf_len = 0;
+      pthread_mutex_unlock(&printf_lock);
+      return;
+    }
+    printf_held = p;
+    printf_cap = cap;
+  }
+  memcpy(printf_held + printf_len, text, len);
+  printf_len += len;
+  pthread_mutex_unlock(&printf_lock);
 }
 
 static CUresult ctx_new(unsigned flags, bool is_primary, CUcontext *out) {
@@ -71,6 +117,7 @@ static void unstack(CUcontext c) {
 }
 
 static void ctx_free(CUcontext c) {
+  drv_printf_flush();
   while (c->modules) {
     struct CUmod_st *m = c->modules;
     c->modules = m->next;
@@ -221,6 +268,7 @@ CUresult cuCtxGetFlags(unsigned int *flags) {
  * error of an earlier fault; capture forbids it (graph.c). */
 CUresult cuCtxSynchronize(void) {
   CUcontext c;
+  drv_printf_flush();
   CUresult r = drv_initialized();
   if (r == CUDA_SUCCESS) r = drv_capture_unsafe();
   if (r != CUDA_SUCCESS) return r;

@@ -188,6 +188,10 @@ unsigned drv_cluster_limit(CUfunction f);
  * name (CUDA_ERROR_NOT_SUPPORTED). */
 CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q);
 
+/* ---- context.c (device printf) ---- */
+/* Writes the device printf output held so far to stdout (context.c). */
+void drv_printf_flush(void);
+
 /* ---- stream.c ---- */
 /* Checks a stream handle (0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are
  * the current context's default stream); sets *ctx to its context (NULL

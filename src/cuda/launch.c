@@ -245,6 +245,7 @@ static CUresult capture(CUfunction f, const LaunchRequest *q, void **kernelParam
 
 static CUresult launch(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
   CUcontext sc, c;
+  drv_printf_flush();   /* a launch writes the output of the kernels before it */
   CUresult r = drv_stream_ctx(q->stream, &sc);
   if (r != CUDA_SUCCESS) return r;
   if (!drv_live_function(f)) return CUDA_ERROR_INVALID_HANDLE;

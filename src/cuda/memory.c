@@ -82,14 +82,17 @@ static CUresult on_stream(CUstream s) {
 /* The synchronous forms are the legacy stream's: drv_capture refuses them
  * while a blocking stream captures (graph.c). */
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
+  drv_printf_flush();   /* a blocking copy synchronizes */
   CUresult r;
   return drv_capture_copy(NULL, dst, NULL, 0, src, n, &r) ? r : copy(HTOD, dst, NULL, 0, src, n);
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
+  drv_printf_flush();   /* a blocking copy synchronizes */
   CUresult r;
   return drv_capture_copy(NULL, 0, dst, src, NULL, n, &r) ? r : copy(DTOH, 0, dst, src, NULL, n);
 }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  drv_printf_flush();   /* a blocking copy synchronizes */
   CUresult r;
   return drv_capture_copy(NULL, dst, NULL, src, NULL, n, &r) ? r : copy(DTOD, dst, NULL, src, NULL, n);
 }

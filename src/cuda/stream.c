@@ -159,17 +159,24 @@ static CUresult stream_idle(CUstream s) {
   return r != CUDA_SUCCESS ? r : stream_work(s);
 }
 
-CUresult cuStreamSynchronize(CUstream hStream) { return stream_idle(hStream); }
+CUresult cuStreamSynchronize(CUstream hStream) {
+  drv_printf_flush();
+  return stream_idle(hStream);
+}
 CUresult cuStreamQuery(CUstream hStream) { return stream_idle(hStream); }
 
 CUresult cuStreamSynchronize_ptsz(CUstream hStream);
-CUresult cuStreamSynchronize_ptsz(CUstream hStream) { return stream_idle(per_thread(hStream)); }
+CUresult cuStreamSynchronize_ptsz(CUstream hStream) {
+  drv_printf_flush();
+  return stream_idle(per_thread(hStream));
+}
 CUresult cuStreamQuery_ptsz(CUstream hStream);
 CUresult cuStreamQuery_ptsz(CUstream hStream) { return stream_idle(per_thread(hStream)); }
 
 /* ---- host functions ---- */
 
 void drv_run_host_fn(CUhostFn fn, void *data) {
+  drv_printf_flush();   /* a GPU writes the output before a host function runs */
   bool outer = drv_in_host_fn;
   drv_in_host_fn = true;
   fn(data);
@@ -324,7 +331,10 @@ CUresult cuEventQuery(CUevent hEvent) {
   return r;
 }
 
-CUresult cuEventSynchronize(CUevent hEvent) { return cuEventQuery(hEvent); }
+CUresult cuEventSynchronize(CUevent hEvent) {
+  drv_printf_flush();
+  return cuEventQuery(hEvent);
+}
 
 CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd) {
   CUresult r = drv_initialized();
