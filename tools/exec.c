@@ -8,7 +8,16 @@
  * the launch options become the environment variables the driver reads at
  * cuInit (README "ptxvm exec"); then PROGRAM replaces this process, so its
  * exit status is the program's own. Options end at the first argument that
- * is not one (or at --): PROGRAM's own options are never read. */
+ * is not one (or at --): PROGRAM's own options are never read.
+ *
+ * The same directory holds ptxvm's CUDA runtime (libcudart.so.13), which a
+ * program linked with `nvcc -cudart shared` loads. A program linked with
+ * nvcc's default static runtime cannot run: NVIDIA's static runtime talks
+ * to the driver through undocumented export tables, which ptxvm does not
+ * serve. exec recognises such a program before starting it (an ELF file
+ * that carries device code, a .nv_fatbin or __nv_relfatbin section, and has
+ * no libcudart.so in its DT_NEEDED) and says how to rebuild it, exit 1. */
+#include <elf.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -55,6 +64,70 @@ static bool lib_dir(char *buf, size_t n) {
   return false;
 }
 
+/* The file execvp would run for name (searching PATH when it has no '/'),
+ * in buf; false if none. */
+static bool find_program(const char *name, char *buf, size_t n) {
+  if (strchr(name, '/')) {
+    snprintf(buf, n, "%s", name);
+    return access(buf, X_OK) == 0;
+  }
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+    const char *colon = strchr(p, ':');
+    size_t len = colon ? (size_t)(colon - p) : strlen(p);
+    snprintf(buf, n, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
+    if (access(buf, X_OK) == 0) return true;
+    p += len + (colon != NULL);
+  }
+  return false;
+}
+
+/* Whether the file is a 64-bit little-endian ELF executable or library with
+ * device code (a .nv_fatbin or __nv_relfatbin section) and without
+ * libcudart.so.* among its DT_NEEDED libraries: a program linked with the
+ * static CUDA runtime. Anything unreadable or malformed is not one (exec
+ * leaves it to the system). */
+static bool static_runtime(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return false;
+  bool fatbin = false, shared_rt = false;
+  Elf64_Ehdr eh;
+  Elf64_Shdr *sh = NULL;
+  char *names = NULL, *dynstr = NULL;
+  Elf64_Dyn *dyn = NULL;
+  if (fread(&eh, sizeof eh, 1, f) != 1 || memcmp(eh.e_ident, ELFMAG, SELFMAG) ||
+      eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB ||
+      eh.e_shentsize != sizeof(Elf64_Shdr) || !eh.e_shnum || eh.e_shstrndx >= eh.e_shnum)
+    goto done;
+  sh = calloc(eh.e_shnum, sizeof *sh);
+  if (!sh || fseek(f, (long)eh.e_shoff, SEEK_SET) || fread(sh, sizeof *sh, eh.e_shnum, f) != eh.e_shnum) goto done;
+  /* reads section i's bytes, NUL-terminated, bounded to 64 MiB */
+#define READ_SECTION(i, out)                                                     do {                                                                             if (sh[i].sh_size > (64u << 20) || !((out) = calloc(1, sh[i].sh_size + 1)) ||         fseek(f, (long)sh[i].sh_offset, SEEK_SET) ||                                   fread((out), 1, sh[i].sh_size, f) != sh[i].sh_size) goto done;            } while (0)
+  READ_SECTION(eh.e_shstrndx, names);
+  for (int i = 0; i < eh.e_shnum; i++) {
+    if (sh[i].sh_name >= sh[eh.e_shstrndx].sh_size) continue;
+    const char *nm = names + sh[i].sh_name;
+    if (!strcmp(nm, ".nv_fatbin") || !strcmp(nm, "__nv_relfatbin")) fatbin = true;
+    if (sh[i].sh_type == SHT_DYNAMIC && !dyn && sh[i].sh_link < eh.e_shnum) {
+      READ_SECTION(i, dyn);
+      READ_SECTION(sh[i].sh_link, dynstr);
+      size_t nstr = sh[sh[i].sh_link].sh_size;
+      for (size_t k = 0; k < sh[i].sh_size / sizeof *dyn && dyn[k].d_tag != DT_NULL; k++)
+        if (dyn[k].d_tag == DT_NEEDED && dyn[k].d_un.d_val < nstr &&
+            !strncmp(dynstr + dyn[k].d_un.d_val, "libcudart.so", strlen("libcudart.so")))
+          shared_rt = true;
+    }
+  }
+#undef READ_SECTION
+done:
+  free(sh);
+  free(names);
+  free(dyn);
+  free(dynstr);
+  fclose(f);
+  return fatbin && !shared_rt;
+}
+
 /* An unsigned decimal or 0x number, whole. */
 static bool is_number(const char *s) {
   if (!s || !*s || *s == '-') return false;
@@ -91,6 +164,12 @@ int cmd_exec(int argc, char **argv) {
   char dir[PATH_MAX + 16];
   if (!lib_dir(dir, sizeof dir))
     return bad("%s", "ptxvm's libcuda.so.1 is neither beside this executable nor in ../lib/ptxvm");
+  char prog[PATH_MAX + 256];
+  if (find_program(argv[i], prog, sizeof prog) && static_runtime(prog)) {
+    fprintf(stderr, "ptxvm exec: %s is linked with the static CUDA runtime, which ptxvm cannot serve: "
+            "rebuild it with `nvcc -cudart shared` (CMake: CUDA_RUNTIME_LIBRARY Shared)\n", argv[i]);
+    return 1;
+  }
   const char *old = getenv("LD_LIBRARY_PATH");
   size_t n = strlen(dir) + (old ? strlen(old) : 0) + 2;
   char *path = malloc(n);
