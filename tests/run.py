@@ -52,6 +52,18 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    `STDERR: text` lines must occur on stderr, `STDERR-ONCE:
                    text` exactly once. san-driver: the same with the
                    sanitizer build (program compiled with the sanitizers too)
+  runtime:tests/runtime/NAME.cu
+                   where nvcc is installed (else a skip that says so): each
+                   self-checking CUDA program is built by nvcc with
+                   `-cudart shared -arch=sm_90` (its header's `NVCC: flags`
+                   replace -cudart shared) against ptxvm's runtime
+                   (libcudart.so.13), in parallel, cached by the hash of its
+                   sources and flags in BUILD/runtime-tests/, and run as
+                   `ptxvm exec OPTIONS PROGRAM` (`EXEC: options`, else none);
+                   it must exit with `EXIT: N` (default 0) and print no FAIL
+                   line; `STDOUT: line` lines, if any, are its whole stdout
+                   (read through a pipe), `STDERR: text` lines substrings of
+                   its stderr
   clang:check-clang
                    where clang is installed: `make check-clang`, every
                    source compiles warning-free under clang too
@@ -503,6 +515,56 @@ def t_driver(tid, src, build, timeout, san=False):
     return Result(tid, "pass")
 
 
+# ---- tests/runtime: CUDA programs on ptxvm's runtime (src/cudart/) ----
+
+RUNTIME_HEADER_RE = re.compile(r"^// (NVCC|EXEC|EXIT|STDOUT|STDERR):\s?(.*)$", re.M)
+
+
+def find_nvcc():
+    return shutil.which("nvcc") or next((p for p in [os.path.join(CUDA_HOME, "bin", "nvcc")]
+                                         if os.access(p, os.X_OK)), None)
+
+
+def t_runtime(tid, src, build, timeout):
+    nvcc = find_nvcc()
+    if not nvcc:
+        return Result(tid, "skip", "nvcc not found (CUDA_HOME=%s): the runtime tests need it" % CUDA_HOME)
+    if not os.path.exists(os.path.join(build, "libcudart.so.13")):
+        return Result(tid, "fail", "%s/libcudart.so.13 was not built" % build)
+    text = read_text(src)
+    head = {}
+    for k, v in RUNTIME_HEADER_RE.findall(text):
+        head.setdefault(k, []).append(v.rstrip())
+    flags = shlex.split(head["NVCC"][0]) if "NVCC" in head else ["-cudart", "shared"]
+    flags = ["-arch=sm_90", "-O1", "-I", os.path.join(ROOT, "tests/runtime")] + flags
+    # the binary is cached by its inputs: nvcc takes seconds a file
+    h = hashlib.sha256(("\0".join([nvcc] + flags) + text + read_text(os.path.join(ROOT, "tests/runtime/check.h")))
+                       .encode()).hexdigest()[:16]
+    out_dir = os.path.join(build, "runtime-tests")
+    os.makedirs(out_dir, exist_ok=True)
+    binary = os.path.join(out_dir, "%s-%s" % (os.path.splitext(os.path.basename(src))[0], h))
+    if not os.path.exists(binary):
+        tmp = binary + ".tmp%d" % os.getpid()
+        rc, out, err = run_cmd([nvcc] + flags + ["-o", tmp, os.path.join(ROOT, src)], timeout * 2)
+        if rc != 0:
+            return Result(tid, "fail", "nvcc: %s" % first_line(err or out))
+        os.replace(tmp, binary)
+    opts = shlex.split(head["EXEC"][0]) if "EXEC" in head else []
+    rc, out, err = run_cmd([os.path.join(build, "ptxvm"), "exec"] + opts + [binary], timeout * 2)
+    if rc is None:
+        return Result(tid, "fail", "timed out after %ds" % (timeout * 2))
+    want_rc = int(head["EXIT"][0]) if "EXIT" in head else 0
+    bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
+    if rc != want_rc or bad:
+        return Result(tid, "fail", "exit %s (want %d): %s" % (rc, want_rc, " | ".join(bad) or first_line(err)))
+    if "STDOUT" in head and out.splitlines() != head["STDOUT"]:
+        return Result(tid, "fail", "stdout %r, expected %r" % (out.splitlines()[:20], head["STDOUT"]))
+    for want in head.get("STDERR", []):
+        if want not in err:
+            return Result(tid, "fail", "stderr lacks %r: %s" % (want, first_line(err)))
+    return Result(tid, "pass")
+
+
 def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None, jobs=None):
     rc, out, err = run_cmd([ptxvm, "run", "-q"] + (["-j", jobs] if jobs else []) + [path, kernel] + opts,
                            timeout, env)
@@ -839,6 +901,9 @@ def plan(args, ptxas):
             jobs.append(("driver:" + path, t_driver, path, args.build, args.timeout))
             if args.san_build:
                 jobs.append(("san-driver:" + path, t_driver, path, args.san_build, args.timeout * 2, True))
+        # first: they wait on nvcc for a while (cached afterwards)
+        for src in sorted(glob.glob(os.path.join(ROOT, "tests/runtime/*.cu")), reverse=True):
+            jobs.insert(0, ("runtime:" + rel(src), t_runtime, rel(src), args.build, args.timeout))
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
         jobs += fuzz_jobs(args.timeout)
