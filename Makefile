@@ -9,7 +9,8 @@
 #   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
 #   make fuzz-long  the whole-path fuzzer for FUZZ_SECONDS (default 1800)
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
-#                   include, lib/pkgconfig/ptxvm.pc; make uninstall
+#                   include, lib/pkgconfig/ptxvm.pc, lib/ptxvm (the CUDA driver
+#                   and runtime, off the system's library path); make uninstall
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
@@ -180,9 +181,14 @@ PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-INSTALL_FILES := $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
+# the CUDA driver and runtime: in their own directory, where `ptxvm exec`
+# finds them (../lib/ptxvm beside bin/ptxvm) and no other program does, so
+# they never shadow a real driver
+CUDALIBDIR ?= $(LIBDIR)/ptxvm
+CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so) $(if $(RUNTIME),libcudart.so.13 libcudart.so)
+INSTALL_FILES := $(addprefix $(CUDALIBDIR)/,$(CUDA_INSTALL)) $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
                  $(LIBDIR)/libptxvm.so $(LIBDIR)/libptxvm.a $(INCLUDEDIR)/ptxvm.h $(LIBDIR)/pkgconfig/ptxvm.pc
-install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in
+install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in $(DRIVER) $(RUNTIME)
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
 	install -m 755 $(B)/ptxvm $(DESTDIR)$(BINDIR)/ptxvm
 	install -m 755 $(B)/libptxvm.so $(DESTDIR)$(LIBDIR)/libptxvm.so.$(VERSION)
@@ -193,8 +199,18 @@ install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
 	    -e 's|@VERSION@|$(VERSION)|' -e 's|@LIBS_PRIVATE@|$(strip $(LDLIBS))|' \
 	    src/ptxvm.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/ptxvm.pc
+ifneq ($(DRIVER),)
+	install -d $(DESTDIR)$(CUDALIBDIR)
+	install -m 755 $(B)/libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so.1
+	ln -sf libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so
+endif
+ifneq ($(RUNTIME),)
+	install -m 755 $(B)/libcudart.so.13 $(DESTDIR)$(CUDALIBDIR)/libcudart.so.13
+	ln -sf libcudart.so.13 $(DESTDIR)$(CUDALIBDIR)/libcudart.so
+endif
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
+	$(if $(DRIVER),-rmdir $(DESTDIR)$(CUDALIBDIR) 2>/dev/null)
 
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).

@@ -2,7 +2,9 @@
 # test_install.sh: `make install` as a packager runs it, and a host program
 # built against the staged tree with pkg-config: the soname and its links,
 # only ptxvm_* exported from libptxvm.so (nm -D), the .pc file's flags, a
-# kernel launched through the shared library, and `make uninstall`.
+# kernel launched through the shared library, the CUDA driver and runtime
+# in lib/ptxvm with a CUDA program run by the installed `ptxvm exec`, and
+# `make uninstall`.
 #   sh tests/install/test_install.sh [BUILD_DIR]     (default build)
 # Prints "N passed, M failed"; exits 1 on a failure.
 B=${1:-build}
@@ -117,6 +119,39 @@ if [ "$libdir" = "$L" ] && cc -std=c11 -o "$T/host-static" "$T/host.c" $($PC --c
      "$libdir/libptxvm.a" $private 2>"$T/cc.err" && "$T/host-static" >/dev/null &&
    ! readelf -d "$T/host-static" | grep -q libptxvm; then ok; else
   bad "static link (libdir '$libdir'): $(head -c 300 "$T/cc.err")"; fi
+
+# the CUDA driver and runtime: in lib/ptxvm, off the system's library path,
+# found there by the installed `ptxvm exec`
+if [ -e "$B/libcuda.so.1" ]; then
+  P="$L/ptxvm"
+  for f in libcuda.so.1 libcudart.so.13; do
+    if [ -f "$P/$f" ] && [ ! -L "$P/$f" ] && [ ! -e "$L/$f" ]; then ok; else bad "not installed in lib/ptxvm: $f"; fi
+  done
+  if [ "$(readlink "$P/libcuda.so")" = libcuda.so.1 ] && [ "$(readlink "$P/libcudart.so")" = libcudart.so.13 ]; then
+    ok; else bad "links in lib/ptxvm: $(ls -l "$P" | tr '\n' ' ')"; fi
+  got=$(env -u LD_LIBRARY_PATH "$D/usr/local/bin/ptxvm" exec sh -c 'echo "$LD_LIBRARY_PATH"')
+  if [ "$got" = "$D/usr/local/bin/../lib/ptxvm" ]; then ok; else bad "installed exec: LD_LIBRARY_PATH=$got"; fi
+  NVCC=$(command -v nvcc || echo "${CUDA_HOME:-/usr/local/cuda}/bin/nvcc")
+  if [ -x "$NVCC" ]; then
+    # a CUDA program built with the shared runtime runs on the installed libraries
+    cat > "$T/app.cu" <<'CU'
+#include <cstdio>
+__global__ void sq(int *p) { p[threadIdx.x] *= p[threadIdx.x]; }
+int main() {
+  int h[4] = {1, 2, 3, 4}, *d;
+  if (cudaMalloc(&d, sizeof h) || cudaMemcpy(d, h, sizeof h, cudaMemcpyHostToDevice)) return 1;
+  sq<<<1, 4>>>(d);
+  if (cudaMemcpy(h, d, sizeof h, cudaMemcpyDeviceToHost)) return 1;
+  printf("%d %d %d %d\n", h[0], h[1], h[2], h[3]);
+  return 0;
+}
+CU
+    if "$NVCC" -cudart shared -arch=sm_90 -o "$T/app" "$T/app.cu" 2>"$T/nvcc.err"; then ok; else
+      bad "nvcc: $(head -c 300 "$T/nvcc.err")"; fi
+    out=$(env -u LD_LIBRARY_PATH "$D/usr/local/bin/ptxvm" exec "$T/app" 2>&1)
+    if [ "$out" = "1 4 9 16" ]; then ok; else bad "CUDA program under the installed exec: $out"; fi
+  fi
+fi
 
 if make -s uninstall B="$B" DESTDIR="$D" PREFIX=/usr/local >"$T/make.out" 2>&1; then ok; else
   bad "make uninstall: $(tail -3 "$T/make.out")"; fi
