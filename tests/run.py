@@ -63,7 +63,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    it must exit with `EXIT: N` (default 0) and print no FAIL
                    line; `STDOUT: line` lines, if any, are its whole stdout
                    (read through a pipe), `STDERR: text` lines substrings of
-                   its stderr
+                   its stderr (`STDERR-ONCE: text`: exactly once).
+                   runtime:exports: every symbol of the toolkit's
+                   libcudart.so.13 is exported with its version. san-runtime: the same program run with the
+                   sanitizer build's exec, driver and runtime (the sanitizers'
+                   runtimes preloaded); a sanitizer report fails it
   clang:check-clang
                    where clang is installed: `make check-clang`, every
                    source compiles warning-free under clang too
@@ -517,7 +521,7 @@ def t_driver(tid, src, build, timeout, san=False):
 
 # ---- tests/runtime: CUDA programs on ptxvm's runtime (src/cudart/) ----
 
-RUNTIME_HEADER_RE = re.compile(r"^// (NVCC|EXEC|EXIT|STDOUT|STDERR):\s?(.*)$", re.M)
+RUNTIME_HEADER_RE = re.compile(r"^// (NVCC|EXEC|EXIT|STDOUT|STDERR|STDERR-ONCE):\s?(.*)$", re.M)
 
 
 def find_nvcc():
@@ -525,7 +529,7 @@ def find_nvcc():
                                          if os.access(p, os.X_OK)), None)
 
 
-def t_runtime(tid, src, build, timeout):
+def t_runtime(tid, src, build, timeout, san_build=None):
     nvcc = find_nvcc()
     if not nvcc:
         return Result(tid, "skip", "nvcc not found (CUDA_HOME=%s): the runtime tests need it" % CUDA_HOME)
@@ -550,9 +554,18 @@ def t_runtime(tid, src, build, timeout):
             return Result(tid, "fail", "nvcc: %s" % first_line(err or out))
         os.replace(tmp, binary)
     opts = shlex.split(head["EXEC"][0]) if "EXEC" in head else []
-    rc, out, err = run_cmd([os.path.join(build, "ptxvm"), "exec"] + opts + [binary], timeout * 2)
+    env = None
+    if san_build:   # the program is not instrumented: the sanitizers' runtimes go first
+        pre = [subprocess.run(["cc", "-print-file-name=lib%s.so" % n], capture_output=True, text=True).stdout.strip()
+               for n in ("asan", "ubsan")]
+        env = dict(SAN_ENV, LD_PRELOAD=" ".join(pre))
+        build = san_build
+    rc, out, err = run_cmd([os.path.join(build, "ptxvm"), "exec"] + opts + [binary], timeout * 4, env)
     if rc is None:
-        return Result(tid, "fail", "timed out after %ds" % (timeout * 2))
+        return Result(tid, "fail", "timed out after %ds" % (timeout * 4))
+    rep = san_report(err)
+    if rep:
+        return Result(tid, "fail", rep)
     want_rc = int(head["EXIT"][0]) if "EXIT" in head else 0
     bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
     if rc != want_rc or bad:
@@ -562,6 +575,26 @@ def t_runtime(tid, src, build, timeout):
     for want in head.get("STDERR", []):
         if want not in err:
             return Result(tid, "fail", "stderr lacks %r: %s" % (want, first_line(err)))
+    for want in head.get("STDERR-ONCE", []):
+        if err.count(want) != 1:
+            return Result(tid, "fail", "stderr has %r %d times, not once" % (want, err.count(want)))
+    return Result(tid, "pass")
+
+
+def t_runtime_exports(tid, build, timeout):
+    """Every symbol of the toolkit's libcudart.so.13 is in ptxvm's, under the
+    same version."""
+    lib = os.path.join(CUDA_HOME, "lib64", "libcudart.so.13")
+    if not os.path.exists(lib):
+        return Result(tid, "skip", "no %s to compare with" % lib)
+
+    def syms(path):
+        rc, out, err = run_cmd(["nm", "-D", "--with-symbol-versions", "--defined-only", path], timeout)
+        return {l.split()[-1].replace("@@", "@") for l in out.splitlines() if " T " in l or " W " in l}
+    ours, theirs = syms(os.path.join(build, "libcudart.so.13")), syms(lib)
+    missing = sorted(theirs - ours)
+    if not theirs or missing:
+        return Result(tid, "fail", "%d symbols missing or versioned otherwise: %s" % (len(missing), missing[:5]))
     return Result(tid, "pass")
 
 
@@ -903,7 +936,12 @@ def plan(args, ptxas):
                 jobs.append(("san-driver:" + path, t_driver, path, args.san_build, args.timeout * 2, True))
         # first: they wait on nvcc for a while (cached afterwards)
         for src in sorted(glob.glob(os.path.join(ROOT, "tests/runtime/*.cu")), reverse=True):
+            if args.san_build:
+                jobs.insert(0, ("san-runtime:" + rel(src), t_runtime, rel(src), args.build, args.timeout,
+                                args.san_build))
             jobs.insert(0, ("runtime:" + rel(src), t_runtime, rel(src), args.build, args.timeout))
+        if os.path.exists(os.path.join(args.build, "libcudart.so.13")):
+            jobs.append(("runtime:exports", t_runtime_exports, args.build, args.timeout))
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
         jobs += fuzz_jobs(args.timeout)

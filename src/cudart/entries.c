@@ -19,12 +19,14 @@
 
 enum { NOT_SUPPORTED = 801 };   /* driver_types.h cudaErrorNotSupported */
 
+void rt_stub_error(void);   /* error.c: cudaErrorNotSupported becomes the last error */
 int rt_stub(const char *sym, atomic_flag *said);
 int rt_stub(const char *sym, atomic_flag *said) {
   if (!atomic_flag_test_and_set(said)) {
     fflush(stdout);   /* after the program's own output so far */
     fprintf(stderr, "ptxvm: %s is not implemented\n", sym);
   }
+  rt_stub_error();
   return NOT_SUPPORTED;
 }
 

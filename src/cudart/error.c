@@ -47,6 +47,9 @@ cudaError_t rt_ret(cudaError_t e) {
   return e;
 }
 
+void rt_stub_error(void);
+void rt_stub_error(void) { rt_ret(cudaErrorNotSupported); }
+
 cudaError_t cudaGetLastError(void) {
   cudaError_t e = last_error;
   if (!sticky(e)) last_error = cudaSuccess;

@@ -1,7 +1,9 @@
 // basics.cu: <<<>>> launches (grid, block, dynamic shared memory, a struct by
 // value), cudaMemcpy in every direction, errors and the last error, device
 // properties against the attributes, versions; several kernels of one
-// translation unit share one module (a __device__ counter survives them).
+// translation unit share one module (a __device__ counter survives them);
+// an entry point not implemented says so once and returns cudaErrorNotSupported.
+// STDERR-ONCE: ptxvm: cudaGraphCreate is not implemented
 #include "check.h"
 
 struct Pair { int a; double b; };
@@ -133,6 +135,10 @@ int main() {
   OK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
   OK(cudaDeviceGetLimit(&lim, cudaLimitPrintfFifoSize));
   CHECK(lim == 1 << 20);
+  cudaGraph_t g;
+  EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+  EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
+  EXPECT(cudaGetLastError(), cudaErrorNotSupported);
   OK(cudaFree(d));
   OK(cudaFree(d2));
   OK(cudaDeviceReset());
