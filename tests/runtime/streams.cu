@@ -1,7 +1,10 @@
 // streams.cu: streams, events and host callbacks in issue order: a chain of
 // kernels and copies on two streams ordered by an event, cudaStreamQuery and
 // cudaEventQuery, elapsed time, cudaLaunchHostFunc and cudaStreamAddCallback
-// running after the work before them, the default streams, invalid handles.
+// running after the work before them, the default streams, invalid handles,
+// and a second host thread working on the same device memory (the runtime's
+// one primary context is current on every thread).
+#include <thread>
 #include "check.h"
 
 __global__ void add(int *p, int v, int n) {
@@ -63,6 +66,15 @@ int main() {
   add<<<n / 256, 256, 0, cudaStreamPerThread>>>(d, 1, n);
   OK(cudaMemcpy(h, d, sizeof(int), cudaMemcpyDeviceToHost));
   CHECK(h[0] == 1057);
+  // another host thread: same context, same memory, its own last error
+  cudaError_t in_thread = cudaErrorUnknown, last = cudaErrorUnknown;
+  std::thread t([&] {
+    add<<<n / 256, 256>>>(d, 10, n);
+    in_thread = cudaMemcpy(h, d, sizeof(int), cudaMemcpyDeviceToHost);
+    last = cudaGetLastError();
+  });
+  t.join();
+  CHECK(in_thread == cudaSuccess && last == cudaSuccess && h[0] == 1067);
   OK(cudaEventDestroy(start));
   OK(cudaEventDestroy(mid));
   OK(cudaEventDestroy(stop));
