@@ -235,3 +235,17 @@ cudaError_t cudaDriverGetVersion(int *driverVersion) {
   *driverVersion = r == CUDA_SUCCESS ? v : 0;
   return cudaSuccess;
 }
+
+/* The driver's entry points, through its cuGetProcAddress (the flags and
+ * the query results have the driver's numbers). */
+cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr, unsigned int cudaVersion,
+                                             unsigned long long flags,
+                                             enum cudaDriverEntryPointQueryResult *driverStatus) {
+  if (!symbol || !funcPtr) return rt_ret(cudaErrorInvalidValue);
+  INIT();
+  CUdriverProcAddressQueryResult q = CU_GET_PROC_ADDRESS_SUCCESS;
+  CUresult r = cuGetProcAddress(symbol, funcPtr, (int)cudaVersion, flags, &q);
+  if (driverStatus) *driverStatus = (enum cudaDriverEntryPointQueryResult)q;
+  /* a symbol not found is a status, not an error */
+  return r == CUDA_ERROR_NOT_FOUND ? cudaSuccess : rt_cu(r);
+}

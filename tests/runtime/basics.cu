@@ -135,6 +135,13 @@ int main() {
   OK(cudaDeviceSetLimit(cudaLimitPrintfFifoSize, 1 << 20));
   OK(cudaDeviceGetLimit(&lim, cudaLimitPrintfFifoSize));
   CHECK(lim == 1 << 20);
+  // the driver's entry points through the runtime
+  void *fn = nullptr;
+  cudaDriverEntryPointQueryResult q = cudaDriverEntryPointSymbolNotFound;
+  OK(cudaGetDriverEntryPointByVersion("cuMemAlloc", &fn, 13000, cudaEnableDefault, &q));
+  CHECK(fn != nullptr && q == cudaDriverEntryPointSuccess);
+  OK(cudaGetDriverEntryPointByVersion("cuNoSuchThing", &fn, 13000, cudaEnableDefault, &q));
+  CHECK(q == cudaDriverEntryPointSymbolNotFound);
   cudaGraph_t g;
   EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
   EXPECT(cudaGraphCreate(&g, 0), cudaErrorNotSupported);
