@@ -68,6 +68,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    libcudart.so.13 is exported with its version. san-runtime: the same program run with the
                    sanitizer build's exec, driver and runtime (the sanitizers'
                    runtimes preloaded); a sanitizer report fails it
+  cmake:tests/cmake
+                   where nvcc, cmake and ctest are: the CMake project there
+                   (CUDA_RUNTIME_LIBRARY Shared) configured and built in
+                   BUILD/cmake-test, and its tests run by ctest under
+                   `ptxvm exec`: every ctest test passes
   clang:check-clang
                    where clang is installed: `make check-clang`, every
                    source compiles warning-free under clang too
@@ -598,6 +603,26 @@ def t_runtime_exports(tid, build, timeout):
     return Result(tid, "pass")
 
 
+def t_cmake(tid, build, timeout):
+    """tests/cmake configured, built and tested by ctest under ptxvm exec, in
+    BUILD/cmake-test (kept: a second run only re-runs ctest)."""
+    nvcc = find_nvcc()
+    if not nvcc or not shutil.which("cmake") or not shutil.which("ctest"):
+        return Result(tid, "skip", "needs nvcc, cmake and ctest")
+    out_dir = os.path.abspath(os.path.join(build, "cmake-test"))
+    ptxvm = os.path.abspath(os.path.join(build, "ptxvm"))
+    steps = [["cmake", "-S", os.path.join(ROOT, "tests/cmake"), "-B", out_dir, "-DPTXVM=" + ptxvm,
+              "-DCMAKE_CUDA_COMPILER=" + nvcc],
+             ["cmake", "--build", out_dir],
+             ["ctest", "--test-dir", out_dir, "--output-on-failure"]]
+    for argv in steps:
+        rc, out, err = run_cmd(argv, timeout * 4)
+        if rc != 0:
+            lines = [l for l in (out + err).splitlines() if l.strip()]
+            return Result(tid, "fail", "%s: exit %s: %s" % (argv[0], rc, " | ".join(lines[-3:])[:300]))
+    return Result(tid, "pass")
+
+
 def t_cuda(tid, path, kernel, opts, expected, ptxvm, timeout, env=None, jobs=None):
     rc, out, err = run_cmd([ptxvm, "run", "-q"] + (["-j", jobs] if jobs else []) + [path, kernel] + opts,
                            timeout, env)
@@ -942,6 +967,7 @@ def plan(args, ptxas):
             jobs.insert(0, ("runtime:" + rel(src), t_runtime, rel(src), args.build, args.timeout))
         if os.path.exists(os.path.join(args.build, "libcudart.so.13")):
             jobs.append(("runtime:exports", t_runtime_exports, args.build, args.timeout))
+            jobs.insert(0, ("cmake:tests/cmake", t_cmake, args.build, args.timeout))
         if shutil.which("clang"):
             jobs.append(("clang:check-clang", t_script, ["make", "-s", "check-clang"], args.timeout * 4))
         jobs += fuzz_jobs(args.timeout)
