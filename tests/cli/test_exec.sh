@@ -2,7 +2,8 @@
 # test_exec.sh: `ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]` (README "ptxvm
 # exec"): option errors exit 2, the options become the PTXVM_* variables the
 # driver reads, the library directory goes first in LD_LIBRARY_PATH, the
-# program's own arguments are not read, its exit status is passed on.
+# program's own arguments are not read, its exit status is passed on; a
+# program built with the static CUDA runtime is refused with the fix.
 #   sh tests/cli/test_exec.sh [BUILD_DIR]     (default build)
 # Prints "N passed, M failed"; exits 1 on a failure.
 B=${1:-build}
@@ -61,6 +62,32 @@ got=$(LD_LIBRARY_PATH=/old/lib "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
 if [ "$got" = "$dir:/old/lib" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir:/old/lib)"; fi
 got=$(env -u LD_LIBRARY_PATH "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
 if [ "$got" = "$dir" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir)"; fi
+
+# a program with device code but without libcudart.so among its needed
+# libraries (nvcc's default static runtime) is refused, with the fix, exit 1;
+# the same program needing the shared runtime is started
+cat > "$T/dev.c" <<'C'
+__attribute__((section(".nv_fatbin"), used)) static const unsigned char fatbin[16] = {0x50, 0xed, 0x55, 0xba};
+int main(void) { return 3; }
+C
+if cc -o "$T/static-app" "$T/dev.c" 2>"$T/cc.err"; then
+  expect_exit 1 "is linked with the static CUDA runtime, which ptxvm cannot serve: rebuild it with \`nvcc -cudart shared\` (CMake: CUDA_RUNTIME_LIBRARY Shared)" exec "$T/static-app"
+  if [ -e "$B/libcudart.so.13" ]; then
+    cc -o "$T/shared-app" "$T/dev.c" -Wl,--no-as-needed -L"$B" -l:libcudart.so.13 2>"$T/cc.err"
+    "$PTXVM" exec "$T/shared-app" 2>"$T/err"
+    rc=$?
+    if [ "$rc" = 3 ]; then ok; else bad "a program needing libcudart.so.13: exit $rc ($(head -c 200 "$T/err"))"; fi
+  fi
+  # without device code: started whatever it links
+  cc -o "$T/plain" -x c - <<'C'
+int main(void) { return 4; }
+C
+  "$PTXVM" exec "$T/plain"
+  rc=$?
+  if [ "$rc" = 4 ]; then ok; else bad "a plain program: exit $rc"; fi
+else
+  bad "cc: $(head -c 200 "$T/cc.err")"
+fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
