@@ -14,7 +14,8 @@
  * Relocatable device code (-rdc=true: the wrapper's version 2 with prelinked
  * fatbins) is refused at first use: ptxvm has no linker of PTX modules yet.
  * __managed__ variables are refused at first use too (managed memory is not
- * there yet). */
+ * there yet): by the runtime calls that name them, and, for the host's own
+ * accesses, by __cudaInitModule. */
 #include <fatbinary_section.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -31,6 +32,7 @@ typedef struct RtVar {
   const char *name;          /* the device name (nvcc's string, static) */
   size_t size;
   bool constant, managed;
+  bool said;                 /* a managed variable's refusal was said */
 } RtVar;
 
 struct RtFatbin {
@@ -80,9 +82,25 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle) {
   if (fb && fb->magic == FATBIN_MAGIC) fb->dead = true;
 }
 
+/* nvcc's code calls this before the host first reads or writes a
+ * __managed__ variable of the translation unit, through the pointer
+ * __cudaRegisterManagedVar received, which the runtime must aim at the
+ * variable's managed memory. ptxvm has no managed memory yet: the pointer
+ * stays NULL, so the access that follows faults; say why first. */
 char __cudaInitModule(void **fatCubinHandle) {
-  (void)fatCubinHandle;
-  return 1;   /* nothing to do before first use */
+  bool managed = false;
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nvars; i++)
+    if (vars[i].fatbin == (RtFatbin *)fatCubinHandle && vars[i].managed) {
+      managed = true;
+      if (!vars[i].said) {
+        vars[i].said = true;
+        rt_say("__managed__ variable %s: managed memory is not implemented yet, so the host cannot reach it "
+               "(its address is NULL)", vars[i].name);
+      }
+    }
+  pthread_mutex_unlock(&lock);
+  return !managed;
 }
 
 void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun, const char *deviceName,
@@ -110,7 +128,7 @@ static void add_var(void **fatCubinHandle, const void *host, const char *name, s
     rt_say("out of memory registering variable %s", name);
     return;
   }
-  vars[nvars++] = (RtVar){(RtFatbin *)fatCubinHandle, host, name, size, constant != 0, managed};
+  vars[nvars++] = (RtVar){(RtFatbin *)fatCubinHandle, host, name, size, constant != 0, managed, false};
   pthread_mutex_unlock(&lock);
 }
 
