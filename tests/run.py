@@ -56,7 +56,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    where nvcc is installed (else a skip that says so): each
                    self-checking CUDA program is built by nvcc with
                    `-cudart shared -arch=sm_90` (its header's `NVCC: flags`
-                   replace -cudart shared) against ptxvm's runtime
+                   replace -cudart shared; %dir is tests/runtime, where
+                   `-x cu %dir/NAME.part` adds a translation unit) against
+                   ptxvm's runtime
                    (libcudart.so.13), in parallel, cached by the hash of its
                    sources and flags in BUILD/runtime-tests/, and run as
                    `ptxvm exec OPTIONS PROGRAM` (`EXEC: options`, else none);
@@ -544,8 +546,11 @@ def t_runtime(tid, src, build, timeout, san_build=None):
     head = {}
     for k, v in RUNTIME_HEADER_RE.findall(text):
         head.setdefault(k, []).append(v.rstrip())
-    flags = shlex.split(head["NVCC"][0]) if "NVCC" in head else ["-cudart", "shared"]
-    flags = ["-arch=sm_90", "-O1", "-I", os.path.join(ROOT, "tests/runtime")] + flags
+    here = os.path.join(ROOT, "tests/runtime")
+    flags = shlex.split(head["NVCC"][0].replace("%dir", here)) if "NVCC" in head else ["-cudart", "shared"]
+    flags = ["-arch=sm_90", "-O1", "-I", here] + flags
+    # more sources named in the flags (%dir/NAME.part) are inputs of the cache key
+    text += "".join(read_text(f) for f in flags if f.endswith(".part"))
     # the binary is cached by its inputs: nvcc takes seconds a file
     h = hashlib.sha256(("\0".join([nvcc] + flags) + text + read_text(os.path.join(ROOT, "tests/runtime/check.h")))
                        .encode()).hexdigest()[:16]

@@ -37,8 +37,8 @@ cudaError_t cudaMalloc(void **devPtr, size_t size) {
 cudaError_t cudaFree(void *devPtr) {
   INIT();   /* cudaFree(0) is the idiom that initialises the runtime */
   if (!devPtr) return cudaSuccess;
-  CUresult r = cuMemFree(dp(devPtr));
-  return rt_ret(r == CUDA_ERROR_INVALID_VALUE ? cudaErrorInvalidDevicePointer : rt_error(r));
+  return rt_cu(cuMemFree(dp(devPtr)));   /* a bad pointer: cudaErrorInvalidValue (not the
+                                            deprecated cudaErrorInvalidDevicePointer) */
 }
 
 cudaError_t cudaMallocPitch(void **devPtr, size_t *pitch, size_t width, size_t height) {

@@ -92,7 +92,7 @@ int main() {
   OK(cudaLaunchKernel((const void *)empty, dim3(1), dim3(1), nullptr, 0, 0));
   EXPECT(cudaMalloc(&bad, (size_t)1 << 62), cudaErrorMemoryAllocation);
   EXPECT(cudaGetLastError(), cudaErrorMemoryAllocation);
-  EXPECT(cudaFree((void *)0x10), cudaErrorInvalidDevicePointer);
+  EXPECT(cudaFree((void *)0x10), cudaErrorInvalidValue);
   EXPECT(cudaMemcpy(h, d, 4, (cudaMemcpyKind)7), cudaErrorInvalidMemcpyDirection);
   cudaGetLastError();
   OK(cudaMalloc(&bad, 0));
