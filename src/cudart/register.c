@@ -11,8 +11,13 @@
  * per context, so a program that never launches costs nothing and a
  * program's many kernels share one module per translation unit.
  *
- * Relocatable device code (-rdc=true: the wrapper's version 2 with prelinked
- * fatbins) is refused at first use: ptxvm has no linker of PTX modules yet.
+ * Relocatable device code (-rdc=true) is refused at first use: ptxvm has no
+ * linker of PTX modules yet. Its __cudaRegisterLinkedBinary_* functions are
+ * the program's own (crt/link.stub, compiled in by nvcc): they register the
+ * device-linked fatbin through __cudaRegisterFatBinary, with a wrapper of
+ * version 2 that lists each object's relocatable fatbin, which is how the
+ * runtime tells. CUDA 13's runtime has no texture or surface references
+ * (__cudaRegisterTexture/Surface are not among its symbols).
  * __managed__ variables are refused at first use too (managed memory is not
  * there yet): by the runtime calls that name them, and, for the host's own
  * accesses, by __cudaInitModule. */
