@@ -56,7 +56,8 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    where nvcc is installed (else a skip that says so): each
                    self-checking CUDA program is built by nvcc with
                    `-cudart shared -arch=sm_90` (its header's `NVCC: flags`
-                   replace -cudart shared; %dir is tests/runtime, where
+                   replace -cudart shared, and -arch/-gencode there replace
+                   -arch=sm_90; %dir is tests/runtime, where
                    `-x cu %dir/NAME.part` adds a translation unit) against
                    ptxvm's runtime
                    (libcudart.so.13), in parallel, cached by the hash of its
@@ -548,7 +549,8 @@ def t_runtime(tid, src, build, timeout, san_build=None):
         head.setdefault(k, []).append(v.rstrip())
     here = os.path.join(ROOT, "tests/runtime")
     flags = shlex.split(head["NVCC"][0].replace("%dir", here)) if "NVCC" in head else ["-cudart", "shared"]
-    flags = ["-arch=sm_90", "-O1", "-I", here] + flags
+    arch = [] if any(f.startswith(("-gencode", "-arch")) for f in flags) else ["-arch=sm_90"]
+    flags = arch + ["-O1", "-I", here] + flags
     # more sources named in the flags (%dir/NAME.part) are inputs of the cache key
     text += "".join(read_text(f) for f in flags if f.endswith(".part"))
     # the binary is cached by its inputs: nvcc takes seconds a file
