@@ -17,13 +17,12 @@
 
 #include "runtime.h"
 
-unsigned rt_epoch;
+_Atomic unsigned rt_epoch;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static CUcontext primary;      /* retained while non-NULL */
 static CUresult init_result = CUDA_SUCCESS;
 static bool initialised;
 static _Thread_local CUcontext made_current;   /* what this thread last set */
-void rt_error_reset(void);
 
 static CUresult retain(void) {
   CUresult r = CUDA_SUCCESS;
@@ -209,8 +208,7 @@ cudaError_t cudaDeviceReset(void) {
   primary = NULL;
   rt_epoch++;
   pthread_mutex_unlock(&lock);
-  rt_modules_forget();
-  rt_error_reset();
+  rt_modules_forget();   /* and every thread's sticky error goes (error.c) */
   if (had) {
     cuCtxSynchronize();   /* flushes device printf output; a sticky error is dropped */
     CUresult r = cuDevicePrimaryCtxReset(0);

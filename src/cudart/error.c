@@ -21,6 +21,7 @@
 #include "runtime.h"
 
 static _Thread_local cudaError_t last_error;
+static _Thread_local unsigned last_epoch;   /* rt_epoch when last_error was set */
 
 static bool sticky(cudaError_t e) {
   switch (e) {
@@ -42,8 +43,18 @@ cudaError_t rt_error(CUresult r) {
   }
 }
 
+/* A sticky error belongs to the context that faulted: once cudaDeviceReset
+ * (on any thread) has replaced it, it is gone. */
+static cudaError_t current(void) {
+  if (sticky(last_error) && last_epoch != rt_epoch) last_error = cudaSuccess;
+  return last_error;
+}
+
 cudaError_t rt_ret(cudaError_t e) {
-  if (e != cudaSuccess && !sticky(last_error)) last_error = e;
+  if (e != cudaSuccess && !sticky(current())) {
+    last_error = e;
+    last_epoch = rt_epoch;
+  }
   return e;
 }
 
@@ -51,16 +62,12 @@ void rt_stub_error(void);
 void rt_stub_error(void) { rt_ret(cudaErrorNotSupported); }
 
 cudaError_t cudaGetLastError(void) {
-  cudaError_t e = last_error;
+  cudaError_t e = current();
   if (!sticky(e)) last_error = cudaSuccess;
   return e;
 }
 
-cudaError_t cudaPeekAtLastError(void) { return last_error; }
-
-/* cudaDeviceReset clears the sticky error with the context. */
-void rt_error_reset(void);
-void rt_error_reset(void) { last_error = cudaSuccess; }
+cudaError_t cudaPeekAtLastError(void) { return current(); }
 
 typedef struct { const char *name; int value; } ErrName;
 static const ErrName names[] = {

@@ -78,7 +78,7 @@ cudaError_t rt_unsupported(const char *what);
 cudaError_t rt_init(void);
 /* Bumped by cudaDeviceReset: modules and functions of an older epoch are
  * gone with the context that held them. */
-extern unsigned rt_epoch;
+extern _Atomic unsigned rt_epoch;
 
 /* ---- register.c ---- */
 /* The kernel registered for host stub `host` (NULL if none). */
