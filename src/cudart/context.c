@@ -24,7 +24,8 @@ static CUresult init_result = CUDA_SUCCESS;
 static bool initialised;
 static _Thread_local CUcontext made_current;   /* what this thread last set */
 
-static CUresult retain(void) {
+/* *in_init: the error is cuInit's. */
+static CUresult retain(bool *in_init) {
   CUresult r = CUDA_SUCCESS;
   pthread_mutex_lock(&lock);
   if (!initialised) {
@@ -32,6 +33,7 @@ static CUresult retain(void) {
     initialised = true;
   }
   r = init_result;
+  *in_init = r != CUDA_SUCCESS;
   if (r == CUDA_SUCCESS && !primary) r = cuDevicePrimaryCtxRetain(&primary, 0);
   CUcontext c = primary;
   pthread_mutex_unlock(&lock);
@@ -46,9 +48,10 @@ static CUresult retain(void) {
 }
 
 cudaError_t rt_init(void) {
-  CUresult r = retain();
+  bool in_init = false;
+  CUresult r = retain(&in_init);
   if (r == CUDA_ERROR_NO_DEVICE) return cudaErrorNoDevice;
-  if (r == CUDA_ERROR_INVALID_VALUE && !primary) return cudaErrorInitializationError;
+  if (in_init) return cudaErrorInitializationError;   /* cuInit said why (a bad PTXVM_* variable) */
   return rt_error(r);
 }
 
