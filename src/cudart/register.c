@@ -81,7 +81,8 @@ void **__cudaRegisterFatBinary(void *fatCubin) {
 void __cudaRegisterFatBinaryEnd(void **fatCubinHandle) { (void)fatCubinHandle; }
 
 /* At exit: the module goes with the context (or with the process); the
- * records stay, as a later destructor may still name them. */
+ * records stay, as a later destructor may still name them (and get
+ * cudaErrorCudartUnloading, as from NVIDIA's runtime in its teardown). */
 void __cudaUnregisterFatBinary(void **fatCubinHandle) {
   RtFatbin *fb = (RtFatbin *)fatCubinHandle;
   if (fb && fb->magic == FATBIN_MAGIC) fb->dead = true;
@@ -185,6 +186,7 @@ static cudaError_t fatbin_ptx(RtFatbin *fb, char **out) {
 
 /* fb's module in the current context; the runtime's lock is held. */
 static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
+  if (fb->dead) return cudaErrorCudartUnloading;   /* a destructor after the unregistration */
   if (fb->module && fb->epoch == rt_epoch) {
     *out = fb->module;
     return cudaSuccess;
