@@ -7,8 +7,8 @@
  * name) and each variable (host shadow address -> device name, size,
  * __constant__ or not); an atexit handler unregisters the fatbin. Nothing
  * touches the driver then: the module is loaded on first use of one of its
- * kernels or variables (cuModuleLoadData on the PTX the fatbin carries), once
- * per context, so a program that never launches costs nothing and a
+ * kernels or variables (cuModuleLoadData of the wrapper: the driver finds
+ * the PTX in it and lowers each kernel at its first launch), once per context, so a program that never launches costs nothing and a
  * program's many kernels share one module per translation unit.
  *
  * Relocatable device code (-rdc=true) is refused at first use: ptxvm has no
@@ -45,7 +45,7 @@ struct RtFatbin {
   const __fatBinC_Wrapper_t *wrapper;
   CUmodule module;           /* loaded in epoch `epoch`; NULL before */
   unsigned epoch;
-  int ptx_target;            /* the PTX's .target sm_NN: NN */
+  int ptx_target;            /* the PTX's target sm_NN: NN (0: not read yet) */
   cudaError_t error;         /* a failed load, kept for that epoch: said once */
   unsigned error_epoch;
   bool dead;                 /* unregistered (at exit) */
@@ -152,36 +152,28 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, c
 
 /* ---- loading ---- */
 
-/* The PTX of a translation unit's fatbin, NUL-terminated (malloc'd). Until
- * ptxvm's driver takes fatbins in cuModuleLoadData itself, the runtime reads
- * the PTX with ptxvm's public image reader (include/ptxvm.h). */
-static cudaError_t fatbin_ptx(RtFatbin *fb, char **out) {
-  if (fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
-      ((void *const *)fb->wrapper->filename_or_fatbins)[0]) {
-    rt_say("relocatable device code (nvcc -rdc=true) is not supported yet: ptxvm has no linker of "
-           "PTX modules; build without -rdc=true");
-    return cudaErrorNotSupported;
-  }
+/* Relocatable device code: a version 2 wrapper that lists prelinked
+ * fatbins (crt/link.stub). */
+static bool relocatable(const RtFatbin *fb) {
+  return fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
+         ((void *const *)fb->wrapper->filename_or_fatbins)[0];
+}
+
+/* The target of the PTX that ptxvm runs from fb (90 for sm_90), for
+ * cudaFuncGetAttributes' ptxVersion, which the driver does not report
+ * (CU_FUNC_ATTRIBUTE_PTX_VERSION): read with ptxvm's public image reader
+ * (include/ptxvm.h), once; 0 if it cannot be read. */
+static int ptx_target(RtFatbin *fb) {
+  if (fb->ptx_target || relocatable(fb)) return fb->ptx_target;
   ptxvm_context *vm = NULL;
-  if (ptxvm_context_create(&vm) != PTXVM_SUCCESS) return cudaErrorMemoryAllocation;
   ptxvm_image_ptx *list = NULL;
   int n = 0;
-  ptxvm_status st = ptxvm_image_get_ptx(vm, fb->wrapper, 0, &list, &n);
-  cudaError_t e = cudaSuccess;
-  if (st != PTXVM_SUCCESS) {
-    rt_say("%s", ptxvm_last_error(vm));
-    e = st == PTXVM_ERROR_OUT_OF_MEMORY ? cudaErrorMemoryAllocation
-        : st == PTXVM_ERROR_NO_PTX     ? cudaErrorNoKernelImageForDevice
-                                       : cudaErrorInvalidKernelImage;
-  } else if (n != 1) {
-    rt_say("a registered fatbin holds %d PTX modules; ptxvm expects one per translation unit", n);
-    e = cudaErrorInvalidKernelImage;
-  } else if (!(*out = strdup(list[0].text))) {
-    e = cudaErrorMemoryAllocation;
-  }
+  if (ptxvm_context_create(&vm) == PTXVM_SUCCESS &&
+      ptxvm_image_get_ptx(vm, fb->wrapper, 0, &list, &n) == PTXVM_SUCCESS && n == 1)
+    fb->ptx_target = (int)list[0].sm;
   ptxvm_image_free(list, n);
   ptxvm_context_destroy(vm);
-  return e;
+  return fb->ptx_target;
 }
 
 /* fb's module in the current context; the runtime's lock is held. */
@@ -192,15 +184,18 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
     return cudaSuccess;
   }
   if (fb->error != cudaSuccess && fb->error_epoch == rt_epoch) return fb->error;
-  char *ptx = NULL;
   CUmodule m = NULL;
-  cudaError_t e = fatbin_ptx(fb, &ptx);
-  if (e == cudaSuccess) {
-    const char *t = strstr(ptx, "\n.target sm_");
-    fb->ptx_target = t ? atoi(t + strlen("\n.target sm_")) : 0;
-    CUresult r = cuModuleLoadData(&m, ptx);
-    free(ptx);
-    e = r == CUDA_ERROR_INVALID_PTX ? cudaErrorInvalidPtx : rt_error(r);
+  cudaError_t e = cudaSuccess;
+  if (relocatable(fb)) {
+    rt_say("relocatable device code (nvcc -rdc=true) is not supported yet: ptxvm has no linker of "
+           "PTX modules; build without -rdc=true");
+    e = cudaErrorNotSupported;
+  } else {   /* the driver takes the wrapper and finds its PTX (ptxvm.h "images") */
+    CUresult r = cuModuleLoadData(&m, fb->wrapper);
+    e = r == CUDA_ERROR_INVALID_PTX          ? cudaErrorInvalidPtx
+        : r == CUDA_ERROR_NO_BINARY_FOR_GPU  ? cudaErrorNoKernelImageForDevice
+        : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
+                                             : rt_error(r);
   }
   if (e != cudaSuccess) {
     fb->error = e;
@@ -283,6 +278,12 @@ void rt_modules_forget(void) {
   pthread_mutex_unlock(&lock);
 }
 
-/* The PTX ISA target of k's module (sm_90 -> 90: the virtual architecture it
- * was compiled for), read from the module's .target at load; 0 if unknown. */
-int rt_ptx_version(struct CUkern_st *k) { return k ? k->fatbin->ptx_target : 0; }
+/* The target of k's PTX (sm_90 -> 90: the virtual architecture it was
+ * compiled for); 0 if unknown. */
+int rt_ptx_version(struct CUkern_st *k) {
+  if (!k) return 0;
+  pthread_mutex_lock(&lock);
+  int t = ptx_target(k->fatbin);
+  pthread_mutex_unlock(&lock);
+  return t;
+}
