@@ -204,6 +204,7 @@ static const char *image_name(const void *image) {
 static CUresult load(CUmodule *out, const void *image, size_t size, const char *name, JitLog *log) {
   CUcontext c;
   if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
+  drv_printf_flush();   /* module loads and unloads write held printf output, as on a GPU */
   CUresult r = drv_enter_work(NULL, &c);
   if (r != CUDA_SUCCESS) return r;
   r = load_in(c, out, image, size, name ? name : image_name(image), log);
@@ -277,6 +278,7 @@ static void module_free(CUcontext c, CUmodule m) {
 }
 
 CUresult cuModuleUnload(CUmodule hmod) {
+  drv_printf_flush();
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
   if (!live_module(hmod)) return CUDA_ERROR_INVALID_HANDLE;
