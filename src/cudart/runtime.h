@@ -17,7 +17,8 @@
  * context, devices, versions), register.c (the registration calls and the
  * lazy loading of each fatbin's module), launch.c (call configuration,
  * launches, function attributes, occupancy), memory.c (allocation, copies,
- * sets, symbols), stream.c (streams and events). */
+ * sets, symbols), stream.c (streams, events, host functions), graph.c
+ * (stream capture, graphs). */
 #ifndef PTXVM_CUDART_RUNTIME_H
 #define PTXVM_CUDART_RUNTIME_H
 

@@ -2,8 +2,6 @@
  * (cudaStream_t is CUstream, cudaEvent_t is CUevent; the flag values are
  * the driver's). ptxvm's work completes in issue order when it is issued,
  * so a callback runs when it is enqueued, after everything before it. */
-#include <stdlib.h>
-
 #include "runtime.h"
 
 #define INIT()                                                                 \
@@ -75,27 +73,18 @@ cudaError_t cudaStreamGetDevice(cudaStream_t hStream, int *device) {
   return rt_cu(r);
 }
 
-/* The host function runs now: everything enqueued before it has completed,
- * and nothing after it has started. The stream's status is its sticky
- * error, as a callback on a GPU receives it. */
+/* The driver runs a host function after the work before it, or makes it a
+ * node of the graph a capturing stream builds. cudaStreamCallback_t and
+ * CUstreamCallback differ only in the status's type, whose numbers agree. */
 cudaError_t cudaLaunchHostFunc(cudaStream_t stream, cudaHostFn_t fn, void *userData) {
-  if (!fn) return rt_ret(cudaErrorInvalidValue);
   INIT();
-  CUresult r = cuStreamQuery(stream);
-  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT) return rt_cu(r);
-  if (r != CUDA_SUCCESS) return rt_cu(r);   /* a faulted context runs no more work */
-  fn(userData);
-  return cudaSuccess;
+  return rt_cu(cuLaunchHostFunc(stream, fn, userData));
 }
 
 cudaError_t cudaStreamAddCallback(cudaStream_t stream, cudaStreamCallback_t callback, void *userData,
                                   unsigned int flags) {
-  if (!callback || flags) return rt_ret(cudaErrorInvalidValue);
   INIT();
-  CUresult r = cuStreamQuery(stream);
-  if (r == CUDA_ERROR_INVALID_HANDLE || r == CUDA_ERROR_INVALID_CONTEXT) return rt_cu(r);
-  callback(stream, rt_error(r), userData);   /* a callback sees the error and runs */
-  return cudaSuccess;
+  return rt_cu(cuStreamAddCallback(stream, (CUstreamCallback)(void (*)(void))callback, userData, flags));
 }
 
 /* ---- events ---- */

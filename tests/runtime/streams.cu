@@ -1,5 +1,5 @@
 // streams.cu: streams, events and host callbacks in issue order: a chain of
-// kernels and copies on two streams ordered by an event, cudaStreamQuery and
+// kernels and copies on two streams joined by an event (cudaStreamWaitEvent), cudaStreamQuery and
 // cudaEventQuery, elapsed time, cudaLaunchHostFunc and cudaStreamAddCallback
 // running after the work before them, the default streams, invalid handles,
 // and a second host thread working on the same device memory (the runtime's
@@ -29,9 +29,13 @@ int main() {
   cudaStream_t a, b, nb;
   OK(cudaStreamCreate(&a));
   OK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
-  // (cudaDeviceGetStreamPriorityRange, cudaStreamGetFlags and
-  // cudaStreamWaitEvent forward to driver calls that are not there yet)
-  OK(cudaStreamCreateWithPriority(&b, cudaStreamDefault, -1));
+  int lo = 0, hi = 0;
+  OK(cudaDeviceGetStreamPriorityRange(&lo, &hi));
+  CHECK(lo >= hi);   // a greater priority is a smaller number
+  OK(cudaStreamCreateWithPriority(&b, cudaStreamDefault, hi));
+  unsigned flags = 7;
+  OK(cudaStreamGetFlags(nb, &flags));
+  CHECK(flags == cudaStreamNonBlocking);
   cudaEvent_t start, mid, stop;
   OK(cudaEventCreate(&start));
   OK(cudaEventCreateWithFlags(&mid, cudaEventDisableTiming));
@@ -41,7 +45,7 @@ int main() {
   OK(cudaEventRecord(start, a));
   for (int k = 1; k <= 10; k++) add<<<n / 256, 256, 0, a>>>(d, k, n);
   OK(cudaEventRecord(mid, a));
-  OK(cudaEventSynchronize(mid));
+  OK(cudaStreamWaitEvent(b, mid, 0));
   add<<<n / 256, 256, 0, b>>>(d, 1000, n);
   OK(cudaEventRecord(stop, b));
   OK(cudaMemcpyAsync(h, d, n * sizeof(int), cudaMemcpyDeviceToHost, b));
