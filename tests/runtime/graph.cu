@@ -1,6 +1,7 @@
 // graph.cu: a captured graph: kernels launched with <<<>>>, an async copy
 // and a host function on a capturing stream become nodes instead of
-// running; the graph, instantiated, runs them in order at each launch.
+// running; the graph, instantiated, runs them in order at each launch. And
+// a graph built node by node: memset -> kernel -> copy -> host function.
 #include "check.h"
 
 __global__ void add(int *p, int v, int n) {
@@ -47,6 +48,41 @@ int main() {
   CHECK(h[0] == 18 && h[n - 1] == 18 && host_calls == 2);
   OK(cudaGraphExecDestroy(x));
   OK(cudaGraphDestroy(g));
+
+  // node by node
+  cudaGraph_t g2 = nullptr;
+  OK(cudaGraphCreate(&g2, 0));
+  cudaGraphNode_t set, kern, copy, host, empty;
+  cudaMemsetParams mp = {};
+  mp.dst = d;
+  mp.value = 1;
+  mp.elementSize = 4;
+  mp.width = n;
+  mp.height = 1;
+  OK(cudaGraphAddMemsetNode(&set, g2, nullptr, 0, &mp));
+  int v = 10, nn = n;
+  void *args[] = {&d, &v, &nn};
+  cudaKernelNodeParams kp = {};
+  kp.func = (void *)add;
+  kp.gridDim = dim3(n / 128);
+  kp.blockDim = dim3(128);
+  kp.kernelParams = args;
+  OK(cudaGraphAddKernelNode(&kern, g2, &set, 1, &kp));
+  OK(cudaGraphAddMemcpyNode1D(&copy, g2, &kern, 1, h, d, n * sizeof(int), cudaMemcpyDeviceToHost));
+  cudaHostNodeParams hp = {count, nullptr};
+  OK(cudaGraphAddHostNode(&host, g2, nullptr, 0, &hp));
+  OK(cudaGraphAddEmptyNode(&empty, g2, nullptr, 0));
+  OK(cudaGraphAddDependencies(g2, &copy, &host, nullptr, 1));
+  OK(cudaGraphInstantiate(&x, g2, 0));
+  h[0] = h[n - 1] = -1;
+  OK(cudaGraphLaunch(x, s));
+  OK(cudaStreamSynchronize(s));
+  CHECK(h[0] == 11 && h[n - 1] == 11 && host_calls == 3);
+  kp.func = (void *)&main;   // not a kernel
+  EXPECT(cudaGraphAddKernelNode(&kern, g2, nullptr, 0, &kp), cudaErrorInvalidDeviceFunction);
+  cudaGetLastError();
+  OK(cudaGraphExecDestroy(x));
+  OK(cudaGraphDestroy(g2));
   OK(cudaStreamDestroy(s));
   return finish();
 }
