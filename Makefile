@@ -91,12 +91,11 @@ $(B)/libcuda.so: $(B)/libcuda.so.1
 
 $(RT_OBJ): CFLAGS += -I$(CUDA_HOME)/include
 # exports.map: the toolkit's libcudart.so.13 symbols and versions
-# (gen_entries.py); the driver beside it is found through $ORIGIN. The
-# image reader of libptxvm.a is linked in for the one fact the driver does
-# not report, a kernel's PTX target (src/cudart/register.c).
-$(B)/libcudart.so.13: $(RT_OBJ) $(B)/libcuda.so.1 $(B)/libptxvm.a src/cudart/exports.map
+# (gen_entries.py); the driver beside it is found through $ORIGIN. Nothing
+# of libptxvm: the runtime calls the driver's entry points only.
+$(B)/libcudart.so.13: $(RT_OBJ) $(B)/libcuda.so.1 src/cudart/exports.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libcudart.so.13 -Wl,--version-script=src/cudart/exports.map \
-	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(RT_OBJ) $(B)/libptxvm.a $(B)/libcuda.so.1 $(LDLIBS)
+	    -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(RT_OBJ) $(B)/libcuda.so.1 -lpthread
 $(B)/libcudart.so: $(B)/libcudart.so.13
 	ln -sf libcudart.so.13 $@
 

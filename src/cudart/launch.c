@@ -11,7 +11,6 @@
  * error; a fault while it runs is the context's sticky error, reported by
  * the next call, as on a GPU. */
 #include <pthread.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #include "runtime.h"
@@ -152,20 +151,19 @@ static int fattr(CUfunction f, CUfunction_attribute a) {
   return cuFuncGetAttribute(&v, a, f) == CUDA_SUCCESS ? v : 0;
 }
 
-/* What the driver knows of the function; registers, local and constant
- * bytes are not modelled by ptxvm: 0, said once. */
+/* Every field is the driver's answer (cuFuncGetAttribute). */
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func) {
   if (!attr) return rt_ret(cudaErrorInvalidValue);
   CUfunction f = NULL;
   cudaError_t e = function_of(func, &f);
   if (e != cudaSuccess) return rt_ret(e);
-  static atomic_flag said = ATOMIC_FLAG_INIT;
-  if (!atomic_flag_test_and_set(&said))
-    rt_say("cudaFuncGetAttributes: numRegs, localSizeBytes and constSizeBytes are not modelled (0)");
   memset(attr, 0, sizeof *attr);
   attr->sharedSizeBytes = (size_t)fattr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES);
+  attr->constSizeBytes = (size_t)fattr(f, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES);
+  attr->localSizeBytes = (size_t)fattr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES);
+  attr->numRegs = fattr(f, CU_FUNC_ATTRIBUTE_NUM_REGS);
   attr->maxThreadsPerBlock = fattr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK);
-  attr->ptxVersion = rt_ptx_version(kernel_named(func));
+  attr->ptxVersion = fattr(f, CU_FUNC_ATTRIBUTE_PTX_VERSION);
   attr->binaryVersion = fattr(f, CU_FUNC_ATTRIBUTE_BINARY_VERSION);
   attr->cacheModeCA = fattr(f, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA);
   attr->maxDynamicSharedSizeBytes = fattr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES);

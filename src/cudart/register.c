@@ -26,7 +26,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../include/ptxvm.h"
 #include "runtime.h"
 
 enum { FATBIN_MAGIC = 0x52544642 };
@@ -45,7 +44,6 @@ struct RtFatbin {
   const __fatBinC_Wrapper_t *wrapper;
   CUmodule module;           /* loaded in epoch `epoch`; NULL before */
   unsigned epoch;
-  int ptx_target;            /* the PTX's target sm_NN: NN (0: not read yet) */
   cudaError_t error;         /* a failed load, kept for that epoch: said once */
   unsigned error_epoch;
   bool dead;                 /* unregistered (at exit) */
@@ -159,23 +157,6 @@ static bool relocatable(const RtFatbin *fb) {
          ((void *const *)fb->wrapper->filename_or_fatbins)[0];
 }
 
-/* The target of the PTX that ptxvm runs from fb (90 for sm_90), for
- * cudaFuncGetAttributes' ptxVersion, which the driver does not report
- * (CU_FUNC_ATTRIBUTE_PTX_VERSION): read with ptxvm's public image reader
- * (include/ptxvm.h), once; 0 if it cannot be read. */
-static int ptx_target(RtFatbin *fb) {
-  if (fb->ptx_target || relocatable(fb)) return fb->ptx_target;
-  ptxvm_context *vm = NULL;
-  ptxvm_image_ptx *list = NULL;
-  int n = 0;
-  if (ptxvm_context_create(&vm) == PTXVM_SUCCESS &&
-      ptxvm_image_get_ptx(vm, fb->wrapper, 0, &list, &n) == PTXVM_SUCCESS && n == 1)
-    fb->ptx_target = (int)list[0].sm;
-  ptxvm_image_free(list, n);
-  ptxvm_context_destroy(vm);
-  return fb->ptx_target;
-}
-
 /* fb's module in the current context; the runtime's lock is held. */
 static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   if (fb->dead) return cudaErrorCudartUnloading;   /* a destructor after the unregistration */
@@ -278,12 +259,3 @@ void rt_modules_forget(void) {
   pthread_mutex_unlock(&lock);
 }
 
-/* The target of k's PTX (sm_90 -> 90: the virtual architecture it was
- * compiled for); 0 if unknown. */
-int rt_ptx_version(struct CUkern_st *k) {
-  if (!k) return 0;
-  pthread_mutex_lock(&lock);
-  int t = ptx_target(k->fatbin);
-  pthread_mutex_unlock(&lock);
-  return t;
-}

@@ -91,8 +91,6 @@ cudaError_t rt_function(struct CUkern_st *k, CUfunction *out);
 /* A registered variable's device address and size, by its host shadow
  * address (cudaMemcpyToSymbol ...): cudaErrorInvalidSymbol if none. */
 cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size);
-/* The target sm_NN of k's PTX (NN); 0 if unknown. */
-int rt_ptx_version(struct CUkern_st *k);
 /* Forgets every loaded module (cudaDeviceReset, before the context goes). */
 void rt_modules_forget(void);
 
