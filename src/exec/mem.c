@@ -502,8 +502,10 @@ static XStatus exec_cvta(Warp *w, const XInsn *x, uint32_t mask) {
 
 static bool is_space(Space sp, uint64_t a) {
   switch (sp) {
-  case SP_GLOBAL: return a >= GLOBAL_BASE || in_window(a, PARAM_WINDOW);   /* param ⊂ global */
-  case SP_CONST: return a >= GLOBAL_BASE;
+  /* global: every address outside the shared and local windows (mem.h;
+     param ⊂ global); const lies in global */
+  case SP_GLOBAL: return !in_window(a, SHARED_WINDOW) && !in_window(a, LOCAL_WINDOW);
+  case SP_CONST: return !mem_in_window(a);
   case SP_SHARED: return in_window(a, SHARED_WINDOW);
   case SP_LOCAL: return in_window(a, LOCAL_WINDOW);
   case SP_PARAM: return in_window(a, PARAM_WINDOW);

@@ -126,8 +126,7 @@ static void *generic_ptr(Warp *w, const XInsn *x, int lane, uint64_t addr, uint3
   if (in_window(addr, LOCAL_WINDOW)) return local_ptr(w, x, lane, addr, addr - LOCAL_WINDOW, size);
   if (in_window(addr, PARAM_WINDOW))
     return param_ptr(w, x, lane, addr, addr - PARAM_WINDOW, size, write);
-  if (addr >= GLOBAL_BASE) return global_ptr(w, x, lane, "generic", addr, size, write);
-  return fault(w, x, lane, "generic", addr, size, "is in no state space's window");
+  return global_ptr(w, x, lane, "generic", addr, size, write);
 }
 
 /* mem_ptr past its fast path: the checks space by space, and the faults. */
@@ -176,7 +175,7 @@ static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool wr
   case SP_GENERIC:
     if (in_window(lo, SHARED_WINDOW) && in_window(hi, SHARED_WINDOW))
       return shared_span(w, lo - SHARED_WINDOW, hi - SHARED_WINDOW);
-    if (lo >= GLOBAL_BASE)
+    if (!mem_in_window(lo))
       return write ? dev_host_w(w->launch->dev, lo, hi - lo) : dev_host(w->launch->dev, lo, hi - lo);
     return NULL;
   default: return NULL;

@@ -1,33 +1,61 @@
-/* device.c: the device arena and its allocator (mem.h).
+/* device.c: the device arena, its allocator and the allocation table (mem.h).
  *
- * The arena is one range of host address space reserved with mmap
- * (PROT_NONE, nothing committed) and made readable and writable in steps of
+ * Address space. At the first dev_create the shared, local and param
+ * windows (mem.h) are reserved PROT_NONE with MAP_FIXED_NOREPLACE for the
+ * life of the process, so no host memory is ever placed in them (a window
+ * already taken, by a sanitizer's shadow say, stays taken; dev_register
+ * refuses ranges there). The arena is then reserved at ARENA_FIXED, also
+ * with MAP_FIXED_NOREPLACE, or where the host puts it when that range is
+ * taken (by another context's arena, a sanitizer, the host program); a
+ * device address is the address of the arena's bytes in that reservation,
+ * the "device view".
+ *
+ * Two views. A buffer of cudaMalloc faults when host code dereferences it;
+ * so that ptxvm's does too, the arena is a memfd mapped twice: the device
+ * view stays PROT_NONE except for managed allocations, and a second mapping
+ * of the same pages elsewhere, the "kernel view", is what kernels and
+ * copies reach (host pointer = device address + delta, the same one add the
+ * translation always cost). Managed pages are readable and writable in both
+ * views, so the host and kernels see the same bytes at the same address;
+ * managed allocations take whole pages, so that no device buffer shares a
+ * page with one. Where a memfd cannot be had (or mapped twice) the arena is
+ * one private mapping, delta 0, and device buffers are readable by host
+ * code as well (dev_device_hidden says which).
+ *
+ * Commitment. The kernel view is made readable and writable in steps of
  * COMMIT_STEP as allocations reach further into it, so a large reservation
- * costs nothing until it is used. Device address A lives at host address
- * base + (A - GLOBAL_BASE).
+ * costs nothing until used; pages never touched are zero (the high-water
+ * mark `touched` says which may not be), only reused bytes are cleared, and
+ * dev_free hands a freed allocation's whole pages back to the host (a hole
+ * punched in the memfd, or MADV_DONTNEED), after which they read as zero.
  *
- * The allocator keeps the live allocations in an array sorted by address,
- * each followed by GUARD unaddressable bytes, all below the device's limit
- * (dev_set_limit; at most the reservation).
- * Memory is zero when allocated without being written here: pages never
- * touched are zero already (the arena's high-water mark, `touched`, says
- * which), so only reused bytes are cleared, and dev_free hands the whole
- * pages of a freed allocation back to the host (MADV_DONTNEED, after which
- * they read as zero), so that device memory costs the host what holds data.
- * dev_alloc takes the first gap between neighbours (or the end) that fits at
- * the requested alignment; dev_free removes the entry. dev_host, on every
- * global load and store, finds the allocation holding an address: first the
- * one that answered last time (a relaxed atomic index, since CTAs run on
- * several host threads and may race on it harmlessly), else a binary search.
- * Allocating and freeing happen between launches, never during one, so the
- * table itself needs no lock while kernels read it. */
+ * The table. Live allocations are kept in one array sorted by address:
+ * the arena's (device and managed, each followed by GUARD unaddressable
+ * bytes, all below the device's limit, dev_set_limit) and the external
+ * ranges (host memory from dev_alloc_host, whole pages; ranges of the host
+ * program from dev_register), which lie outside the arena. Each entry holds
+ * the delta from its device address to its host pointer (0 for external
+ * ranges and the single-view arena). dev_alloc takes the first gap of the
+ * arena that fits at the requested alignment. dev_host, on every global load
+ * and store, finds the entry holding an address: first the one that
+ * answered last time (a relaxed atomic index, since CTAs run on several host
+ * threads and may race on it harmlessly), else a binary search. Allocating
+ * and freeing happen between launches, never during one, so the table needs
+ * no lock while kernels read it. */
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "mem.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000   /* Linux 4.17; older kernels take it as a hint */
+#endif
 
 enum { COMMIT_STEP = 1 << 21 };   /* 2 MiB */
 /* Unaddressable bytes after each allocation, so that an access running
@@ -37,59 +65,31 @@ enum { COMMIT_STEP = 1 << 21 };   /* 2 MiB */
 enum { GUARD = 256 };
 
 typedef struct Alloc {
-  uint64_t off;     /* offset from the arena's start */
+  uint64_t start;   /* device address */
   uint64_t size;    /* requested bytes */
-  uint64_t span;    /* bytes reserved: size (at least 1) and the GUARD */
-  bool readonly;    /* to kernels (dev_protect) */
+  uint64_t span;    /* bytes it answers for: size (at least 1) and its guard */
+  uint64_t delta;   /* host pointer - device address (mod 2^64) */
+  uint64_t id;
+  unsigned user;
+  MemKind kind;
+  bool readonly;    /* to kernels (dev_protect, a read-only registration) */
 } Alloc;
 
 struct Device {
-  uint8_t *base;
+  uint64_t base;         /* device address of the arena (device view) */
+  uint8_t *kview;        /* the kernel view: host pointer of base */
+  int fd;                /* the memfd of both views, or -1: one private view */
   uint64_t reserved;     /* bytes of address space */
-  uint64_t committed;    /* bytes readable and writable, from base */
-  uint64_t limit;        /* allocations end below this (<= reserved) */
+  uint64_t committed;    /* bytes readable and writable in the kernel view */
+  uint64_t limit;        /* arena allocations end below this (<= reserved) */
   uint64_t touched;      /* bytes from base that may be nonzero (high-water mark) */
-  uint64_t used;         /* bytes the live allocations take (spans) */
-  Alloc *allocs;         /* live allocations, sorted by off */
+  uint64_t used;         /* bytes the live arena allocations take (spans) */
+  Alloc *allocs;         /* live allocations, sorted by start */
   int n, cap;
   atomic_int last;       /* index of the allocation dev_host found last */
 };
 
-Device *dev_create(size_t max_bytes) {
-  Device *d = calloc(1, sizeof *d);
-  if (!d) return NULL;
-  max_bytes = (max_bytes + COMMIT_STEP - 1) / COMMIT_STEP * COMMIT_STEP;
-  if (max_bytes == 0) max_bytes = COMMIT_STEP;
-  /* Fall back to smaller reservations where address space is limited. */
-  for (; max_bytes >= COMMIT_STEP; max_bytes /= 2) {
-    void *p = mmap(NULL, max_bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-                   -1, 0);
-    if (p != MAP_FAILED) {
-      d->base = p;
-      d->reserved = d->limit = max_bytes;
-      return d;
-    }
-  }
-  free(d);
-  return NULL;
-}
-
-void dev_destroy(Device *d) {
-  if (!d) return;
-  munmap(d->base, d->reserved);
-  free(d->allocs);
-  free(d);
-}
-
-/* Makes [0, end) of the arena usable. */
-static bool commit_to(Device *d, uint64_t end) {
-  if (end <= d->committed) return true;
-  uint64_t to = (end + COMMIT_STEP - 1) / COMMIT_STEP * COMMIT_STEP;
-  if (to > d->reserved) to = d->reserved;
-  if (mprotect(d->base + d->committed, to - d->committed, PROT_READ | PROT_WRITE)) return false;
-  d->committed = to;
-  return true;
-}
+static atomic_uint_least64_t next_id = 1;
 
 static uint64_t align_up(uint64_t x, uint64_t a) { return (x + a - 1) & ~(a - 1); }
 
@@ -98,13 +98,132 @@ static uint64_t page_size(void) {
   return p > 0 ? (uint64_t)p : 4096;
 }
 
-/* Gives the whole pages inside [from, to) back to the host; they read as
- * zero afterwards. Returns the page-aligned part released ([*lo, *hi)). */
+static bool overlaps_window(uint64_t lo, uint64_t hi) {
+  for (uint64_t w = PARAM_WINDOW; w <= SHARED_WINDOW; w += WINDOW_STRIDE)
+    if (lo < w + WINDOW_SIZE && w < hi) return true;
+  return false;
+}
+
+/* ---- reserving address space ---- */
+
+static void *map_fixed(uint64_t at, uint64_t bytes, int flags, int fd) {
+  void *p = mmap((void *)(uintptr_t)at, bytes, PROT_NONE, flags | MAP_FIXED_NOREPLACE, fd, 0);
+  return p == MAP_FAILED ? NULL : p;
+}
+
+static void reserve_windows(void) {
+  for (uint64_t w = PARAM_WINDOW; w <= SHARED_WINDOW; w += WINDOW_STRIDE) {
+    void *p = map_fixed(w, WINDOW_SIZE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1);
+    if (p && (uintptr_t)p != w) munmap(p, WINDOW_SIZE);   /* a kernel that took it as a hint */
+  }
+}
+
+/* The device view: at ARENA_FIXED if free, else anywhere outside the
+ * windows; NULL if neither. */
+static void *place(uint64_t bytes, int flags, int fd) {
+  void *p = map_fixed(ARENA_FIXED, bytes, flags, fd);
+  if (!p) {
+    p = mmap(NULL, bytes, PROT_NONE, flags, fd, 0);
+    if (p == MAP_FAILED) return NULL;
+  }
+  if (overlaps_window((uintptr_t)p, (uintptr_t)p + bytes)) {
+    munmap(p, bytes);
+    return NULL;
+  }
+  return p;
+}
+
+/* A memfd of `bytes`, or -1. */
+static int arena_fd(uint64_t bytes) {
+  int fd = memfd_create("ptxvm-device", MFD_CLOEXEC);
+  if (fd >= 0 && ftruncate(fd, (off_t)bytes)) {
+    close(fd);
+    fd = -1;
+  }
+  return fd;
+}
+
+/* Maps the arena's views (two over a memfd, else one private one). */
+static bool map_arena(Device *d, uint64_t bytes) {
+  int fd = arena_fd(bytes);
+  for (;;) {
+    int flags = (fd >= 0 ? MAP_SHARED : MAP_PRIVATE | MAP_ANONYMOUS) | MAP_NORESERVE;
+    void *v = place(bytes, flags, fd);
+    if (v && fd < 0) {
+      d->base = (uintptr_t)v, d->kview = v, d->fd = -1;
+      return true;
+    }
+    if (v) {
+      void *k = mmap(NULL, bytes, PROT_NONE, MAP_SHARED | MAP_NORESERVE, fd, 0);
+      if (k != MAP_FAILED) {
+        d->base = (uintptr_t)v, d->kview = k, d->fd = fd;
+        return true;
+      }
+      munmap(v, bytes);
+    }
+    if (fd < 0) return false;
+    close(fd);
+    fd = -1;
+  }
+}
+
+Device *dev_create(size_t max_bytes) {
+  static pthread_once_t windows = PTHREAD_ONCE_INIT;
+  pthread_once(&windows, reserve_windows);
+  Device *d = calloc(1, sizeof *d);
+  if (!d) return NULL;
+  max_bytes = (max_bytes + COMMIT_STEP - 1) / COMMIT_STEP * COMMIT_STEP;
+  if (max_bytes == 0) max_bytes = COMMIT_STEP;
+  /* Fall back to smaller reservations where address space is limited. */
+  for (; max_bytes >= COMMIT_STEP; max_bytes /= 2)
+    if (map_arena(d, max_bytes)) {
+      d->reserved = d->limit = max_bytes;
+      return d;
+    }
+  free(d);
+  return NULL;
+}
+
+void dev_destroy(Device *d) {
+  if (!d) return;
+  for (int i = 0; i < d->n; i++)
+    if (d->allocs[i].kind == MK_HOST)
+      munmap((void *)(uintptr_t)d->allocs[i].start, d->allocs[i].span);
+  munmap((void *)(uintptr_t)d->base, d->reserved);
+  if (d->fd >= 0) {
+    munmap(d->kview, d->reserved);
+    close(d->fd);
+  }
+  free(d->allocs);
+  free(d);
+}
+
+bool dev_device_hidden(const Device *d) { return d->fd >= 0; }
+
+/* ---- the arena ---- */
+
+/* Makes [0, end) of the arena usable by kernels. */
+static bool commit_to(Device *d, uint64_t end) {
+  if (end <= d->committed) return true;
+  uint64_t to = (end + COMMIT_STEP - 1) / COMMIT_STEP * COMMIT_STEP;
+  if (to > d->reserved) to = d->reserved;
+  if (mprotect(d->kview + d->committed, to - d->committed, PROT_READ | PROT_WRITE)) return false;
+  d->committed = to;
+  return true;
+}
+
+/* Gives the whole pages inside [from, to) of the arena back to the host;
+ * they read as zero afterwards. Returns the page-aligned part released
+ * ([*lo, *hi)). */
 static void release(Device *d, uint64_t from, uint64_t to, uint64_t *lo, uint64_t *hi) {
   uint64_t pg = page_size();
   *lo = align_up(from, pg);
   *hi = to & ~(pg - 1);
-  if (*lo >= *hi || madvise(d->base + *lo, *hi - *lo, MADV_DONTNEED)) *lo = *hi = to;
+  bool ok = *lo < *hi &&
+            (d->fd >= 0 ? !fallocate(d->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)*lo,
+                                     (off_t)(*hi - *lo))
+                        : !madvise(d->kview + *lo, *hi - *lo, MADV_DONTNEED));
+  if (!ok) *lo = *hi = to;
 }
 
 /* Zeroes [from, to) of the arena where it may hold data (below touched). */
@@ -113,60 +232,147 @@ static void zero_range(Device *d, uint64_t from, uint64_t to) {
   if (from >= to) return;
   uint64_t lo, hi;
   release(d, from, to, &lo, &hi);
-  memset(d->base + from, 0, lo - from);
-  memset(d->base + hi, 0, to - hi);
+  memset(d->kview + from, 0, lo - from);
+  memset(d->kview + hi, 0, to - hi);
 }
 
-/* First-fit: the index at which the new allocation goes and its offset. */
-static bool find_gap(const Device *d, uint64_t span, uint64_t align, int *at, uint64_t *off) {
+/* Index of the first allocation starting at or after addr. */
+static int lower_bound(const Device *d, uint64_t addr) {
+  int lo = 0, hi = d->n;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (d->allocs[mid].start < addr) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* First-fit among the arena's allocations: the offset of the new one. */
+static bool find_gap(const Device *d, uint64_t span, uint64_t align, uint64_t *off) {
   uint64_t from = 0;
-  for (int i = 0; i <= d->n; i++) {
+  for (int i = lower_bound(d, d->base);; i++) {
+    bool inside = i < d->n && d->allocs[i].start - d->base < d->reserved;
     uint64_t o = align_up(from, align);
-    uint64_t limit = i < d->n ? d->allocs[i].off : d->limit;
+    uint64_t limit = inside && d->allocs[i].start - d->base < d->limit ? d->allocs[i].start - d->base
+                                                                        : d->limit;
     if (o >= from && o <= limit && limit - o >= span) {
-      *at = i;
       *off = o;
       return true;
     }
-    if (i < d->n) from = d->allocs[i].off + d->allocs[i].span;
+    if (!inside) return false;
+    from = d->allocs[i].start - d->base + d->allocs[i].span;
   }
-  return false;
 }
 
-uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
-  if (!d || align == 0 || (align & (align - 1))) return 0;
-  if (size > d->limit) return 0;
-  uint64_t span = (size ? size : 1) + GUARD;
-  int at;
-  uint64_t off;
-  if (!find_gap(d, span, align, &at, &off)) return 0;
-  if (!commit_to(d, off + span)) return 0;
+/* Puts a into the table at its place; false when out of memory. */
+static bool insert(Device *d, Alloc a) {
   if (d->n == d->cap) {
     int nc = d->cap ? 2 * d->cap : 64;
     Alloc *na = realloc(d->allocs, (size_t)nc * sizeof *na);
-    if (!na) return 0;
+    if (!na) return false;
     d->allocs = na;
     d->cap = nc;
   }
+  int at = lower_bound(d, a.start);
   memmove(&d->allocs[at + 1], &d->allocs[at], (size_t)(d->n - at) * sizeof *d->allocs);
-  d->allocs[at] = (Alloc){off, size, span, false};
+  a.id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
+  d->allocs[at] = a;
   d->n++;
+  return true;
+}
+
+static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t align, MemKind kind) {
+  uint64_t off;
+  if (!find_gap(d, span, align, &off) || !commit_to(d, off + span)) return 0;
+  uint64_t at = d->base + off;
+  if (kind == MK_MANAGED && d->fd >= 0 &&
+      mprotect((void *)(uintptr_t)at, span, PROT_READ | PROT_WRITE))
+    return 0;
+  Alloc a = {at, size, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false};
+  if (!insert(d, a)) {
+    if (kind == MK_MANAGED && d->fd >= 0) mprotect((void *)(uintptr_t)at, span, PROT_NONE);
+    return 0;
+  }
   d->used += span;
   zero_range(d, off, off + span);
   if (off + span > d->touched) d->touched = off + span;
-  return GLOBAL_BASE + off;
+  return at;
 }
 
-/* Index of the allocation containing offset off, or -1. */
-static int lookup(Device *d, uint64_t off) {
+uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
+  if (!d || align == 0 || (align & (align - 1)) || size > d->limit) return 0;
+  return arena_alloc(d, (size ? size : 1) + GUARD, size, align, MK_DEVICE);
+}
+
+uint64_t dev_alloc_managed(Device *d, uint64_t size) {
+  uint64_t pg = page_size();
+  if (!d || size > d->limit) return 0;
+  return arena_alloc(d, align_up((size ? size : 1) + GUARD, pg), size, pg, MK_MANAGED);
+}
+
+/* ---- external ranges ---- */
+
+void *dev_alloc_host(Device *d, uint64_t size) {
+  uint64_t bytes = align_up(size ? size : 1, page_size());
+  if (!d || bytes < size) return NULL;
+  void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  Alloc a = {(uintptr_t)p, size, bytes, 0, 0, 0, MK_HOST, false};
+  if (overlaps_window(a.start, a.start + bytes) || !insert(d, a)) {
+    munmap(p, bytes);
+    return NULL;
+  }
+  return p;
+}
+
+/* Whether the host's mappings cover [lo, hi), readable (and writable if
+ * `write`), as /proc/self/maps lists them (in address order); true when
+ * that cannot be read. */
+static bool host_mapped(uint64_t lo, uint64_t hi, bool write) {
+  FILE *f = fopen("/proc/self/maps", "r");
+  if (!f) return true;
+  char *line = NULL;
+  size_t cap = 0;
+  uint64_t at = lo;
+  while (at < hi && getline(&line, &cap, f) > 0) {
+    unsigned long long a, b;
+    char perm[5];
+    if (sscanf(line, "%llx-%llx %4s", &a, &b, perm) != 3 || b <= at) continue;
+    if (a > at || perm[0] != 'r' || (write && perm[1] != 'w')) break;
+    at = b;
+  }
+  free(line);
+  fclose(f);
+  return at >= hi;
+}
+
+int dev_register(Device *d, void *p, uint64_t size, bool readonly) {
+  uint64_t lo = (uintptr_t)p, hi = lo + size;
+  if (!d || !p || !size || hi < lo) return REG_EMPTY;
+  if (overlaps_window(lo, hi)) return REG_WINDOW;
+  int i = lower_bound(d, lo);
+  if ((i > 0 && d->allocs[i - 1].start + d->allocs[i - 1].span > lo) ||
+      (i < d->n && d->allocs[i].start < hi) ||
+      (lo < d->base + d->reserved && d->base < hi) ||
+      (lo < (uintptr_t)d->kview + d->reserved && (uintptr_t)d->kview < hi))
+    return REG_OVERLAP;
+  if (!host_mapped(lo, hi, !readonly)) return REG_UNMAPPED;
+  Alloc a = {lo, size, size, 0, 0, 0, MK_REGISTERED, readonly};
+  return insert(d, a) ? REG_OK : REG_NOMEM;
+}
+
+/* ---- lookups ---- */
+
+/* Index of the allocation whose span holds addr, or -1. */
+static int lookup(Device *d, uint64_t addr) {
   int last = atomic_load_explicit(&d->last, memory_order_relaxed);
-  if (last < d->n && off - d->allocs[last].off < d->allocs[last].span) return last;
+  if (last < d->n && addr - d->allocs[last].start < d->allocs[last].span) return last;
   int lo = 0, hi = d->n - 1;
   while (lo <= hi) {
     int mid = lo + (hi - lo) / 2;
     const Alloc *a = &d->allocs[mid];
-    if (off < a->off) hi = mid - 1;
-    else if (off - a->off >= a->span) lo = mid + 1;
+    if (addr < a->start) hi = mid - 1;
+    else if (addr - a->start >= a->span) lo = mid + 1;
     else {
       atomic_store_explicit(&d->last, mid, memory_order_relaxed);
       return mid;
@@ -177,32 +383,49 @@ static int lookup(Device *d, uint64_t off) {
 
 /* Index of the allocation starting exactly at addr, or -1. */
 static int lookup_start(Device *d, uint64_t addr) {
-  if (!d || addr < GLOBAL_BASE) return -1;
-  int i = lookup(d, addr - GLOBAL_BASE);
-  return i >= 0 && d->allocs[i].off == addr - GLOBAL_BASE ? i : -1;
+  if (!d) return -1;
+  int i = lookup(d, addr);
+  return i >= 0 && d->allocs[i].start == addr ? i : -1;
+}
+
+static void drop(Device *d, int i) {
+  memmove(&d->allocs[i], &d->allocs[i + 1], (size_t)(d->n - i - 1) * sizeof *d->allocs);
+  d->n--;
+  atomic_store_explicit(&d->last, 0, memory_order_relaxed);
 }
 
 bool dev_free(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
   if (i < 0) return false;
-  uint64_t lo, hi;
-  release(d, d->allocs[i].off, d->allocs[i].off + d->allocs[i].span, &lo, &hi);
-  d->used -= d->allocs[i].span;
-  memmove(&d->allocs[i], &d->allocs[i + 1], (size_t)(d->n - i - 1) * sizeof *d->allocs);
-  d->n--;
-  atomic_store_explicit(&d->last, 0, memory_order_relaxed);
+  Alloc *a = &d->allocs[i];
+  if (a->kind == MK_REGISTERED) return false;
+  if (a->kind == MK_HOST) {
+    munmap((void *)(uintptr_t)a->start, a->span);
+  } else {
+    uint64_t lo, hi, off = a->start - d->base;
+    release(d, off, off + a->span, &lo, &hi);
+    if (a->kind == MK_MANAGED && d->fd >= 0) mprotect((void *)(uintptr_t)a->start, a->span, PROT_NONE);
+    d->used -= a->span;
+  }
+  drop(d, i);
+  return true;
+}
+
+bool dev_unregister(Device *d, uint64_t addr) {
+  int i = lookup_start(d, addr);
+  if (i < 0 || d->allocs[i].kind != MK_REGISTERED) return false;
+  drop(d, i);
   return true;
 }
 
 /* [addr, addr+size) inside one live allocation, writable if `write`. */
 static void *host_range(Device *d, uint64_t addr, uint64_t size, bool write) {
-  if (!d || addr < GLOBAL_BASE) return NULL;
-  uint64_t off = addr - GLOBAL_BASE;
-  int i = lookup(d, off);
+  if (!d) return NULL;
+  int i = lookup(d, addr);
   if (i < 0) return NULL;
   const Alloc *a = &d->allocs[i];
-  if (size > a->size || off - a->off > a->size - size || (write && a->readonly)) return NULL;
-  return d->base + off;
+  if (size > a->size || addr - a->start > a->size - size || (write && a->readonly)) return NULL;
+  return (void *)(uintptr_t)(addr + a->delta);
 }
 
 void *dev_host(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, false); }
@@ -223,17 +446,31 @@ void dev_protect(Device *d, uint64_t addr) {
   if (i >= 0) d->allocs[i].readonly = true;
 }
 
+bool dev_set_user(Device *d, uint64_t addr, unsigned user) {
+  int i = lookup_start(d, addr);
+  if (i >= 0) d->allocs[i].user = user;
+  return i >= 0;
+}
+
 uint64_t dev_alloc_size(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
   return i < 0 ? 0 : d->allocs[i].size;
 }
 
 bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size, bool *readonly) {
-  if (!d || addr < GLOBAL_BASE) return false;
-  int i = lookup(d, addr - GLOBAL_BASE);
+  int i = d ? lookup(d, addr) : -1;
   if (i < 0) return false;
-  *start = GLOBAL_BASE + d->allocs[i].off;
+  *start = d->allocs[i].start;
   *size = d->allocs[i].size;
   if (readonly) *readonly = d->allocs[i].readonly;
+  return true;
+}
+
+bool dev_range(Device *d, uint64_t addr, DevRange *out) {
+  int i = d ? lookup(d, addr) : -1;
+  if (i < 0) return false;
+  const Alloc *a = &d->allocs[i];
+  if (addr - a->start >= (a->size ? a->size : 1)) return false;
+  *out = (DevRange){a->start, a->size, a->kind, a->readonly, a->id, a->user};
   return true;
 }

@@ -1,12 +1,19 @@
 /* mem.h: device memory and the address map (DESIGN.md "Memory").
  *
+ * Unified addresses: a global address is the host address of its bytes, as
+ * with CUDA's unified virtual addressing, so memory the host program owns
+ * (registered with dev_register, or allocated with dev_alloc_host) and
+ * managed memory are used by kernels and by the host with the same pointer.
  * Global memory is one device arena per context, reserved up front and
- * committed as it grows. Device addresses are stable numbers independent of
- * where the host put the arena: GLOBAL_BASE + offset, so runs are
- * reproducible and a device pointer is never a host pointer.
+ * committed as it grows; the first device of a process reserves it at
+ * ARENA_FIXED (so runs are reproducible: the same program gets the same
+ * addresses), any later or concurrent one, or one that finds that range
+ * taken (a sanitizer's shadow, a large mapping of the host program), where
+ * the host puts it. The arenas of several contexts are disjoint ranges of
+ * one address space, so their addresses never coincide. device.c says how
+ * a device buffer is kept out of the host's reach.
  *
  * Generic address map (64-bit):
- *   [GLOBAL_BASE, GLOBAL_BASE + arena size)      global (and .const variables)
  *   [SHARED_WINDOW, SHARED_WINDOW + 2^32)        shared memory of the executing
  *                                                CTA; state-space .shared
  *                                                addresses are offsets from 0
@@ -17,6 +24,12 @@
  *                                                (read-only); .param addresses
  *                                                of kernel parameters are
  *                                                offsets from 0
+ *   every other address                          global (and .const variables):
+ *                                                an allocation of the arena or
+ *                                                a registered host range
+ * The windows are reserved in the host's address space (PROT_NONE) at the
+ * first dev_create, so no host memory can lie there; where one is taken
+ * already, dev_register refuses ranges that overlap it.
  * Shared addresses and clusters (issue 7): a .shared::cluster address of
  * byte `off` of the CTA of %cluster_ctarank r is ((r + 1) << 24) | off
  * (SHARED_RANK_SHIFT; shared memory per CTA is at most 227 KiB < 2^24). An
@@ -35,34 +48,78 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define GLOBAL_BASE   0x00007f0000000000ull
-#define SHARED_WINDOW 0x00007e0000000000ull
-#define LOCAL_WINDOW  0x00007d0000000000ull
+#define ARENA_FIXED   0x00007a0000000000ull  /* the first arena, when free */
 #define PARAM_WINDOW  0x00007c0000000000ull  /* kernel parameters (cvta.param) */
+#define LOCAL_WINDOW  0x00007d0000000000ull
+#define SHARED_WINDOW 0x00007e0000000000ull
 #define WINDOW_SIZE   0x0000000100000000ull  /* 2^32 bytes per window */
+#define WINDOW_STRIDE 0x0000010000000000ull  /* 2^40 from one window to the next */
 #define SHARED_RANK_SHIFT  24                /* .shared::cluster: (rank + 1) << 24 */
 #define SHARED_OFFSET_MASK 0x00ffffffull
 
+/* Whether addr lies in the shared, local or param window. */
+static inline bool mem_in_window(uint64_t addr) {
+  uint64_t o = addr - PARAM_WINDOW;
+  return o < 3 * WINDOW_STRIDE && (o & (WINDOW_STRIDE - 1)) < WINDOW_SIZE;
+}
+
 typedef struct Device Device;
+
+/* What an allocation of the table is. DEVICE and MANAGED live in the arena
+ * (and count against its limit); HOST and REGISTERED are external ranges:
+ * host memory that kernels may reach at its own address. */
+typedef enum MemKind {
+  MK_DEVICE,       /* dev_alloc: kernels only (device.c: the host's view faults) */
+  MK_MANAGED,      /* dev_alloc_managed: the host and kernels at the same address */
+  MK_HOST,         /* dev_alloc_host: host memory the device owns */
+  MK_REGISTERED,   /* dev_register: the host program's memory */
+} MemKind;
+
+/* One allocation, as dev_range reports it. */
+typedef struct DevRange {
+  uint64_t start, size;    /* requested bytes */
+  MemKind kind;
+  bool readonly;           /* to kernels */
+  uint64_t id;             /* unique in the process, never reused */
+  unsigned user;           /* dev_set_user's value (0 at first) */
+} DevRange;
 
 /* A device of max_bytes (rounded up to 2 MiB; less where the host cannot
  * reserve that much address space: dev_reserved says); NULL on failure. */
 Device *dev_create(size_t max_bytes);
+/* Frees everything, MK_HOST allocations included (registered ranges are
+ * the host program's: only forgotten). */
 void dev_destroy(Device *d);
 /* Allocations must end within the first `bytes` of the arena (initially
  * all of it); false when that is more than the reservation. */
 bool dev_set_limit(Device *d, uint64_t bytes);
 uint64_t dev_limit(const Device *d);
 uint64_t dev_reserved(const Device *d);
-/* Bytes the live allocations take, with their guards. */
+/* Bytes the live arena allocations take, with their guards. */
 uint64_t dev_used(const Device *d);
+/* Whether the host's view of MK_DEVICE memory faults (device.c: false only
+ * where the arena could not be mapped twice). */
+bool dev_device_hidden(const Device *d);
 /* Allocates size bytes aligned to align (a power of two >= 1; 256 is used
  * for user buffers, as cudaMalloc does). Returns the device address, or 0
  * when the arena is full. The memory is zeroed (without touching pages
  * that were never used: they cost the host nothing until written). */
 uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align);
-/* Frees an allocation by its start address; false if addr starts none. */
+/* As dev_alloc (page-aligned), memory the host may also read and write at
+ * the returned address. */
+uint64_t dev_alloc_managed(Device *d, uint64_t size);
+/* size bytes of zeroed host memory (whole pages, outside the arena) that
+ * kernels may access at the same address; NULL when the host has none. */
+void *dev_alloc_host(Device *d, uint64_t size);
+/* Makes the host program's [p, p+size) an allocation kernels may access
+ * (read-only to them if readonly). Returns 0, or why not: */
+enum { REG_OK, REG_EMPTY, REG_OVERLAP, REG_WINDOW, REG_UNMAPPED, REG_NOMEM };
+int dev_register(Device *d, void *p, uint64_t size, bool readonly);
+/* Frees an allocation (not a registered range) by its start address;
+ * false if addr starts none. */
 bool dev_free(Device *d, uint64_t addr);
+/* Forgets the registered range starting at addr; false if none does. */
+bool dev_unregister(Device *d, uint64_t addr);
 /* Host pointer for [addr, addr+size) if it lies inside one live allocation,
  * else NULL. */
 void *dev_host(Device *d, uint64_t addr, uint64_t size);
@@ -71,11 +128,17 @@ void *dev_host_w(Device *d, uint64_t addr, uint64_t size);
 /* Makes the allocation starting at addr read-only to kernels (a .const
  * variable: the host may still write it). */
 void dev_protect(Device *d, uint64_t addr);
+/* Sets the caller's value of the allocation starting at addr (false if
+ * none does). */
+bool dev_set_user(Device *d, uint64_t addr, unsigned user);
 /* Size of the live allocation starting at addr, or 0. */
 uint64_t dev_alloc_size(Device *d, uint64_t addr);
 /* The live allocation that contains addr (or whose guard does): sets *start
  * and *size (and *readonly, if not NULL) and returns true, or false when
  * addr is in none (used for fault messages). */
 bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size, bool *readonly);
+/* The live allocation whose bytes (not its guard) hold addr; a zero-size
+ * allocation holds its start. */
+bool dev_range(Device *d, uint64_t addr, DevRange *out);
 
 #endif
