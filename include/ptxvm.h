@@ -440,9 +440,19 @@ ptxvm_status ptxvm_function_launchable(ptxvm_function *fn);
 /* ---- device memory (PTX ISA 9.0 §5.1.4 global state space) ----
  *
  * Device memory is one arena per context. A device address (ptxvm_devptr)
- * is a plain 64-bit number, what a kernel's .u64 pointer parameter receives;
- * it is not a host pointer. Allocations are zeroed and 256-byte aligned,
- * and 256 unaddressable bytes follow each, so small overruns fault.
+ * is a 64-bit number, what a kernel's .u64 pointer parameter receives: the
+ * host address of its bytes (unified addressing, as CUDA's), so the arenas
+ * of two contexts never overlap. Host code cannot dereference a buffer of
+ * ptxvm_mem_alloc (it faults, as a cudaMalloc buffer does; only where the
+ * host cannot map the arena twice can it, see docs/ARCHITECTURE.md); it
+ * reaches it through the copies below or ptxvm_mem_host_ptr. Managed
+ * memory (ptxvm_mem_alloc_managed), host memory of ptxvm_mem_alloc_host
+ * and host memory registered with ptxvm_mem_register are used by the host
+ * and by kernels with the same pointer. Allocations are zeroed and 256-byte
+ * aligned, and 256 unaddressable bytes follow each, so small overruns
+ * fault. The first context of a process to need device memory gets its
+ * arena at 0x7a0000000000 when that range is free (reproducible
+ * addresses), the others wherever the host places them.
  * The context's device memory has a size (ptxvm_set_device_memory): by
  * default 3/4 of the memory the host can give when the context first needs
  * it (Linux's MemAvailable, less if the process's cgroup allows less), at
@@ -453,9 +463,27 @@ ptxvm_status ptxvm_function_launchable(ptxvm_function *fn);
  * memory costs the host nothing until a kernel or copy writes it (pages
  * never used are zero and are not written to clear them), and freed memory
  * is given back to the host.
- * Copies and sets must lie inside one live allocation. */
+ * Copies and sets must lie inside one live allocation (of any kind). */
 
 typedef uint64_t ptxvm_devptr;
+
+/* What an allocation is (ptxvm_mem_query). */
+typedef enum ptxvm_mem_kind {
+  PTXVM_MEM_DEVICE = 1,      /* ptxvm_mem_alloc, module variables: kernels only */
+  PTXVM_MEM_MANAGED = 2,     /* ptxvm_mem_alloc_managed: host and kernels */
+  PTXVM_MEM_HOST = 3,        /* ptxvm_mem_alloc_host: host memory kernels reach */
+  PTXVM_MEM_REGISTERED = 4,  /* ptxvm_mem_register: the caller's host memory */
+} ptxvm_mem_kind;
+
+/* One allocation, as ptxvm_mem_query describes it. */
+typedef struct ptxvm_mem_range {
+  ptxvm_devptr base;         /* its first byte */
+  size_t size;               /* bytes requested */
+  ptxvm_mem_kind kind;
+  int readonly;              /* kernels may not write it (.const, a read-only registration) */
+  uint64_t id;               /* unique in the process, never reused */
+  unsigned user;             /* the caller's value (ptxvm_mem_set_user), 0 at first */
+} ptxvm_mem_range;
 
 /* Sets the size of ctx's device memory in bytes (the CLI's
  * --device-memory): what its allocations, each with its alignment and
@@ -484,7 +512,9 @@ ptxvm_status ptxvm_mem_get_info(ptxvm_context *ctx, size_t *free_bytes, size_t *
  *         PTXVM_ERROR_OUT_OF_MEMORY (the host refused the arena). */
 ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out);
 
-/* Frees the allocation that starts at `ptr`. 0 is accepted and ignored.
+/* Frees the allocation that starts at `ptr` (of ptxvm_mem_alloc,
+ * ptxvm_mem_alloc_managed or ptxvm_mem_alloc_host; a registration ends with
+ * ptxvm_mem_unregister). 0 is accepted and ignored.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
 ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
@@ -516,6 +546,58 @@ ptxvm_status ptxvm_memcpy_dtod(ptxvm_context *ctx, ptxvm_devptr dst, ptxvm_devpt
  * misaligned dst), PTXVM_ERROR_INVALID_ADDRESS (range outside an allocation). */
 ptxvm_status ptxvm_memset_d8(ptxvm_context *ctx, ptxvm_devptr dst, uint8_t value, size_t count);
 ptxvm_status ptxvm_memset_d32(ptxvm_context *ctx, ptxvm_devptr dst, uint32_t value, size_t count);
+
+/* Allocates `bytes` bytes of managed memory (0 allowed), page-aligned,
+ * zeroed: device memory (counted in the context's size) that host code may
+ * also read and write at the address stored in *out. Freed by
+ * ptxvm_mem_free. Errors: as ptxvm_mem_alloc. */
+ptxvm_status ptxvm_mem_alloc_managed(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out);
+
+/* Allocates `bytes` bytes of zeroed host memory (whole pages, not counted
+ * in the device's size) that ctx's kernels may read and write at the same
+ * address, stored in *out; freed by ptxvm_mem_free or with the context.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL),
+ *         PTXVM_ERROR_OUT_OF_MEMORY (the host has none). */
+ptxvm_status ptxvm_mem_alloc_host(ptxvm_context *ctx, size_t bytes, void **out);
+
+/* Makes the caller's host memory [p, p + bytes) an allocation of ctx that
+ * its kernels may access at the same addresses (read only when
+ * `readonly`), until ptxvm_mem_unregister or the context's end. The memory
+ * stays the caller's: it must stay mapped while registered (a kernel
+ * touching memory unmapped meanwhile crashes the process, as the GPU's
+ * behaviour is undefined there).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or p NULL, bytes 0, the range
+ *           wraps, is not mapped readable (and writable unless readonly)
+ *           by the host, or lies in ptxvm's shared, local or param window),
+ *         PTXVM_ERROR_INVALID_ADDRESS (it overlaps an allocation of ctx),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_mem_register(ptxvm_context *ctx, void *p, size_t bytes, int readonly);
+
+/* Ends the registration that starts at p.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (no registered range starts at p). */
+ptxvm_status ptxvm_mem_unregister(ptxvm_context *ctx, void *p);
+
+/* The allocation of ctx (of any kind) whose bytes hold `ptr`, in *out; a
+ * zero-size allocation holds its start. Costs a binary search; no error
+ * text is recorded when there is none (ptxvm_last_error keeps the last).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or out NULL),
+ *         PTXVM_ERROR_NOT_FOUND (ptr is in no allocation of ctx). */
+ptxvm_status ptxvm_mem_query(ptxvm_context *ctx, ptxvm_devptr ptr, ptxvm_mem_range *out);
+
+/* Sets the caller's value of the allocation that starts at ptr
+ * (ptxvm_mem_range.user), for its own bookkeeping.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no allocation). */
+ptxvm_status ptxvm_mem_set_user(ptxvm_context *ctx, ptxvm_devptr ptr, unsigned user);
+
+/* A host pointer (*host) through which the host reads and writes the bytes
+ * [ptr, ptr + bytes) of one allocation of ctx, as kernels see them: for a
+ * device buffer a second mapping of its memory, for the other kinds ptr
+ * itself. Valid until the allocation is freed.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or host NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (the range is not inside one allocation). */
+ptxvm_status ptxvm_mem_host_ptr(ptxvm_context *ctx, ptxvm_devptr ptr, size_t bytes, void **host);
 
 /* ---- module variables (PTX ISA 9.0 §5.4.4 initializers) ---- */
 

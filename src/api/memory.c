@@ -8,7 +8,9 @@
  * remaining memory.max), at most 64 GiB: allocations beyond it are refused
  * with PTXVM_ERROR_OUT_OF_DEVICE_MEMORY instead of the host's OOM killer
  * ending the process once a kernel writes them. Every copy and set checks
- * that its device range lies inside one live allocation, with dev_host. */
+ * that its device range lies inside one live allocation, with dev_host.
+ * Managed, host and registered memory are entries of the same table
+ * (src/mem/device.c), so copies, kernels and queries treat them alike. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -139,13 +141,12 @@ static ptxvm_status mem_size(Ctx *ctx, ptxvm_devptr ptr, size_t *out) {
 }
 
 static ptxvm_status mem_get_range(Ctx *ctx, ptxvm_devptr ptr, ptxvm_devptr *base, size_t *size) {
-  uint64_t start, bytes;
-  /* dev_find also answers for an allocation's guard bytes: not part of it */
-  if (!ctx->dev || !dev_find(ctx->dev, ptr, &start, &bytes, NULL) || ptr - start >= (bytes ? bytes : 1))
+  DevRange r;
+  if (!ctx->dev || !dev_range(ctx->dev, ptr, &r))
     return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS, "ptxvm_mem_get_range: 0x%" PRIx64 " is in no allocation",
                     ptr);
-  if (base) *base = start;
-  if (size) *size = (size_t)bytes;
+  if (base) *base = r.start;
+  if (size) *size = (size_t)r.size;
   return api_ok(ctx);
 }
 
@@ -204,7 +205,110 @@ static ptxvm_status memset_d32(Ctx *ctx, ptxvm_devptr dst, uint32_t value, size_
   return api_ok(ctx);
 }
 
+static ptxvm_status mem_alloc_managed(Ctx *ctx, size_t bytes, ptxvm_devptr *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_alloc_managed: NULL argument");
+  Device *d;
+  ptxvm_status st = api_device(ctx, &d);
+  if (st != PTXVM_SUCCESS) return st;
+  uint64_t a = dev_alloc_managed(d, bytes);
+  if (!a)
+    return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY,
+                    "cannot allocate %zu bytes of managed memory: %" PRIu64 " of the context's %" PRIu64
+                    " bytes of device memory are in use", bytes, dev_used(d), dev_limit(d));
+  *out = a;
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_alloc_host(Ctx *ctx, size_t bytes, void **out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_alloc_host: NULL argument");
+  Device *d;
+  ptxvm_status st = api_device(ctx, &d);
+  if (st != PTXVM_SUCCESS) return st;
+  void *p = dev_alloc_host(d, bytes);
+  if (!p) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "cannot allocate %zu bytes of host memory", bytes);
+  *out = p;
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_register(Ctx *ctx, void *p, size_t bytes, int readonly) {
+  Device *d;
+  ptxvm_status st = api_device(ctx, &d);
+  if (st != PTXVM_SUCCESS) return st;
+  const char *why = NULL;
+  ptxvm_status err = PTXVM_ERROR_INVALID_VALUE;
+  switch (dev_register(d, p, bytes, readonly != 0)) {
+  case REG_OK: return api_ok(ctx);
+  case REG_EMPTY: why = "is NULL, empty or wraps around"; break;
+  case REG_WINDOW: why = "overlaps ptxvm's shared, local or param window (docs/ARCHITECTURE.md)"; break;
+  case REG_UNMAPPED:
+    why = readonly ? "is not all mapped readable by the host" : "is not all mapped readable and writable by the host";
+    break;
+  case REG_OVERLAP: why = "overlaps an allocation of the context"; err = PTXVM_ERROR_INVALID_ADDRESS; break;
+  default: return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "ptxvm_mem_register: out of host memory");
+  }
+  return api_fail(ctx, err, "ptxvm_mem_register: the %zu bytes at %p %s", bytes, p, why);
+}
+
+static ptxvm_status mem_unregister(Ctx *ctx, void *p) {
+  if (!ctx->dev || !dev_unregister(ctx->dev, (uintptr_t)p))
+    return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS, "ptxvm_mem_unregister: no registered range starts at %p", p);
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_query(Ctx *ctx, ptxvm_devptr ptr, ptxvm_mem_range *out) {
+  if (!out) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_query: NULL argument");
+  DevRange r;
+  if (!ctx->dev || !dev_range(ctx->dev, ptr, &r)) return PTXVM_ERROR_NOT_FOUND;
+  static const ptxvm_mem_kind kinds[] = {[MK_DEVICE] = PTXVM_MEM_DEVICE, [MK_MANAGED] = PTXVM_MEM_MANAGED,
+                                         [MK_HOST] = PTXVM_MEM_HOST, [MK_REGISTERED] = PTXVM_MEM_REGISTERED};
+  *out = (ptxvm_mem_range){r.start, (size_t)r.size, kinds[r.kind], r.readonly, r.id, r.user};
+  return PTXVM_SUCCESS;
+}
+
+static ptxvm_status mem_set_user(Ctx *ctx, ptxvm_devptr ptr, unsigned user) {
+  if (!ctx->dev || !dev_set_user(ctx->dev, ptr, user))
+    return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
+                    "ptxvm_mem_set_user: 0x%" PRIx64 " is not the start of an allocation", ptr);
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_host_ptr(Ctx *ctx, ptxvm_devptr ptr, size_t bytes, void **host) {
+  if (!host) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_host_ptr: NULL argument");
+  void *h = range(ctx, "ptxvm_mem_host_ptr", ptr, bytes);
+  if (!h) return PTXVM_ERROR_INVALID_ADDRESS;
+  *host = h;
+  return api_ok(ctx);
+}
+
 /* ---- the public calls ---- */
+
+ptxvm_status ptxvm_mem_alloc_managed(ptxvm_context *h, size_t bytes, ptxvm_devptr *out) {
+  ON_CONTEXT(h, mem_alloc_managed(ctx, bytes, out));
+}
+
+ptxvm_status ptxvm_mem_alloc_host(ptxvm_context *h, size_t bytes, void **out) {
+  ON_CONTEXT(h, mem_alloc_host(ctx, bytes, out));
+}
+
+ptxvm_status ptxvm_mem_register(ptxvm_context *h, void *p, size_t bytes, int readonly) {
+  ON_CONTEXT(h, mem_register(ctx, p, bytes, readonly));
+}
+
+ptxvm_status ptxvm_mem_unregister(ptxvm_context *h, void *p) {
+  ON_CONTEXT(h, mem_unregister(ctx, p));
+}
+
+ptxvm_status ptxvm_mem_query(ptxvm_context *h, ptxvm_devptr ptr, ptxvm_mem_range *out) {
+  ON_CONTEXT(h, mem_query(ctx, ptr, out));
+}
+
+ptxvm_status ptxvm_mem_set_user(ptxvm_context *h, ptxvm_devptr ptr, unsigned user) {
+  ON_CONTEXT(h, mem_set_user(ctx, ptr, user));
+}
+
+ptxvm_status ptxvm_mem_host_ptr(ptxvm_context *h, ptxvm_devptr ptr, size_t bytes, void **host) {
+  ON_CONTEXT(h, mem_host_ptr(ctx, ptr, bytes, host));
+}
 
 ptxvm_status ptxvm_mem_free(ptxvm_context *h, ptxvm_devptr ptr) {
   ON_CONTEXT(h, mem_free(ctx, ptr));
