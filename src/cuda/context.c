@@ -83,7 +83,8 @@ static CUresult ctx_new(unsigned flags, bool is_primary, CUcontext *out) {
   }
   pthread_mutex_init(&c->lock, NULL);
   c->magic = MAGIC_CTX;
-  if (!drv_handle_add(c)) {
+  if (!drv_handle_add(c) || !drv_mem_ctx_add(c)) {
+    drv_handle_remove(c);
     ptxvm_context_destroy(c->vm);
     free(c);
     return CUDA_ERROR_OUT_OF_MEMORY;
@@ -117,6 +118,7 @@ static void unstack(CUcontext c) {
 }
 
 static void ctx_free(CUcontext c) {
+  drv_mem_ctx_remove(c);
   drv_printf_flush();
   while (c->modules) {
     struct CUmod_st *m = c->modules;

@@ -192,6 +192,13 @@ CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q);
 /* Writes the device printf output held so far to stdout (context.c). */
 void drv_printf_flush(void);
 
+/* ---- memory.c ---- */
+/* The live contexts, which a pointer's owner is looked up among: a new
+ * context joins (false: out of memory), one about to be freed leaves
+ * (holding no context's lock). */
+bool drv_mem_ctx_add(CUcontext c);
+void drv_mem_ctx_remove(CUcontext c);
+
 /* ---- stream.c ---- */
 /* Checks a stream handle (0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are
  * the current context's default stream); sets *ctx to its context (NULL

@@ -1,36 +1,199 @@
-/* memory.c: device memory: allocation, information, copies and sets.
+/* memory.c: memory: allocation, host memory, copies and sets, pointer
+ * attributes, the stream-ordered allocator.
  *
- * Every copy and set is synchronous, so the Async forms run at once on the
- * calling thread (after checking their stream), and the per-thread default
- * stream variants (_ptds, _ptsz) are the same functions. A device pointer is
- * a ptxvm device address (ptxvm.h "device memory"); a range outside one live
- * allocation is CUDA_ERROR_INVALID_VALUE, as the driver answers it. */
+ * Unified addressing (ptxvm.h "device memory"): a device pointer is the
+ * host address of its bytes, and every allocation of a context — device,
+ * managed, host (cuMemHostAlloc) and registered (cuMemHostRegister) — is an
+ * entry of its ptxvm allocation table, which ptxvm_mem_query reads. A
+ * pointer's context is found by asking each live context (the list below);
+ * copies resolve each side to a host pointer (ptxvm_mem_host_ptr: a device
+ * buffer's second mapping; the others are their own address), a pointer in
+ * no allocation being plain host memory where the call allows one. So the
+ * generic cuMemcpy, the 2-D and 3-D copies and the copies between contexts
+ * are one routine, copy3d. A device range outside one live allocation is
+ * CUDA_ERROR_INVALID_VALUE, as the driver answers it.
+ *
+ * Work is synchronous, so the Async forms run at once on the calling thread
+ * (after checking their stream), and the per-thread default stream variants
+ * (_ptds, _ptsz) are the same functions. The stream-ordered allocator has
+ * one pool, the device's default (and current) pool: cuMemAllocAsync is an
+ * allocation marked as the pool's (ptxvm_mem_set_user), cuMemFreeAsync frees
+ * it at once, so the pool keeps no memory in reserve and trimming it has
+ * nothing to do. cuMemPrefetchAsync and cuMemAdvise check their arguments
+ * and do nothing more: managed memory is where both sides read it. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "driver.h"
 
+/* cuda.h maps these names to their newest ABI; the older symbols are
+ * defined here too, under their own names. */
+#undef cuMemHostRegister
+#undef cuMemPrefetchAsync
+#undef cuMemAdvise
 
-CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) {
+/* ptxvm_mem_range.user: the flags of cuMemHostAlloc / cuMemHostRegister in
+ * the low byte; POOL_MARK on the stream-ordered allocator's allocations. */
+enum { POOL_MARK = 1u << 31 };
+
+/* ---- the live contexts ---- */
+
+static pthread_mutex_t ctxs_lock = PTHREAD_MUTEX_INITIALIZER;
+static CUcontext *ctxs;
+static int nctxs, capctxs;
+
+bool drv_mem_ctx_add(CUcontext c) {
+  pthread_mutex_lock(&ctxs_lock);
+  bool ok = true;
+  if (nctxs == capctxs) {
+    int nc = capctxs ? 2 * capctxs : 8;
+    CUcontext *n = realloc(ctxs, (size_t)nc * sizeof *n);
+    if (n) ctxs = n, capctxs = nc;
+    ok = n != NULL;
+  }
+  if (ok) ctxs[nctxs++] = c;
+  pthread_mutex_unlock(&ctxs_lock);
+  return ok;
+}
+
+void drv_mem_ctx_remove(CUcontext c) {
+  pthread_mutex_lock(&ctxs_lock);
+  for (int i = 0; i < nctxs; i++)
+    if (ctxs[i] == c) ctxs[i] = ctxs[--nctxs];
+  if (!nctxs) {
+    free(ctxs);
+    ctxs = NULL;
+    capctxs = 0;
+  }
+  pthread_mutex_unlock(&ctxs_lock);
+}
+
+/* The context whose allocation holds ptr (*r describes it), or NULL. Call
+ * it holding no context's lock. */
+static CUcontext owner(CUdeviceptr ptr, ptxvm_mem_range *r) {
+  CUcontext found = NULL;
+  pthread_mutex_lock(&ctxs_lock);
+  for (int i = 0; i < nctxs && !found; i++) {
+    pthread_mutex_lock(&ctxs[i]->lock);
+    if (ptxvm_mem_query(ctxs[i]->vm, ptr, r) == PTXVM_SUCCESS) found = ctxs[i];
+    pthread_mutex_unlock(&ctxs[i]->lock);
+  }
+  pthread_mutex_unlock(&ctxs_lock);
+  return found;
+}
+
+/* The host pointer of [ptr, ptr + bytes): inside an allocation, what
+ * ptxvm_mem_host_ptr gives; in none, ptr itself if host memory is allowed
+ * there (`host_ok`), else CUDA_ERROR_INVALID_VALUE. */
+static CUresult resolve(CUdeviceptr ptr, size_t bytes, bool host_ok, void **out) {
+  ptxvm_mem_range r;
+  CUcontext c = owner(ptr, &r);
+  if (!c) {
+    if (!host_ok || !ptr) return CUDA_ERROR_INVALID_VALUE;
+    *out = (void *)(uintptr_t)ptr;
+    return CUDA_SUCCESS;
+  }
+  pthread_mutex_lock(&c->lock);
+  ptxvm_status st = ptxvm_mem_host_ptr(c->vm, ptr, bytes, out);
+  pthread_mutex_unlock(&c->lock);
+  return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+/* An Async form's stream must be valid; the work itself runs at once. */
+static CUresult on_stream(CUstream s) {
+  CUcontext sc;
+  return drv_stream_ctx(s, &sc);
+}
+
+/* The current context, checked (initialised, live, no sticky error), not
+ * left locked. */
+static CUresult current_ok(CUcontext *out) {
+  CUresult r = drv_enter_work(NULL, out);
+  if (r == CUDA_SUCCESS) drv_leave(*out);
+  return r;
+}
+
+/* ---- allocation ---- */
+
+static struct CUmemPoolHandle_st {
+  uint32_t magic;
+  pthread_mutex_t lock;
+  int reuse[3];              /* CU_MEMPOOL_ATTR_REUSE_* (1..3) */
+  cuuint64_t threshold;      /* CU_MEMPOOL_ATTR_RELEASE_THRESHOLD */
+  cuuint64_t used, high;     /* bytes of its live allocations; their peak */
+} default_pool = {0x504f4f4c, PTHREAD_MUTEX_INITIALIZER, {1, 1, 1}, 0, 0, 0};
+
+static void pool_count(size_t bytes, bool add) {
+  pthread_mutex_lock(&default_pool.lock);
+  if (add) default_pool.used += bytes;
+  else default_pool.used -= bytes < default_pool.used ? bytes : default_pool.used;
+  if (default_pool.used > default_pool.high) default_pool.high = default_pool.used;
+  pthread_mutex_unlock(&default_pool.lock);
+}
+
+enum AllocKind { A_DEVICE, A_MANAGED, A_POOL };
+
+static CUresult alloc(CUdeviceptr *dptr, size_t bytes, enum AllocKind kind) {
   CUcontext c;
   if (!dptr) return CUDA_ERROR_INVALID_VALUE;
   CUresult r = drv_enter_work(NULL, &c);
   if (r != CUDA_SUCCESS) return r;
   ptxvm_devptr p = 0;
-  /* cuMemAlloc refuses 0 bytes */
-  ptxvm_status st = bytesize ? ptxvm_mem_alloc(c->vm, bytesize, &p) : PTXVM_ERROR_INVALID_VALUE;
+  /* the allocators refuse 0 bytes */
+  ptxvm_status st = !bytes ? PTXVM_ERROR_INVALID_VALUE
+                    : kind == A_MANAGED ? ptxvm_mem_alloc_managed(c->vm, bytes, &p)
+                                        : ptxvm_mem_alloc(c->vm, bytes, &p);
+  if (st == PTXVM_SUCCESS && kind == A_POOL) ptxvm_mem_set_user(c->vm, p, POOL_MARK);
   drv_leave(c);
-  if (st == PTXVM_SUCCESS) *dptr = p;
-  return st == PTXVM_SUCCESS ? CUDA_SUCCESS
-         : st == PTXVM_ERROR_INVALID_VALUE ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+  if (st != PTXVM_SUCCESS)
+    return st == PTXVM_ERROR_INVALID_VALUE ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;
+  if (kind == A_POOL) pool_count(bytes, true);
+  *dptr = p;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize) { return alloc(dptr, bytesize, A_DEVICE); }
+
+CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags) {
+  if (flags != CU_MEM_ATTACH_GLOBAL && flags != CU_MEM_ATTACH_HOST) return CUDA_ERROR_INVALID_VALUE;
+  return alloc(dptr, bytesize, A_MANAGED);
+}
+
+/* The pitch of cuMemAllocPitch: rows start 512-byte aligned, as the
+ * CUDA driver lays them out on sm_90 (it is free to choose). */
+enum { PITCH_ALIGN = 512 };
+
+CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                            unsigned int ElementSizeBytes) {
+  if (!dptr || !pPitch || !WidthInBytes || !Height ||
+      (ElementSizeBytes != 4 && ElementSizeBytes != 8 && ElementSizeBytes != 16))
+    return CUDA_ERROR_INVALID_VALUE;
+  size_t pitch = (WidthInBytes + PITCH_ALIGN - 1) / PITCH_ALIGN * PITCH_ALIGN;
+  if (pitch < WidthInBytes || Height > SIZE_MAX / pitch) return CUDA_ERROR_OUT_OF_MEMORY;
+  CUresult r = alloc(dptr, pitch * Height, A_DEVICE);
+  if (r == CUDA_SUCCESS) *pPitch = pitch;
+  return r;
+}
+
+/* Frees ptr if it starts an allocation of a kind in `kinds` (a bit per
+ * ptxvm_mem_kind) of the context that owns it. */
+static CUresult free_kind(CUdeviceptr ptr, unsigned kinds) {
+  CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS || !ptr) return r;
+  ptxvm_mem_range m;
+  CUcontext o = owner(ptr, &m);
+  if (!o || m.base != ptr || !(kinds & 1u << m.kind)) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&o->lock);
+  ptxvm_status st = ptxvm_mem_free(o->vm, ptr);
+  pthread_mutex_unlock(&o->lock);
+  if (st != PTXVM_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+  if (m.user & POOL_MARK) pool_count(m.size, false);
+  return CUDA_SUCCESS;
 }
 
 CUresult cuMemFree_v2(CUdeviceptr dptr) {
-  CUcontext c;
-  CUresult r = drv_enter_work(NULL, &c);
-  if (r != CUDA_SUCCESS) return r;
-  ptxvm_status st = ptxvm_mem_free(c->vm, dptr);
-  drv_leave(c);
-  return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return free_kind(dptr, 1u << PTXVM_MEM_DEVICE | 1u << PTXVM_MEM_MANAGED);
 }
 
 CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
@@ -45,143 +208,616 @@ CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total) {
 
 CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr) {
   CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS) return r;
+  ptxvm_mem_range m;
+  if (!owner(dptr, &m)) return CUDA_ERROR_NOT_FOUND;
+  if (pbase) *pbase = m.base;
+  if (psize) *psize = m.size;
+  return CUDA_SUCCESS;
+}
+
+/* ---- host memory ---- */
+
+CUresult cuMemHostAlloc(void **pp, size_t bytesize, unsigned int Flags) {
+  CUcontext c;
+  if (!pp || !bytesize ||
+      (Flags & ~(unsigned)(CU_MEMHOSTALLOC_PORTABLE | CU_MEMHOSTALLOC_DEVICEMAP | CU_MEMHOSTALLOC_WRITECOMBINED)))
+    return CUDA_ERROR_INVALID_VALUE;
   CUresult r = drv_enter_work(NULL, &c);
   if (r != CUDA_SUCCESS) return r;
-  ptxvm_devptr base = 0;
-  size_t size = 0;
-  ptxvm_status st = ptxvm_mem_get_range(c->vm, dptr, &base, &size);
+  void *p = NULL;
+  ptxvm_status st = ptxvm_mem_alloc_host(c->vm, bytesize, &p);
+  if (st == PTXVM_SUCCESS) ptxvm_mem_set_user(c->vm, (uintptr_t)p, Flags);
   drv_leave(c);
-  if (st != PTXVM_SUCCESS) return CUDA_ERROR_NOT_FOUND;
-  if (pbase) *pbase = base;
-  if (psize) *psize = size;
+  if (st != PTXVM_SUCCESS) return CUDA_ERROR_OUT_OF_MEMORY;
+  *pp = p;
   return CUDA_SUCCESS;
+}
+
+CUresult cuMemAllocHost_v2(void **pp, size_t bytesize) { return cuMemHostAlloc(pp, bytesize, 0); }
+
+CUresult cuMemFreeHost(void *p) { return free_kind((uintptr_t)p, 1u << PTXVM_MEM_HOST); }
+
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags) {
+  CUcontext c;
+  unsigned known = CU_MEMHOSTREGISTER_PORTABLE | CU_MEMHOSTREGISTER_DEVICEMAP | CU_MEMHOSTREGISTER_IOMEMORY |
+                   CU_MEMHOSTREGISTER_READ_ONLY;
+  if (!p || !bytesize || (Flags & ~known)) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS) return r;
+  if (Flags & CU_MEMHOSTREGISTER_IOMEMORY) {
+    drv_say("cuMemHostRegister: CU_MEMHOSTREGISTER_IOMEMORY is not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  ptxvm_mem_range m;
+  CUcontext o = owner((uintptr_t)p, &m);
+  if (!o) o = owner((uintptr_t)p + bytesize - 1, &m);
+  if (o) return m.kind == PTXVM_MEM_REGISTERED || m.kind == PTXVM_MEM_HOST ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+                                                                           : CUDA_ERROR_INVALID_VALUE;
+  if ((r = drv_enter_work(c, &c)) != CUDA_SUCCESS) return r;
+  ptxvm_status st = ptxvm_mem_register(c->vm, p, bytesize, (Flags & CU_MEMHOSTREGISTER_READ_ONLY) != 0);
+  if (st == PTXVM_SUCCESS) ptxvm_mem_set_user(c->vm, (uintptr_t)p, Flags);
+  drv_leave(c);
+  return st == PTXVM_SUCCESS ? CUDA_SUCCESS
+         : st == PTXVM_ERROR_INVALID_ADDRESS ? CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED
+         : st == PTXVM_ERROR_OUT_OF_MEMORY ? CUDA_ERROR_OUT_OF_MEMORY : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags);
+SAME_AS(cuMemHostRegister, cuMemHostRegister_v2)
+
+CUresult cuMemHostUnregister(void *p) {
+  CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS) return r;
+  ptxvm_mem_range m;
+  CUcontext o = p ? owner((uintptr_t)p, &m) : NULL;
+  if (!o || m.kind != PTXVM_MEM_REGISTERED || m.base != (uintptr_t)p) return CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+  pthread_mutex_lock(&o->lock);
+  ptxvm_status st = ptxvm_mem_unregister(o->vm, p);
+  pthread_mutex_unlock(&o->lock);
+  return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
+}
+
+/* The host allocation or registration that holds p, in *m. */
+static CUresult host_range(void *p, ptxvm_mem_range *m) {
+  CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS) return r;
+  if (!p || !owner((uintptr_t)p, m) || (m->kind != PTXVM_MEM_HOST && m->kind != PTXVM_MEM_REGISTERED))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags) {
+  ptxvm_mem_range m;
+  if (!pdptr || Flags) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = host_range(p, &m);
+  if (r == CUDA_SUCCESS) *pdptr = (uintptr_t)p;   /* unified addressing: the same address */
+  return r;
+}
+
+CUresult cuMemHostGetFlags(unsigned int *pFlags, void *p) {
+  ptxvm_mem_range m;
+  if (!pFlags) return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = host_range(p, &m);
+  if (r == CUDA_SUCCESS) *pFlags = m.user & 0xff;
+  return r;
 }
 
 /* ---- copies ---- */
 
-enum Dir { HTOD, DTOH, DTOD };
+/* One side of a copy: where (type; the host pointer or the device
+ * address) and its shape (x in bytes, y, z; pitch and height of its rows). */
+typedef struct Side {
+  CUmemorytype type;
+  const void *host;
+  CUdeviceptr dev;
+  size_t x, y, z, pitch, height;
+} Side;
 
-static CUresult copy(enum Dir dir, CUdeviceptr dst_d, void *dst_h, CUdeviceptr src_d, const void *src_h,
-                     size_t bytes) {
+static bool mul_add(size_t a, size_t b, size_t c, size_t *out) {
+  if (b && a > (SIZE_MAX - c) / b) return false;
+  *out = a * b + c;
+  return true;
+}
+
+/* The host pointer of side s's first byte, with the rows and slices of a
+ * width x height x depth copy lying inside one allocation (device memory)
+ * or in host memory. */
+static CUresult side_ptr(const Side *s, size_t width, size_t height, size_t depth, uint8_t **out) {
+  if (s->type == CU_MEMORYTYPE_ARRAY) {
+    drv_say("copies to or from CUDA arrays are not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (s->type != CU_MEMORYTYPE_HOST && s->type != CU_MEMORYTYPE_DEVICE && s->type != CU_MEMORYTYPE_UNIFIED)
+    return CUDA_ERROR_INVALID_VALUE;
+  if ((height > 1 || depth > 1) && s->pitch < width) return CUDA_ERROR_INVALID_VALUE;
+  if (depth > 1 && s->height < height) return CUDA_ERROR_INVALID_VALUE;
+  size_t rows, first, last;
+  if (!mul_add(s->z, s->height, s->y, &rows) || !mul_add(rows, s->pitch, s->x, &first) ||
+      !mul_add(depth - 1, s->height, height - 1, &rows) || !mul_add(rows, s->pitch, width, &last))
+    return CUDA_ERROR_INVALID_VALUE;
+  uintptr_t base = s->type == CU_MEMORYTYPE_HOST ? (uintptr_t)s->host : s->dev;
+  if (base + first < base || base + first + last < base + first) return CUDA_ERROR_INVALID_VALUE;
+  void *p;
+  CUresult r = resolve(base + first, last, s->type != CU_MEMORYTYPE_DEVICE, &p);
+  *out = p;
+  return r;
+}
+
+/* Copies a width x height x depth box of bytes from src to dst. */
+static CUresult copy3d(const Side *dst, const Side *src, size_t width, size_t height, size_t depth) {
   CUcontext c;
-  CUresult r = drv_enter_work(NULL, &c);
-  if (r != CUDA_SUCCESS) return r;
-  ptxvm_status st = dir == HTOD   ? ptxvm_memcpy_htod(c->vm, dst_d, src_h, bytes)
-                    : dir == DTOH ? ptxvm_memcpy_dtoh(c->vm, dst_h, src_d, bytes)
-                                  : ptxvm_memcpy_dtod(c->vm, dst_d, src_d, bytes);
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS || !width || !height || !depth) return r;
+  uint8_t *d, *s;
+  if ((r = side_ptr(dst, width, height, depth, &d)) != CUDA_SUCCESS) return r;
+  if ((r = side_ptr(src, width, height, depth, &s)) != CUDA_SUCCESS) return r;
+  /* hold the context's lock, so the copy is ordered with its launches */
+  if ((r = drv_enter_work(c, &c)) != CUDA_SUCCESS) return r;
+  for (size_t z = 0; z < depth; z++)
+    for (size_t y = 0; y < height; y++)
+      memmove(d + (z * dst->height + y) * dst->pitch, s + (z * src->height + y) * src->pitch, width);
   drv_leave(c);
-  return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
 }
 
-/* An Async form's stream must be valid; the copy itself runs at once. */
-static CUresult on_stream(CUstream s) {
-  CUcontext sc;
-  return drv_stream_ctx(s, &sc);
+static CUresult copy1d(CUmemorytype dt, void *dh, CUdeviceptr dd, CUmemorytype st, const void *sh,
+                       CUdeviceptr sd, size_t n) {
+  Side dst = {dt, dh, dd, 0, 0, 0, n, 1}, src = {st, sh, sd, 0, 0, 0, n, 1};
+  if ((dt == CU_MEMORYTYPE_HOST && !dh) || (st == CU_MEMORYTYPE_HOST && !sh)) return CUDA_ERROR_INVALID_VALUE;
+  return copy3d(&dst, &src, n, 1, 1);
 }
 
-/* The synchronous forms are the legacy stream's: drv_capture refuses them
- * while a blocking stream captures (graph.c). */
 CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
-  drv_printf_flush();   /* a blocking copy synchronizes */
-  CUresult r;
-  return drv_capture_copy(NULL, dst, NULL, 0, src, n, &r) ? r : copy(HTOD, dst, NULL, 0, src, n);
+  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_HOST, src, 0, n);
 }
 CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
-  drv_printf_flush();   /* a blocking copy synchronizes */
-  CUresult r;
-  return drv_capture_copy(NULL, 0, dst, src, NULL, n, &r) ? r : copy(DTOH, 0, dst, src, NULL, n);
+  return copy1d(CU_MEMORYTYPE_HOST, dst, 0, CU_MEMORYTYPE_DEVICE, NULL, src, n);
 }
 CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  drv_printf_flush();   /* a blocking copy synchronizes */
+  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_DEVICE, NULL, src, n);
+}
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
+  return copy1d(CU_MEMORYTYPE_UNIFIED, NULL, dst, CU_MEMORYTYPE_UNIFIED, NULL, src, n);
+}
+
+/* One device: a peer copy is a copy between two contexts of it. */
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n) {
+  CUcontext c;
   CUresult r;
-  return drv_capture_copy(NULL, dst, NULL, src, NULL, n, &r) ? r : copy(DTOD, dst, NULL, src, NULL, n);
+  if ((r = current_ok(&c)) != CUDA_SUCCESS) return r;
+  if (!drv_live(dstContext, MAGIC_CTX) || !drv_live(srcContext, MAGIC_CTX)) return CUDA_ERROR_INVALID_CONTEXT;
+  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_DEVICE, NULL, src, n);
 }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_copy(s, dst, NULL, 0, src, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : copy(HTOD, dst, NULL, 0, src, n);
+  return r != CUDA_SUCCESS ? r : cuMemcpyHtoD_v2(dst, src, n);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_copy(s, 0, dst, src, NULL, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : copy(DTOH, 0, dst, src, NULL, n);
+  return r != CUDA_SUCCESS ? r : cuMemcpyDtoH_v2(dst, src, n);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_copy(s, dst, NULL, src, NULL, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : copy(DTOD, dst, NULL, src, NULL, n);
+  return r != CUDA_SUCCESS ? r : cuMemcpyDtoD_v2(dst, src, n);
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : cuMemcpy(dst, src, n);
+}
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n,
+                           CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : cuMemcpyPeer(dst, dstContext, src, srcContext, n);
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  Side dst = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height};
+  Side src = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height};
+  return copy3d(&dst, &src, p->WidthInBytes, p->Height, 1);
+}
+
+/* The fields cuMemcpy3D's documentation requires: LOD 0, reserved NULL. */
+static CUresult copy3d_params(const CUDA_MEMCPY3D *p) {
+  if (!p || p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
+  Side dst = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
+  Side src = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
+  if (p->Depth == 1) dst.height = dst.height ? dst.height : p->Height, src.height = src.height ? src.height : p->Height;
+  return copy3d(&dst, &src, p->WidthInBytes, p->Height, p->Depth);
+}
+
+static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p) {
+  if (!p || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
+  if ((p->srcContext && !drv_live(p->srcContext, MAGIC_CTX)) || (p->dstContext && !drv_live(p->dstContext, MAGIC_CTX)))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  CUDA_MEMCPY3D q = {p->srcXInBytes, p->srcY, p->srcZ, 0, p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
+                     NULL, p->srcPitch, p->srcHeight, p->dstXInBytes, p->dstY, p->dstZ, 0, p->dstMemoryType,
+                     p->dstHost, p->dstDevice, p->dstArray, NULL, p->dstPitch, p->dstHeight, p->WidthInBytes,
+                     p->Height, p->Depth};
+  return copy3d_params(&q);
+}
+
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(p); }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return copy2d(p); }
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_params(p); }
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p); }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : copy2d(p);
+}
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : copy3d_params(p);
+}
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : copy3d_peer(p);
 }
 
 PER_THREAD(cuMemcpyHtoD_v2_ptds, cuMemcpyHtoD_v2)
 PER_THREAD(cuMemcpyDtoH_v2_ptds, cuMemcpyDtoH_v2)
 PER_THREAD(cuMemcpyDtoD_v2_ptds, cuMemcpyDtoD_v2)
+PER_THREAD(cuMemcpy_ptds, cuMemcpy)
+PER_THREAD(cuMemcpyPeer_ptds, cuMemcpyPeer)
+PER_THREAD(cuMemcpy2D_v2_ptds, cuMemcpy2D_v2)
+PER_THREAD(cuMemcpy2DUnaligned_v2_ptds, cuMemcpy2DUnaligned_v2)
+PER_THREAD(cuMemcpy3D_v2_ptds, cuMemcpy3D_v2)
+PER_THREAD(cuMemcpy3DPeer_ptds, cuMemcpy3DPeer)
 PER_THREAD(cuMemcpyHtoDAsync_v2_ptsz, cuMemcpyHtoDAsync_v2)
 PER_THREAD(cuMemcpyDtoHAsync_v2_ptsz, cuMemcpyDtoHAsync_v2)
 PER_THREAD(cuMemcpyDtoDAsync_v2_ptsz, cuMemcpyDtoDAsync_v2)
+PER_THREAD(cuMemcpyAsync_ptsz, cuMemcpyAsync)
+PER_THREAD(cuMemcpyPeerAsync_ptsz, cuMemcpyPeerAsync)
+PER_THREAD(cuMemcpy2DAsync_v2_ptsz, cuMemcpy2DAsync_v2)
+PER_THREAD(cuMemcpy3DAsync_v2_ptsz, cuMemcpy3DAsync_v2)
+PER_THREAD(cuMemcpy3DPeerAsync_ptsz, cuMemcpy3DPeerAsync)
 
 /* ---- sets ---- */
 
-/* Sets n elements of `size` bytes (1, 2 or 4) at dst to the low bytes of v:
- * d8 and d32 through ptxvm, d16 (which ptxvm has no call for) by copying a
- * pattern block at a time. */
-static CUresult set(CUdeviceptr dst, unsigned v, size_t n, unsigned size) {
+/* Sets `width` elements of `size` bytes (1, 2 or 4) in each of `height`
+ * rows `pitch` bytes apart, from dst, to the low bytes of v; the whole box
+ * must lie inside one allocation (checked before anything is written). */
+static CUresult set2d(CUdeviceptr dst, size_t pitch, unsigned v, size_t width, size_t height, unsigned size) {
   CUcontext c;
-  if (size > 1 && dst % size) return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = drv_enter_work(NULL, &c);
+  CUresult r = current_ok(&c);
   if (r != CUDA_SUCCESS) return r;
-  ptxvm_status st = PTXVM_SUCCESS;
-  if (size == 1) st = ptxvm_memset_d8(c->vm, dst, (uint8_t)v, n);
-  else if (size == 4) st = ptxvm_memset_d32(c->vm, dst, v, n);
-  else {
-    uint16_t block[4096];
-    for (size_t i = 0; i < 4096; i++) block[i] = (uint16_t)v;
-    ptxvm_devptr base;
-    size_t asize;
-    if (n > SIZE_MAX / 2 || ptxvm_mem_get_range(c->vm, dst, &base, &asize) != PTXVM_SUCCESS ||
-        dst - base > asize || asize - (dst - base) < 2 * n)
-      st = PTXVM_ERROR_INVALID_ADDRESS;   /* all or nothing: check the range first */
-    for (size_t i = 0; i < n && st == PTXVM_SUCCESS; i += 4096) {
-      size_t k = n - i < 4096 ? n - i : 4096;
-      st = ptxvm_memcpy_htod(c->vm, dst + 2 * i, block, 2 * k);
-    }
+  if (dst % size || width > SIZE_MAX / size || (height > 1 && pitch < width * size)) return CUDA_ERROR_INVALID_VALUE;
+  if (!width || !height) return CUDA_SUCCESS;
+  size_t last;
+  if (!mul_add(height - 1, pitch, width * size, &last)) return CUDA_ERROR_INVALID_VALUE;
+  void *p;
+  if ((r = resolve(dst, last, false, &p)) != CUDA_SUCCESS) return r;
+  if ((r = drv_enter_work(c, &c)) != CUDA_SUCCESS) return r;
+  for (size_t y = 0; y < height; y++) {
+    uint8_t *row = (uint8_t *)p + y * pitch;
+    if (size == 1) memset(row, (int)(v & 0xff), width);
+    else if (size == 2)
+      for (size_t i = 0; i < width; i++) memcpy(row + 2 * i, &(uint16_t){(uint16_t)v}, 2);
+    else
+      for (size_t i = 0; i < width; i++) memcpy(row + 4 * i, &v, 4);
   }
   drv_leave(c);
-  return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) {
-  CUresult r;   /* the legacy stream's, as the copies */
-  return drv_capture_set(NULL, dst, uc, 1, n, &r) ? r : set(dst, uc, n, 1);
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) { return set2d(dst, 0, uc, n, 1, 1); }
+CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) { return set2d(dst, 0, us, n, 1, 2); }
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) { return set2d(dst, 0, ui, n, 1, 4); }
+CUresult cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w, size_t h) {
+  return set2d(dst, pitch, uc, w, h, 1);
 }
-CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) {
-  CUresult r;
-  return drv_capture_set(NULL, dst, us, 2, n, &r) ? r : set(dst, us, n, 2);
+CUresult cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w, size_t h) {
+  return set2d(dst, pitch, us, w, h, 2);
 }
-CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) {
-  CUresult r;
-  return drv_capture_set(NULL, dst, ui, 4, n, &r) ? r : set(dst, ui, n, 4);
+CUresult cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w, size_t h) {
+  return set2d(dst, pitch, ui, w, h, 4);
 }
 
 CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, uc, 1, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : set(dst, uc, n, 1);
+  return r != CUDA_SUCCESS ? r : set2d(dst, 0, uc, n, 1, 1);
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, us, 2, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : set(dst, us, n, 2);
+  return r != CUDA_SUCCESS ? r : set2d(dst, 0, us, n, 1, 2);
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s) {
   CUresult r = on_stream(s);
-  if (r == CUDA_SUCCESS && drv_capture_set(s, dst, ui, 4, n, &r)) return r;
-  return r != CUDA_SUCCESS ? r : set(dst, ui, n, 4);
+  return r != CUDA_SUCCESS ? r : set2d(dst, 0, ui, n, 1, 4);
+}
+CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w, size_t h, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, uc, w, h, 1);
+}
+CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w, size_t h, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, us, w, h, 2);
+}
+CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w, size_t h, CUstream s) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, ui, w, h, 4);
 }
 
 PER_THREAD(cuMemsetD8_v2_ptds, cuMemsetD8_v2)
 PER_THREAD(cuMemsetD16_v2_ptds, cuMemsetD16_v2)
 PER_THREAD(cuMemsetD32_v2_ptds, cuMemsetD32_v2)
+PER_THREAD(cuMemsetD2D8_v2_ptds, cuMemsetD2D8_v2)
+PER_THREAD(cuMemsetD2D16_v2_ptds, cuMemsetD2D16_v2)
+PER_THREAD(cuMemsetD2D32_v2_ptds, cuMemsetD2D32_v2)
 PER_THREAD(cuMemsetD8Async_ptsz, cuMemsetD8Async)
 PER_THREAD(cuMemsetD16Async_ptsz, cuMemsetD16Async)
 PER_THREAD(cuMemsetD32Async_ptsz, cuMemsetD32Async)
+PER_THREAD(cuMemsetD2D8Async_ptsz, cuMemsetD2D8Async)
+PER_THREAD(cuMemsetD2D16Async_ptsz, cuMemsetD2D16Async)
+PER_THREAD(cuMemsetD2D32Async_ptsz, cuMemsetD2D32Async)
+
+/* ---- managed memory hints ---- */
+
+/* [p, p + n) inside one managed allocation. */
+static CUresult managed_range(CUdeviceptr p, size_t n) {
+  CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r != CUDA_SUCCESS) return r;
+  ptxvm_mem_range m;
+  if (!n || !owner(p, &m) || m.kind != PTXVM_MEM_MANAGED || n > m.size - (p - m.base))
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+static CUresult location_ok(CUmemLocation l) {
+  if (l.type == CU_MEM_LOCATION_TYPE_DEVICE) return l.id == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+  return l.type == CU_MEM_LOCATION_TYPE_HOST || l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
+                 l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
+             ? CUDA_SUCCESS
+             : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
+                               CUstream hStream) {
+  CUresult r = on_stream(hStream);
+  if (r == CUDA_SUCCESS && flags) r = CUDA_ERROR_INVALID_VALUE;
+  if (r == CUDA_SUCCESS) r = location_ok(location);
+  return r != CUDA_SUCCESS ? r : managed_range(devPtr, count);
+}
+
+/* CUDA 8's form: a device ordinal, CU_DEVICE_CPU for the host. */
+CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
+CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
+  CUmemLocation l = {dstDevice == CU_DEVICE_CPU ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE,
+                     dstDevice == CU_DEVICE_CPU ? 0 : dstDevice};
+  return cuMemPrefetchAsync_v2(devPtr, count, l, 0, hStream);
+}
+PER_THREAD(cuMemPrefetchAsync_ptsz, cuMemPrefetchAsync)
+PER_THREAD(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_v2)
+
+CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
+  if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
+    return CUDA_ERROR_INVALID_VALUE;
+  CUresult r = managed_range(devPtr, count);
+  /* read-mostly ignores the location */
+  if (r == CUDA_SUCCESS && advice > CU_MEM_ADVISE_UNSET_READ_MOSTLY) r = location_ok(location);
+  return r;
+}
+
+CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device);
+CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
+  CUmemLocation l = {device == CU_DEVICE_CPU ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE,
+                     device == CU_DEVICE_CPU ? 0 : device};
+  return cuMemAdvise_v2(devPtr, count, advice, l);
+}
+
+/* ---- pointer attributes ---- */
+
+/* Writes attribute a of the allocation m of context c, which holds ptr
+ * (c NULL: ptr is in no allocation). Sizes as the driver writes them: the
+ * boolean attributes one byte (a C bool), the enumerations and the device
+ * ordinal an unsigned int. */
+static CUresult get_attribute(void *data, CUpointer_attribute a, CUdeviceptr ptr, CUcontext c,
+                          const ptxvm_mem_range *m) {
+  if (!data) return CUDA_ERROR_INVALID_VALUE;
+  if (!c) return CUDA_ERROR_INVALID_VALUE;
+  bool device = m->kind == PTXVM_MEM_DEVICE || m->kind == PTXVM_MEM_MANAGED;
+  switch (a) {
+  case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)data = c; break;
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned *)data = device ? CU_MEMORYTYPE_DEVICE : CU_MEMORYTYPE_HOST; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER: *(CUdeviceptr *)data = ptr; break;
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER:
+    if (m->kind == PTXVM_MEM_DEVICE) return CUDA_ERROR_INVALID_VALUE;   /* host code cannot reach it */
+    *(void **)data = (void *)(uintptr_t)ptr;
+    break;
+  case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS: *(bool *)data = true; break;   /* every operation is synchronous */
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)data = m->id; break;
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED: *(bool *)data = m->kind == PTXVM_MEM_MANAGED; break;
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)data = 0; break;
+  /* no IPC, no shareable handles, no GPUDirect RDMA, no decompression engine */
+  case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE: *(bool *)data = false; break;
+  case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES: *(unsigned *)data = CU_MEM_HANDLE_TYPE_NONE; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+  case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: *(CUdeviceptr *)data = m->base; break;
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+  case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: *(size_t *)data = m->size; break;
+  case CU_POINTER_ATTRIBUTE_MAPPED: *(bool *)data = true; break;
+  case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS:
+    *(unsigned *)data = m->readonly ? CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READ : CU_POINTER_ATTRIBUTE_ACCESS_FLAG_READWRITE;
+    break;
+  case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE:
+    *(CUmemoryPool *)data = m->user & POOL_MARK ? &default_pool : NULL;
+    break;
+  case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = m->id; break;
+  case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
+    drv_say("cuPointerGetAttribute: CU_POINTER_ATTRIBUTE_P2P_TOKENS is not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  default: return CUDA_ERROR_INVALID_VALUE;
+  }
+  return CUDA_SUCCESS;
+}
+
+CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (attribute == CU_POINTER_ATTRIBUTE_DEVICE_POINTER && !drv_current()) return CUDA_ERROR_INVALID_CONTEXT;
+  ptxvm_mem_range m;
+  CUcontext c = owner(ptr, &m);
+  return get_attribute(data, attribute, ptr, c, &m);
+}
+
+/* The size get_attribute writes for a, 0 for one it does not know. */
+static size_t attribute_size(CUpointer_attribute a) {
+  switch (a) {
+  case CU_POINTER_ATTRIBUTE_CONTEXT: return sizeof(CUcontext);
+  case CU_POINTER_ATTRIBUTE_HOST_POINTER: return sizeof(void *);
+  case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return sizeof(CUmemoryPool);
+  case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
+  case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR:
+  case CU_POINTER_ATTRIBUTE_MAPPING_BASE_ADDR: return sizeof(CUdeviceptr);
+  case CU_POINTER_ATTRIBUTE_RANGE_SIZE:
+  case CU_POINTER_ATTRIBUTE_MAPPING_SIZE: return sizeof(size_t);
+  case CU_POINTER_ATTRIBUTE_BUFFER_ID:
+  case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: return sizeof(unsigned long long);
+  case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+  case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+  case CU_POINTER_ATTRIBUTE_ALLOWED_HANDLE_TYPES:
+  case CU_POINTER_ATTRIBUTE_ACCESS_FLAGS: return sizeof(unsigned);
+  case CU_POINTER_ATTRIBUTE_SYNC_MEMOPS:
+  case CU_POINTER_ATTRIBUTE_IS_MANAGED:
+  case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_IS_GPU_DIRECT_RDMA_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_IS_HW_DECOMPRESS_CAPABLE:
+  case CU_POINTER_ATTRIBUTE_MAPPED: return sizeof(bool);
+  default: return 0;
+  }
+}
+
+/* Unlike cuPointerGetAttribute, a pointer in no allocation is no error:
+ * each attribute gets its null value (MEMORY_TYPE 0, CONTEXT NULL, MAPPED
+ * false, ...), as does HOST_POINTER of device memory. */
+CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
+                                CUdeviceptr ptr) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!attributes || !data) return CUDA_ERROR_INVALID_VALUE;
+  ptxvm_mem_range m;
+  CUcontext c = owner(ptr, &m);
+  for (unsigned i = 0; i < numAttributes; i++) {
+    size_t size = attribute_size(attributes[i]);
+    if (!data[i] || !size) return CUDA_ERROR_INVALID_VALUE;
+    if (!c || (attributes[i] == CU_POINTER_ATTRIBUTE_HOST_POINTER && m.kind == PTXVM_MEM_DEVICE))
+      memset(data[i], 0, size);
+    else if ((r = get_attribute(data[i], attributes[i], ptr, c, &m)) != CUDA_SUCCESS)
+      return r;
+  }
+  return CUDA_SUCCESS;
+}
+
+/* SYNC_MEMOPS is the one settable attribute; every operation is
+ * synchronous already. */
+CUresult cuPointerSetAttribute(const void *value, CUpointer_attribute attribute, CUdeviceptr ptr) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  ptxvm_mem_range m;
+  if (!value || attribute != CU_POINTER_ATTRIBUTE_SYNC_MEMOPS || !owner(ptr, &m) || m.kind != PTXVM_MEM_DEVICE)
+    return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+/* ---- the stream-ordered allocator ---- */
+
+static CUresult pool_ok(CUmemoryPool pool) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  return pool == &default_pool ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (!pool_out) return CUDA_ERROR_INVALID_VALUE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  *pool_out = &default_pool;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetMemPool(CUmemoryPool *pool, CUdevice dev) { return cuDeviceGetDefaultMemPool(pool, dev); }
+
+/* The default pool is the only pool (cuMemPoolCreate is not implemented). */
+CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  return pool_ok(pool);
+}
+
+CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
+  CUresult r = on_stream(hStream);
+  return r != CUDA_SUCCESS ? r : alloc(dptr, bytesize, A_POOL);
+}
+
+CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream) {
+  CUresult r = pool_ok(pool);
+  return r != CUDA_SUCCESS ? r : cuMemAllocAsync(dptr, bytesize, hStream);
+}
+
+CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
+  CUresult r = on_stream(hStream);
+  return r != CUDA_SUCCESS ? r : free_kind(dptr, 1u << PTXVM_MEM_DEVICE);
+}
+
+/* The pool holds no freed memory: nothing to trim. */
+CUresult cuMemPoolTrimTo(CUmemoryPool pool, size_t minBytesToKeep) {
+  (void)minBytesToKeep;
+  return pool_ok(pool);
+}
+
+CUresult cuMemPoolSetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value) {
+  CUresult r = pool_ok(pool);
+  if (r != CUDA_SUCCESS) return r;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&default_pool.lock);
+  switch (attr) {
+  case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+  case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+  case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: default_pool.reuse[attr - 1] = *(int *)value != 0; break;
+  case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: default_pool.threshold = *(cuuint64_t *)value; break;
+  /* the high-water marks may be reset (to the current value) by setting 0 */
+  case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+  case CU_MEMPOOL_ATTR_USED_MEM_HIGH:
+    if (*(cuuint64_t *)value) r = CUDA_ERROR_INVALID_VALUE;
+    else default_pool.high = default_pool.used;
+    break;
+  default: r = CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_unlock(&default_pool.lock);
+  return r;
+}
+
+CUresult cuMemPoolGetAttribute(CUmemoryPool pool, CUmemPool_attribute attr, void *value) {
+  CUresult r = pool_ok(pool);
+  if (r != CUDA_SUCCESS) return r;
+  if (!value) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&default_pool.lock);
+  switch (attr) {
+  case CU_MEMPOOL_ATTR_REUSE_FOLLOW_EVENT_DEPENDENCIES:
+  case CU_MEMPOOL_ATTR_REUSE_ALLOW_OPPORTUNISTIC:
+  case CU_MEMPOOL_ATTR_REUSE_ALLOW_INTERNAL_DEPENDENCIES: *(int *)value = default_pool.reuse[attr - 1]; break;
+  case CU_MEMPOOL_ATTR_RELEASE_THRESHOLD: *(cuuint64_t *)value = default_pool.threshold; break;
+  /* reserved = used: freed memory goes back at once */
+  case CU_MEMPOOL_ATTR_RESERVED_MEM_CURRENT:
+  case CU_MEMPOOL_ATTR_USED_MEM_CURRENT: *(cuuint64_t *)value = default_pool.used; break;
+  case CU_MEMPOOL_ATTR_RESERVED_MEM_HIGH:
+  case CU_MEMPOOL_ATTR_USED_MEM_HIGH: *(cuuint64_t *)value = default_pool.high; break;
+  default: r = CUDA_ERROR_INVALID_VALUE;
+  }
+  pthread_mutex_unlock(&default_pool.lock);
+  return r;
+}
+
+PER_THREAD(cuMemAllocAsync_ptsz, cuMemAllocAsync)
+PER_THREAD(cuMemAllocFromPoolAsync_ptsz, cuMemAllocFromPoolAsync)
+PER_THREAD(cuMemFreeAsync_ptsz, cuMemFreeAsync)
