@@ -1,10 +1,15 @@
 /* test_mem.c: the device allocator (src/mem/device.c), the success paths of
  * mem_ptr's windows (src/mem/access.c; its faults are covered by the
  * conformance cases in tests/ptx/mem/, which need the interpreter), the
- * launch configuration checks (src/sched/launch.c) and the public memory API.
+ * launch configuration checks (src/sched/launch.c) and the public memory API;
+ * unified addresses: the arena's placement and its fallback, the two views,
+ * managed, host and registered entries.
  * Prints "N passed, M failed"; exits nonzero on a failure. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "../../include/ptxvm.h"
 #include "../../src/exec/interp.h"
@@ -150,10 +155,190 @@ static void test_api_memory(void) {
   ptxvm_context_destroy(ctx);   /* frees q with the device */
 }
 
+/* The permissions /proc/self/maps gives the page holding addr ("---" for
+ * PROT_NONE), or "" when it is not mapped. */
+static const char *perms_of(uint64_t addr) {
+  static char perm[8];
+  perm[0] = 0;
+  FILE *f = fopen("/proc/self/maps", "r");
+  char line[512];
+  unsigned long long lo, hi;
+  char p[5];
+  while (f && fgets(line, sizeof line, f))
+    if (sscanf(line, "%llx-%llx %4s", &lo, &hi, p) == 3 && lo <= addr && addr < hi) {
+      memcpy(perm, p, 4);
+      perm[3] = 0;
+      break;
+    }
+  if (f) fclose(f);
+  return perm;
+}
+
+/* Whether [at, at + bytes) is free address space now (probed, released). */
+static int range_free(uint64_t at, uint64_t bytes) {
+  void *p = mmap((void *)(uintptr_t)at, bytes, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE,
+                 -1, 0);
+  if (p == MAP_FAILED) return 0;
+  munmap(p, bytes);
+  return (uintptr_t)p == at;
+}
+
+static void test_placement(void) {
+  uint64_t sz = (uint64_t)1 << 26;
+  int fixed_free = range_free(ARENA_FIXED, sz);
+  Device *d1 = dev_create(sz), *d2 = dev_create(sz);
+  CHECK(d1 && d2);
+  if (!d1 || !d2) return;
+  uint64_t a = dev_alloc(d1, 64, 256), b = dev_alloc(d2, 64, 256);
+  /* the first arena at the fixed address when it was free; the second elsewhere, disjoint */
+  CHECK(!fixed_free || a == ARENA_FIXED);
+  CHECK(a && b && (b + 64 <= a || b >= a + sz) && !mem_in_window(b));
+  CHECK(dev_host(d1, b, 4) == NULL && dev_host(d2, a, 4) == NULL);
+  /* the windows are reserved: nothing of the host's lies there */
+  CHECK(!strcmp(perms_of(SHARED_WINDOW), "---") || !strcmp(perms_of(SHARED_WINDOW), ""));
+  dev_destroy(d2);
+  dev_destroy(d1);
+  /* the fixed range taken: the arena goes elsewhere and works */
+  void *block = mmap((void *)(uintptr_t)ARENA_FIXED, sz, PROT_NONE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED_NOREPLACE, -1, 0);
+  Device *d3 = dev_create(sz);
+  uint64_t c = d3 ? dev_alloc(d3, 100, 256) : 0;
+  CHECK(c && (c >= ARENA_FIXED + sz || c + 100 <= ARENA_FIXED));
+  uint8_t *cp = d3 ? dev_host(d3, c, 100) : NULL;
+  CHECK(cp && cp[99] == 0);
+  dev_destroy(d3);
+  if (block != MAP_FAILED) munmap(block, sz);
+}
+
+static void test_views(void) {
+  Device *d = dev_create((size_t)1 << 26);
+  CHECK(d != NULL);
+  if (!d) return;
+  long pg = sysconf(_SC_PAGESIZE);
+  uint64_t a = dev_alloc(d, 4096, 256), m = dev_alloc_managed(d, 100), b = dev_alloc(d, 16, 256);
+  CHECK(a && m && b && m % (uint64_t)pg == 0 && (b >= m + (uint64_t)pg || b + 16 <= m));
+  uint8_t *ka = dev_host(d, a, 4096), *km = dev_host(d, m, 100);
+  /* a device buffer: host code reaches it only through the kernel view */
+  CHECK(dev_device_hidden(d));
+  CHECK(ka && (uintptr_t)ka != a && !strcmp(perms_of(a), "---"));
+  CHECK(!strcmp(perms_of((uintptr_t)ka), "rw-"));
+  /* managed: the same bytes at the device address and through the kernel view */
+  uint8_t *hm = (uint8_t *)(uintptr_t)m;
+  CHECK(!strcmp(perms_of(m), "rw-") && km);
+  if (km && !strcmp(perms_of(m), "rw-")) {
+    hm[7] = 42;
+    CHECK(km[7] == 42);
+    km[99] = 7;
+    CHECK(hm[99] == 7);
+  }
+  DevRange r;
+  CHECK(dev_range(d, m + 50, &r) && r.kind == MK_MANAGED && r.start == m && r.size == 100);
+  CHECK(!dev_range(d, m + 100, &r));   /* the guard is no part of it */
+  CHECK(dev_range(d, a, &r) && r.kind == MK_DEVICE && r.id);
+  uint64_t id_a = r.id;
+  CHECK(dev_range(d, b, &r) && r.id > id_a && dev_set_user(d, b, 77) && dev_range(d, b + 3, &r) && r.user == 77);
+  CHECK(!dev_set_user(d, b + 1, 1));
+  /* freed managed memory is out of the host's reach again, and reads zero when reused */
+  CHECK(dev_free(d, m) && !strcmp(perms_of(m), "---"));
+  uint64_t m2 = dev_alloc_managed(d, 100);
+  CHECK(m2 == m && ((uint8_t *)(uintptr_t)m2)[7] == 0);
+  dev_destroy(d);
+}
+
+static void test_external(void) {
+  Device *d = dev_create((size_t)1 << 26);
+  CHECK(d != NULL);
+  if (!d) return;
+  long pg = sysconf(_SC_PAGESIZE);
+  /* host memory of the device: whole pages, kernels use its address */
+  uint8_t *h = dev_alloc_host(d, 10);
+  CHECK(h && (uintptr_t)h % (uint64_t)pg == 0 && dev_host(d, (uintptr_t)h, 10) == h);
+  DevRange r;
+  CHECK(h && dev_range(d, (uintptr_t)h + 9, &r) && r.kind == MK_HOST && r.size == 10);
+  CHECK(h && !dev_range(d, (uintptr_t)h + 10, &r) && dev_host(d, (uintptr_t)h + 8, 4) == NULL);
+  /* registered: the caller's buffer, at its own address */
+  uint8_t *buf = malloc(256);
+  CHECK(buf && dev_register(d, buf, 256, false) == REG_OK);
+  CHECK(dev_host(d, (uintptr_t)buf + 8, 8) == buf + 8 && dev_host_w(d, (uintptr_t)buf, 256) == buf);
+  CHECK(dev_register(d, buf, 256, false) == REG_OVERLAP && dev_register(d, buf + 255, 8, false) == REG_OVERLAP);
+  CHECK(dev_register(d, buf - 8, 9, false) == REG_OVERLAP);
+  CHECK(dev_register(d, (void *)(uintptr_t)(SHARED_WINDOW + 64), 16, false) == REG_WINDOW);
+  CHECK(dev_register(d, NULL, 16, false) == REG_EMPTY && dev_register(d, buf, 0, false) == REG_EMPTY);
+  uint64_t a = dev_alloc(d, 64, 256);
+  CHECK(dev_register(d, (void *)(uintptr_t)a, 16, false) == REG_OVERLAP);
+  /* kernels reach it through mem_ptr, generically too */
+  Launch l = {.dev = d};
+  Warp w = {.launch = &l};
+  CHECK(mem_ptr(&w, NULL, 0, SP_NONE, (uintptr_t)buf + 60, 4, 4, true) == buf + 60);
+  CHECK(mem_ptr(&w, NULL, 0, SP_GLOBAL, (uintptr_t)buf + 248, 8, 8, false) == buf + 248);
+  /* unmapped or read-only host memory */
+  uint8_t *m = mmap(NULL, (size_t)pg * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(m != MAP_FAILED);
+  if (m != MAP_FAILED) {
+    munmap(m + pg, (size_t)pg);
+    CHECK(dev_register(d, m, (uint64_t)pg * 2, false) == REG_UNMAPPED);
+    mprotect(m, (size_t)pg, PROT_READ);
+    CHECK(dev_register(d, m, (uint64_t)pg, false) == REG_UNMAPPED);
+    CHECK(dev_register(d, m, (uint64_t)pg, true) == REG_OK);
+    CHECK(dev_host(d, (uintptr_t)m, 4) == m && dev_host_w(d, (uintptr_t)m, 4) == NULL);
+    CHECK(dev_unregister(d, (uintptr_t)m));
+    munmap(m, (size_t)pg);
+  }
+  /* arena allocations still find their gaps among external entries */
+  int ok = 1;
+  for (int i = 0; i < 50; i++) {
+    uint64_t x = dev_alloc(d, 1000, 256);
+    ok &= x && dev_range(d, x, &r) && r.kind == MK_DEVICE && dev_host(d, x + 999, 1) != NULL;
+  }
+  CHECK(ok);
+  CHECK(!dev_free(d, (uintptr_t)buf) && dev_unregister(d, (uintptr_t)buf) && !dev_unregister(d, (uintptr_t)buf));
+  CHECK(dev_host(d, (uintptr_t)buf, 1) == NULL);
+  CHECK(!dev_unregister(d, (uintptr_t)h) && dev_free(d, (uintptr_t)h) && dev_host(d, (uintptr_t)h, 1) == NULL);
+  CHECK(dev_alloc_host(d, 5) != NULL);   /* freed by dev_destroy */
+  dev_destroy(d);
+  free(buf);
+}
+
+static void test_api_unified(void) {
+  ptxvm_context *ctx;
+  CHECK(ptxvm_context_create(&ctx) == PTXVM_SUCCESS);
+  ptxvm_devptr m = 0, p = 0;
+  void *h = NULL, *hp = NULL;
+  uint32_t reg[16] = {0};
+  ptxvm_mem_range r;
+  CHECK(ptxvm_mem_alloc_managed(ctx, 64, &m) == PTXVM_SUCCESS && ptxvm_mem_alloc(ctx, 64, &p) == PTXVM_SUCCESS);
+  CHECK(ptxvm_mem_alloc_host(ctx, 32, &h) == PTXVM_SUCCESS && h);
+  CHECK(ptxvm_mem_register(ctx, reg, sizeof reg, 0) == PTXVM_SUCCESS);
+  CHECK(ptxvm_mem_register(ctx, reg + 2, 4, 0) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_register(ctx, NULL, 4, 0) == PTXVM_ERROR_INVALID_VALUE);
+  CHECK(ptxvm_mem_query(ctx, m + 3, &r) == PTXVM_SUCCESS && r.kind == PTXVM_MEM_MANAGED && r.base == m);
+  CHECK(ptxvm_mem_query(ctx, p, &r) == PTXVM_SUCCESS && r.kind == PTXVM_MEM_DEVICE && r.size == 64);
+  CHECK(ptxvm_mem_query(ctx, (uintptr_t)h, &r) == PTXVM_SUCCESS && r.kind == PTXVM_MEM_HOST);
+  CHECK(ptxvm_mem_query(ctx, (uintptr_t)(reg + 15), &r) == PTXVM_SUCCESS && r.kind == PTXVM_MEM_REGISTERED);
+  CHECK(ptxvm_mem_query(ctx, (uintptr_t)(reg + 16), &r) == PTXVM_ERROR_NOT_FOUND);
+  CHECK(ptxvm_mem_set_user(ctx, p, 9) == PTXVM_SUCCESS && ptxvm_mem_query(ctx, p + 1, &r) == PTXVM_SUCCESS && r.user == 9);
+  /* copies reach every kind; the host pointer of a device buffer is its second mapping */
+  uint32_t v = 0x12345678;
+  CHECK(ptxvm_memcpy_htod(ctx, (uintptr_t)(reg + 3), &v, 4) == PTXVM_SUCCESS && reg[3] == v);
+  CHECK(ptxvm_memcpy_dtod(ctx, p + 8, (uintptr_t)(reg + 3), 4) == PTXVM_SUCCESS);
+  CHECK(ptxvm_mem_host_ptr(ctx, p + 8, 4, &hp) == PTXVM_SUCCESS && hp != (void *)(uintptr_t)(p + 8) &&
+        *(uint32_t *)hp == v);
+  CHECK(ptxvm_mem_host_ptr(ctx, m, 64, &hp) == PTXVM_SUCCESS && hp);
+  CHECK(ptxvm_mem_host_ptr(ctx, p, 65, &hp) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_free(ctx, (uintptr_t)reg) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_unregister(ctx, reg) == PTXVM_SUCCESS && ptxvm_mem_unregister(ctx, reg) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_free(ctx, (uintptr_t)h) == PTXVM_SUCCESS && ptxvm_mem_free(ctx, m) == PTXVM_SUCCESS);
+  ptxvm_context_destroy(ctx);
+}
+
 int main(void) {
   test_alloc();
   test_windows();
   test_launch_check();
   test_api_memory();
+  test_placement();
+  test_views();
+  test_external();
+  test_api_unified();
   return unit_report();
 }
