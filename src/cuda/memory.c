@@ -68,16 +68,23 @@ void drv_mem_ctx_remove(CUcontext c) {
   pthread_mutex_unlock(&ctxs_lock);
 }
 
-/* The context whose allocation holds ptr (*r describes it), or NULL. Call
- * it holding no context's lock. */
+static bool holds(CUcontext c, CUdeviceptr ptr, ptxvm_mem_range *r) {
+  pthread_mutex_lock(&c->lock);
+  bool yes = ptxvm_mem_query(c->vm, ptr, r) == PTXVM_SUCCESS;
+  pthread_mutex_unlock(&c->lock);
+  return yes;
+}
+
+/* The context whose allocation holds ptr (*r describes it), or NULL: the
+ * calling thread's current context first (the usual answer), then every
+ * other. Call it holding no context's lock. */
 static CUcontext owner(CUdeviceptr ptr, ptxvm_mem_range *r) {
-  CUcontext found = NULL;
+  CUcontext cur = drv_current(), found = NULL;
   pthread_mutex_lock(&ctxs_lock);
-  for (int i = 0; i < nctxs && !found; i++) {
-    pthread_mutex_lock(&ctxs[i]->lock);
-    if (ptxvm_mem_query(ctxs[i]->vm, ptr, r) == PTXVM_SUCCESS) found = ctxs[i];
-    pthread_mutex_unlock(&ctxs[i]->lock);
-  }
+  for (int i = 0; i < nctxs && cur; i++)
+    if (ctxs[i] == cur) found = holds(cur, ptr, r) ? cur : NULL;
+  for (int i = 0; i < nctxs && !found; i++)
+    if (ctxs[i] != cur && holds(ctxs[i], ptr, r)) found = ctxs[i];
   pthread_mutex_unlock(&ctxs_lock);
   return found;
 }
