@@ -53,10 +53,6 @@
 
 #include "mem.h"
 
-#ifndef MAP_FIXED_NOREPLACE
-#define MAP_FIXED_NOREPLACE 0x100000   /* Linux 4.17; older kernels take it as a hint */
-#endif
-
 enum { COMMIT_STEP = 1 << 21 };   /* 2 MiB */
 /* Unaddressable bytes after each allocation, so that an access running
  * a little past a buffer's end faults against that buffer instead of
@@ -106,8 +102,10 @@ static bool overlaps_window(uint64_t lo, uint64_t hi) {
 
 /* ---- reserving address space ---- */
 
+/* A reservation at `at` (mem.h MEM_NOREPLACE); NULL, or where the host
+ * put it when it took the request as a hint. */
 static void *map_fixed(uint64_t at, uint64_t bytes, int flags, int fd) {
-  void *p = mmap((void *)(uintptr_t)at, bytes, PROT_NONE, flags | MAP_FIXED_NOREPLACE, fd, 0);
+  void *p = mmap((void *)(uintptr_t)at, bytes, PROT_NONE, flags | MEM_NOREPLACE, fd, 0);
   return p == MAP_FAILED ? NULL : p;
 }
 

@@ -63,6 +63,25 @@ static inline bool mem_in_window(uint64_t addr) {
   return o < 3 * WINDOW_STRIDE && (o & (WINDOW_STRIDE - 1)) < WINDOW_SIZE;
 }
 
+/* The mmap flag of a fixed reservation: MAP_FIXED_NOREPLACE (Linux 4.17;
+ * older kernels take it as a hint), but a plain hint under ThreadSanitizer,
+ * whose mmap maps a fixed request outside its application ranges at address
+ * 0 and then aborts, and which drops a hint it cannot take. */
+#if defined(__SANITIZE_THREAD__)
+#define MEM_NOREPLACE 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define MEM_NOREPLACE 0
+#endif
+#endif
+#ifndef MEM_NOREPLACE
+#ifdef MAP_FIXED_NOREPLACE
+#define MEM_NOREPLACE MAP_FIXED_NOREPLACE
+#else
+#define MEM_NOREPLACE 0x100000
+#endif
+#endif
+
 typedef struct Device Device;
 
 /* What an allocation of the table is. DEVICE and MANAGED live in the arena
