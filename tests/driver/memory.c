@@ -424,6 +424,13 @@ int main(void) {
   CHECK(cuModuleLoadData(&mod, scale_ptx) == CUDA_SUCCESS);
   CHECK(cuModuleGetFunction(&scale_fn, mod, "scale") == CUDA_SUCCESS);
   if (!scale_fn) return unit_report();
+  /* the device says what the driver does */
+  int v[6] = {0};
+  CUdevice_attribute at[6] = {CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY,
+                              CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY, CU_DEVICE_ATTRIBUTE_HOST_REGISTER_SUPPORTED,
+                              CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED,
+                              CU_DEVICE_ATTRIBUTE_CAN_USE_HOST_POINTER_FOR_REGISTERED_MEM};
+  for (int i = 0; i < 6; i++) CHECK(cuDeviceGetAttribute(&v[i], at[i], 0) == CUDA_SUCCESS && v[i] == 1);
   test_managed();
   test_host_alloc();
   test_register();
