@@ -19,8 +19,12 @@
  * one pool, the device's default (and current) pool: cuMemAllocAsync is an
  * allocation marked as the pool's (ptxvm_mem_set_user), cuMemFreeAsync frees
  * it at once, so the pool keeps no memory in reserve and trimming it has
- * nothing to do. cuMemPrefetchAsync and cuMemAdvise check their arguments
+ * nothing to do (in a stream capture they would be memory nodes: refused
+ * by name). Copies and sets go through stream capture's hook (graph.c
+ * drv_capture) first, as one CUDA_MEMCPY3D or memset record.
+ * cuMemPrefetchAsync and cuMemAdvise check their arguments
  * and do nothing more: managed memory is where both sides read it. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -105,6 +109,13 @@ static CUresult resolve(CUdeviceptr ptr, size_t bytes, bool host_ok, void **out)
   pthread_mutex_unlock(&c->lock);
   return st == PTXVM_SUCCESS ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
+
+/* The message of a form ptxvm does not implement, printed once. */
+#define SAY_ONCE(...)                                                          \
+  do {                                                                         \
+    static atomic_flag said_ = ATOMIC_FLAG_INIT;                               \
+    if (!atomic_flag_test_and_set(&said_)) drv_say(__VA_ARGS__);               \
+  } while (0)
 
 /* An Async form's stream must be valid; the work itself runs at once. */
 static CUresult on_stream(CUstream s) {
@@ -254,7 +265,7 @@ CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags) {
   CUresult r = current_ok(&c);
   if (r != CUDA_SUCCESS) return r;
   if (Flags & CU_MEMHOSTREGISTER_IOMEMORY) {
-    drv_say("cuMemHostRegister: CU_MEMHOSTREGISTER_IOMEMORY is not implemented");
+    SAY_ONCE("cuMemHostRegister: CU_MEMHOSTREGISTER_IOMEMORY is not implemented");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   ptxvm_mem_range m;
@@ -335,11 +346,12 @@ static bool mul_add(size_t a, size_t b, size_t c, size_t *out) {
  * or in host memory. */
 static CUresult side_ptr(const Side *s, size_t width, size_t height, size_t depth, uint8_t **out) {
   if (s->type == CU_MEMORYTYPE_ARRAY) {
-    drv_say("copies to or from CUDA arrays are not implemented");
+    SAY_ONCE("copies to or from CUDA arrays (CU_MEMORYTYPE_ARRAY) are not implemented");
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   if (s->type != CU_MEMORYTYPE_HOST && s->type != CU_MEMORYTYPE_DEVICE && s->type != CU_MEMORYTYPE_UNIFIED)
     return CUDA_ERROR_INVALID_VALUE;
+  if (s->type == CU_MEMORYTYPE_HOST && !s->host) return CUDA_ERROR_INVALID_VALUE;
   if ((height > 1 || depth > 1) && s->pitch < width) return CUDA_ERROR_INVALID_VALUE;
   if (depth > 1 && s->height < height) return CUDA_ERROR_INVALID_VALUE;
   size_t rows, first, last;
@@ -371,99 +383,115 @@ static CUresult copy3d(const Side *dst, const Side *src, size_t width, size_t he
   return CUDA_SUCCESS;
 }
 
-static CUresult copy1d(CUmemorytype dt, void *dh, CUdeviceptr dd, CUmemorytype st, const void *sh,
-                       CUdeviceptr sd, size_t n) {
-  Side dst = {dt, dh, dd, 0, 0, 0, n, 1}, src = {st, sh, sd, 0, 0, 0, n, 1};
-  if ((dt == CU_MEMORYTYPE_HOST && !dh) || (st == CU_MEMORYTYPE_HOST && !sh)) return CUDA_ERROR_INVALID_VALUE;
-  return copy3d(&dst, &src, n, 1, 1);
-}
-
-CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) {
-  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_HOST, src, 0, n);
-}
-CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) {
-  return copy1d(CU_MEMORYTYPE_HOST, dst, 0, CU_MEMORYTYPE_DEVICE, NULL, src, n);
-}
-CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_DEVICE, NULL, src, n);
-}
-CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) {
-  return copy1d(CU_MEMORYTYPE_UNIFIED, NULL, dst, CU_MEMORYTYPE_UNIFIED, NULL, src, n);
-}
-
-/* One device: a peer copy is a copy between two contexts of it. */
-CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n) {
-  CUcontext c;
+/* Every copy is a CUDA_MEMCPY3D: handed to stream capture (graph.c; the
+ * synchronous forms as the legacy stream's, s NULL), else run at once. */
+static CUresult copy_op(CUstream s, CUDA_MEMCPY3D c) {
+  const CUDA_MEMCPY3D *p = &c;
+  if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
   CUresult r;
-  if ((r = current_ok(&c)) != CUDA_SUCCESS) return r;
-  if (!drv_live(dstContext, MAGIC_CTX) || !drv_live(srcContext, MAGIC_CTX)) return CUDA_ERROR_INVALID_CONTEXT;
-  return copy1d(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_DEVICE, NULL, src, n);
-}
-
-CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : cuMemcpyHtoD_v2(dst, src, n);
-}
-CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : cuMemcpyDtoH_v2(dst, src, n);
-}
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : cuMemcpyDtoD_v2(dst, src, n);
-}
-CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : cuMemcpy(dst, src, n);
-}
-CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n,
-                           CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : cuMemcpyPeer(dst, dstContext, src, srcContext, n);
-}
-
-static CUresult copy2d(const CUDA_MEMCPY2D *p) {
-  if (!p) return CUDA_ERROR_INVALID_VALUE;
-  Side dst = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, 0, p->dstPitch, p->Height};
-  Side src = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, 0, p->srcPitch, p->Height};
-  return copy3d(&dst, &src, p->WidthInBytes, p->Height, 1);
-}
-
-/* The fields cuMemcpy3D's documentation requires: LOD 0, reserved NULL. */
-static CUresult copy3d_params(const CUDA_MEMCPY3D *p) {
-  if (!p || p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
+  DrvOp op = {DRV_OP_COPY, .u.copy = *p};
+  if (drv_capture(s, &op, &r)) return r;
   Side dst = {p->dstMemoryType, p->dstHost, p->dstDevice, p->dstXInBytes, p->dstY, p->dstZ, p->dstPitch, p->dstHeight};
   Side src = {p->srcMemoryType, p->srcHost, p->srcDevice, p->srcXInBytes, p->srcY, p->srcZ, p->srcPitch, p->srcHeight};
-  if (p->Depth == 1) dst.height = dst.height ? dst.height : p->Height, src.height = src.height ? src.height : p->Height;
+  if (p->Depth <= 1) dst.height = dst.height ? dst.height : p->Height, src.height = src.height ? src.height : p->Height;
   return copy3d(&dst, &src, p->WidthInBytes, p->Height, p->Depth);
 }
 
-static CUresult copy3d_peer(const CUDA_MEMCPY3D_PEER *p) {
-  if (!p || p->srcLOD || p->dstLOD) return CUDA_ERROR_INVALID_VALUE;
-  if ((p->srcContext && !drv_live(p->srcContext, MAGIC_CTX)) || (p->dstContext && !drv_live(p->dstContext, MAGIC_CTX)))
-    return CUDA_ERROR_INVALID_CONTEXT;
-  CUDA_MEMCPY3D q = {p->srcXInBytes, p->srcY, p->srcZ, 0, p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray,
-                     NULL, p->srcPitch, p->srcHeight, p->dstXInBytes, p->dstY, p->dstZ, 0, p->dstMemoryType,
-                     p->dstHost, p->dstDevice, p->dstArray, NULL, p->dstPitch, p->dstHeight, p->WidthInBytes,
-                     p->Height, p->Depth};
-  return copy3d_params(&q);
+/* The same for an Async form: its stream is checked first. */
+static CUresult copy_async(CUstream s, CUDA_MEMCPY3D c) {
+  CUresult r = on_stream(s);
+  return r != CUDA_SUCCESS ? r : copy_op(s, c);
 }
 
-CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return copy2d(p); }
-CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return copy2d(p); }
-CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return copy3d_params(p); }
-CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) { return copy3d_peer(p); }
+static CUDA_MEMCPY3D linear(CUmemorytype dt, void *dh, CUdeviceptr dd, CUmemorytype st, const void *sh,
+                            CUdeviceptr sd, size_t n) {
+  CUDA_MEMCPY3D p = {.srcMemoryType = st, .srcHost = sh, .srcDevice = sd, .dstMemoryType = dt, .dstHost = dh,
+                     .dstDevice = dd, .WidthInBytes = n, .Height = 1, .Depth = 1};
+  return p;
+}
+
+#define HTOD(dst, src, n) linear(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_HOST, src, 0, n)
+#define DTOH(dst, src, n) linear(CU_MEMORYTYPE_HOST, dst, 0, CU_MEMORYTYPE_DEVICE, NULL, src, n)
+#define DTOD(dst, src, n) linear(CU_MEMORYTYPE_DEVICE, NULL, dst, CU_MEMORYTYPE_DEVICE, NULL, src, n)
+#define UNIFIED(dst, src, n) linear(CU_MEMORYTYPE_UNIFIED, NULL, dst, CU_MEMORYTYPE_UNIFIED, NULL, src, n)
+
+CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n) { return copy_op(NULL, HTOD(dst, src, n)); }
+CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n) { return copy_op(NULL, DTOH(dst, src, n)); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_op(NULL, DTOD(dst, src, n)); }
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_op(NULL, UNIFIED(dst, src, n)); }
+
+CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s) {
+  return copy_async(s, HTOD(dst, src, n));
+}
+CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copy_async(s, DTOH(dst, src, n));
+}
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copy_async(s, DTOD(dst, src, n));
+}
+CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s) {
+  return copy_async(s, UNIFIED(dst, src, n));
+}
+
+/* One device: a peer copy is a copy between two contexts of it. */
+static CUresult contexts_ok(CUcontext a, CUcontext b) {
+  CUcontext c;
+  CUresult r = current_ok(&c);
+  if (r == CUDA_SUCCESS && (!drv_live(a, MAGIC_CTX) || !drv_live(b, MAGIC_CTX))) r = CUDA_ERROR_INVALID_CONTEXT;
+  return r;
+}
+
+CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n) {
+  CUresult r = contexts_ok(dstContext, srcContext);
+  return r != CUDA_SUCCESS ? r : copy_op(NULL, DTOD(dst, src, n));
+}
+CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstContext, CUdeviceptr src, CUcontext srcContext, size_t n,
+                           CUstream s) {
+  CUresult r = contexts_ok(dstContext, srcContext);
+  return r != CUDA_SUCCESS ? r : copy_async(s, DTOD(dst, src, n));
+}
+
+static CUDA_MEMCPY3D from2d(const CUDA_MEMCPY2D *p) {
+  CUDA_MEMCPY3D q = {.srcXInBytes = p->srcXInBytes, .srcY = p->srcY, .srcMemoryType = p->srcMemoryType,
+                     .srcHost = p->srcHost, .srcDevice = p->srcDevice, .srcArray = p->srcArray,
+                     .srcPitch = p->srcPitch, .srcHeight = p->Height, .dstXInBytes = p->dstXInBytes,
+                     .dstY = p->dstY, .dstMemoryType = p->dstMemoryType, .dstHost = p->dstHost,
+                     .dstDevice = p->dstDevice, .dstArray = p->dstArray, .dstPitch = p->dstPitch,
+                     .dstHeight = p->Height, .WidthInBytes = p->WidthInBytes, .Height = p->Height, .Depth = 1};
+  return q;
+}
+
+static CUDA_MEMCPY3D from_peer(const CUDA_MEMCPY3D_PEER *p) {
+  CUDA_MEMCPY3D q = {p->srcXInBytes, p->srcY, p->srcZ, p->srcLOD, p->srcMemoryType, p->srcHost, p->srcDevice,
+                     p->srcArray, NULL, p->srcPitch, p->srcHeight, p->dstXInBytes, p->dstY, p->dstZ, p->dstLOD,
+                     p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, NULL, p->dstPitch, p->dstHeight,
+                     p->WidthInBytes, p->Height, p->Depth};
+  return q;
+}
+
+static CUresult peer_ok(const CUDA_MEMCPY3D_PEER *p) {
+  if (!p) return CUDA_ERROR_INVALID_VALUE;
+  if ((p->srcContext && !drv_live(p->srcContext, MAGIC_CTX)) || (p->dstContext && !drv_live(p->dstContext, MAGIC_CTX)))
+    return CUDA_ERROR_INVALID_CONTEXT;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p) { return p ? copy_op(NULL, from2d(p)) : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuMemcpy2DUnaligned_v2(const CUDA_MEMCPY2D *p) { return cuMemcpy2D_v2(p); }
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p) { return p ? copy_op(NULL, *p) : CUDA_ERROR_INVALID_VALUE; }
+CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *p) {
+  CUresult r = peer_ok(p);
+  return r != CUDA_SUCCESS ? r : copy_op(NULL, from_peer(p));
+}
 CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : copy2d(p);
+  return p ? copy_async(s, from2d(p)) : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : copy3d_params(p);
+  return p ? copy_async(s, *p) : CUDA_ERROR_INVALID_VALUE;
 }
 CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *p, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : copy3d_peer(p);
+  CUresult r = peer_ok(p);
+  return r != CUDA_SUCCESS ? r : copy_async(s, from_peer(p));
 }
 
 PER_THREAD(cuMemcpyHtoD_v2_ptds, cuMemcpyHtoD_v2)
@@ -512,42 +540,48 @@ static CUresult set2d(CUdeviceptr dst, size_t pitch, unsigned v, size_t width, s
   return CUDA_SUCCESS;
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) { return set2d(dst, 0, uc, n, 1, 1); }
-CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) { return set2d(dst, 0, us, n, 1, 2); }
-CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) { return set2d(dst, 0, ui, n, 1, 4); }
-CUresult cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w, size_t h) {
-  return set2d(dst, pitch, uc, w, h, 1);
-}
-CUresult cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w, size_t h) {
-  return set2d(dst, pitch, us, w, h, 2);
-}
-CUresult cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w, size_t h) {
-  return set2d(dst, pitch, ui, w, h, 4);
+/* A set, handed to stream capture first (as copy_op). */
+static CUresult set_op(CUstream s, CUdeviceptr dst, size_t pitch, unsigned v, size_t w, size_t h, unsigned size) {
+  CUresult r;
+  DrvOp op = {DRV_OP_SET, .u.set = {.dst = dst, .pitch = pitch, .value = v, .elementSize = size, .width = w,
+                                    .height = h}};
+  return drv_capture(s, &op, &r) ? r : set2d(dst, pitch, v, w, h, size);
 }
 
-CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
+static CUresult set_async(CUstream s, CUdeviceptr dst, size_t pitch, unsigned v, size_t w, size_t h, unsigned size) {
   CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, 0, uc, n, 1, 1);
+  return r != CUDA_SUCCESS ? r : set_op(s, dst, pitch, v, w, h, size);
+}
+
+CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char uc, size_t n) { return set_op(NULL, dst, 0, uc, n, 1, 1); }
+CUresult cuMemsetD16_v2(CUdeviceptr dst, unsigned short us, size_t n) { return set_op(NULL, dst, 0, us, n, 1, 2); }
+CUresult cuMemsetD32_v2(CUdeviceptr dst, unsigned int ui, size_t n) { return set_op(NULL, dst, 0, ui, n, 1, 4); }
+CUresult cuMemsetD2D8_v2(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w, size_t h) {
+  return set_op(NULL, dst, pitch, uc, w, h, 1);
+}
+CUresult cuMemsetD2D16_v2(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w, size_t h) {
+  return set_op(NULL, dst, pitch, us, w, h, 2);
+}
+CUresult cuMemsetD2D32_v2(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w, size_t h) {
+  return set_op(NULL, dst, pitch, ui, w, h, 4);
+}
+CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char uc, size_t n, CUstream s) {
+  return set_async(s, dst, 0, uc, n, 1, 1);
 }
 CUresult cuMemsetD16Async(CUdeviceptr dst, unsigned short us, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, 0, us, n, 1, 2);
+  return set_async(s, dst, 0, us, n, 1, 2);
 }
 CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, 0, ui, n, 1, 4);
+  return set_async(s, dst, 0, ui, n, 1, 4);
 }
 CUresult cuMemsetD2D8Async(CUdeviceptr dst, size_t pitch, unsigned char uc, size_t w, size_t h, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, uc, w, h, 1);
+  return set_async(s, dst, pitch, uc, w, h, 1);
 }
 CUresult cuMemsetD2D16Async(CUdeviceptr dst, size_t pitch, unsigned short us, size_t w, size_t h, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, us, w, h, 2);
+  return set_async(s, dst, pitch, us, w, h, 2);
 }
 CUresult cuMemsetD2D32Async(CUdeviceptr dst, size_t pitch, unsigned int ui, size_t w, size_t h, CUstream s) {
-  CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : set2d(dst, pitch, ui, w, h, 4);
+  return set_async(s, dst, pitch, ui, w, h, 4);
 }
 
 PER_THREAD(cuMemsetD8_v2_ptds, cuMemsetD8_v2)
@@ -659,7 +693,7 @@ static CUresult get_attribute(void *data, CUpointer_attribute a, CUdeviceptr ptr
     break;
   case CU_POINTER_ATTRIBUTE_MEMORY_BLOCK_ID: *(unsigned long long *)data = m->id; break;
   case CU_POINTER_ATTRIBUTE_P2P_TOKENS:
-    drv_say("cuPointerGetAttribute: CU_POINTER_ATTRIBUTE_P2P_TOKENS is not implemented");
+    SAY_ONCE("cuPointerGetAttribute: CU_POINTER_ATTRIBUTE_P2P_TOKENS is not implemented");
     return CUDA_ERROR_NOT_SUPPORTED;
   default: return CUDA_ERROR_INVALID_VALUE;
   }
@@ -761,8 +795,19 @@ CUresult cuDeviceSetMemPool(CUdevice dev, CUmemoryPool pool) {
   return pool_ok(pool);
 }
 
+/* Whether s captures: its allocations and frees would be memory nodes of
+ * the graph (graph.c), which are not implemented. */
+static bool capturing(CUstream s) {
+  CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+  return cuStreamIsCapturing(s, &st) == CUDA_SUCCESS && st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
 CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream) {
   CUresult r = on_stream(hStream);
+  if (r == CUDA_SUCCESS && capturing(hStream)) {
+    SAY_ONCE("cuMemAllocAsync in stream capture (memory allocation nodes) is not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return r != CUDA_SUCCESS ? r : alloc(dptr, bytesize, A_POOL);
 }
 
@@ -773,6 +818,10 @@ CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPoo
 
 CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream) {
   CUresult r = on_stream(hStream);
+  if (r == CUDA_SUCCESS && capturing(hStream)) {
+    SAY_ONCE("cuMemFreeAsync in stream capture (memory free nodes) is not implemented");
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
   return r != CUDA_SUCCESS ? r : free_kind(dptr, 1u << PTXVM_MEM_DEVICE);
 }
 

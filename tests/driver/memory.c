@@ -7,13 +7,15 @@
  * memory; 2-D and 3-D copies and sets against plain C loops on the same
  * data; the stream-ordered allocator; address ranges; a device buffer that
  * host code cannot dereference; a kernel store to host memory that is not
- * registered faults. Expected values: the CUDA documentation's answers
- * and plain arithmetic.
+ * registered faults; 2-D copies and sets captured into a graph. Expected
+ * values: the CUDA documentation's answers and plain arithmetic.
  *
  * EXEC: -j 2
  * STDERR: ptxvm: st.global.u32: 4-byte global access at 0x
  * STDERR: is outside every allocation
  * STDERR: kernel scale, %ctaid (0,0,0), %tid (0,0,0)
+ * STDERR-ONCE: ptxvm: copies to or from CUDA arrays (CU_MEMORYTYPE_ARRAY) are not implemented
+ * STDERR-ONCE: ptxvm: cuMemAllocAsync in stream capture (memory allocation nodes) is not implemented
  */
 #define _GNU_SOURCE
 #include <cuda.h>
@@ -262,7 +264,7 @@ static void test_copy2d(void) {
   p.dstY = 0, p.srcPitch = W - 1;
   CHECK(cuMemcpy2D(&p) == CUDA_ERROR_INVALID_VALUE);
   p.srcPitch = SP, p.srcMemoryType = CU_MEMORYTYPE_ARRAY;
-  CHECK(cuMemcpy2DAsync(&p, 0) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuMemcpy2DAsync(&p, 0) == CUDA_ERROR_NOT_SUPPORTED && cuMemcpy2D(&p) == CUDA_ERROR_NOT_SUPPORTED);
   CHECK(cuMemFree(d) == CUDA_SUCCESS);
 }
 
@@ -402,6 +404,40 @@ static void test_ranges_and_copies(CUcontext ctx) {
   CHECK(cuMemFree(d) == CUDA_SUCCESS);
 }
 
+/* 2-D copies and sets on a capturing stream become graph nodes, run by
+ * cuGraphLaunch; the stream-ordered allocator is refused there by name. */
+static void test_capture(void) {
+  enum { PITCH = 64, ROWS = 8, W = 16 };
+  uint8_t src[W * 4], back[PITCH * ROWS], want[PITCH * ROWS];
+  for (int i = 0; i < (int)sizeof src; i++) src[i] = (uint8_t)(i + 100);
+  CUdeviceptr d = 0, x = 0;
+  CUstream s = NULL;
+  CHECK(cuMemAlloc(&d, sizeof back) == CUDA_SUCCESS && cuMemsetD8(d, 0, sizeof back) == CUDA_SUCCESS);
+  CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  CHECK(cuStreamBeginCapture(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+  CHECK(cuMemsetD2D32Async(d, PITCH, 0x01020304, W / 4 * 2, ROWS, s) == CUDA_SUCCESS);
+  CUDA_MEMCPY2D p;
+  memset(&p, 0, sizeof p);
+  p.srcMemoryType = CU_MEMORYTYPE_HOST, p.srcHost = src, p.srcPitch = W;
+  p.dstMemoryType = CU_MEMORYTYPE_DEVICE, p.dstDevice = d, p.dstPitch = PITCH, p.dstXInBytes = 8, p.dstY = 2;
+  p.WidthInBytes = W, p.Height = 4;
+  CHECK(cuMemcpy2DAsync(&p, s) == CUDA_SUCCESS);
+  CHECK(cuMemAllocAsync(&x, 16, s) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuMemcpyDtoH(back, d, sizeof back) == CUDA_SUCCESS && back[0] == 0);   /* nothing ran yet */
+  CUgraph g = NULL;
+  CUgraphExec e = NULL;
+  CHECK(cuStreamEndCapture(s, &g) == CUDA_SUCCESS && g);
+  CHECK(cuGraphInstantiate(&e, g, 0) == CUDA_SUCCESS && cuGraphLaunch(e, s) == CUDA_SUCCESS);
+  CHECK(cuStreamSynchronize(s) == CUDA_SUCCESS);
+  memset(want, 0, sizeof want);
+  for (int y = 0; y < ROWS; y++)
+    for (int i = 0; i < W / 4 * 2; i++) memcpy(&want[y * PITCH + 4 * i], &(uint32_t){0x01020304}, 4);
+  for (int y = 0; y < 4; y++) memcpy(&want[(y + 2) * PITCH + 8], &src[y * W], W);
+  CHECK(cuMemcpyDtoH(back, d, sizeof back) == CUDA_SUCCESS && !memcmp(back, want, sizeof want));
+  CHECK(cuGraphExecDestroy(e) == CUDA_SUCCESS && cuGraphDestroy(g) == CUDA_SUCCESS);
+  CHECK(cuStreamDestroy(s) == CUDA_SUCCESS && cuMemFree(d) == CUDA_SUCCESS);
+}
+
 /* Last: a kernel store to host memory that is not registered faults (the
  * context's error is sticky afterwards), and the memory is untouched. */
 static void test_unregistered_fault(void) {
@@ -439,6 +475,7 @@ int main(void) {
   test_copy3d();
   test_memset();
   test_pool();
+  test_capture();
   test_ranges_and_copies(ctx);
   test_unregistered_fault();
   cuCtxDestroy(ctx);
