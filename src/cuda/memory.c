@@ -385,8 +385,9 @@ static CUresult copy3d(const Side *dst, const Side *src, size_t width, size_t he
 
 /* Every copy is a CUDA_MEMCPY3D: handed to stream capture (graph.c; the
  * synchronous forms as the legacy stream's, s NULL), else run at once. */
-static CUresult copy_op(CUstream s, CUDA_MEMCPY3D c) {
+static CUresult copy_do(CUstream s, CUDA_MEMCPY3D c, bool blocking) {
   const CUDA_MEMCPY3D *p = &c;
+  if (blocking) drv_printf_flush();   /* a blocking copy synchronizes */
   if (p->srcLOD || p->dstLOD || p->reserved0 || p->reserved1) return CUDA_ERROR_INVALID_VALUE;
   CUresult r;
   DrvOp op = {DRV_OP_COPY, .u.copy = *p};
@@ -397,10 +398,12 @@ static CUresult copy_op(CUstream s, CUDA_MEMCPY3D c) {
   return copy3d(&dst, &src, p->WidthInBytes, p->Height, p->Depth);
 }
 
+static CUresult copy_op(CUstream s, CUDA_MEMCPY3D c) { return copy_do(s, c, true); }
+
 /* The same for an Async form: its stream is checked first. */
 static CUresult copy_async(CUstream s, CUDA_MEMCPY3D c) {
   CUresult r = on_stream(s);
-  return r != CUDA_SUCCESS ? r : copy_op(s, c);
+  return r != CUDA_SUCCESS ? r : copy_do(s, c, false);
 }
 
 static CUDA_MEMCPY3D linear(CUmemorytype dt, void *dh, CUdeviceptr dd, CUmemorytype st, const void *sh,
