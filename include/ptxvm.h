@@ -248,6 +248,43 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
 ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
                                     ptxvm_module **out);
 
+/* Links `count` PTX texts into one module (PTX ISA 9.0 §11.6, "Linking
+ * Directives"), as nvlink links the PTX of -rdc=true objects and
+ * cuLinkComplete its inputs. Input i is texts[i], lens[i] bytes (lens NULL
+ * or lens[i] 0: NUL-terminated), named names[i] in diagnostics (names NULL
+ * or names[i] NULL: "<ptx#I>", I from 1); `name` names the module (NULL:
+ * the inputs' names joined by '+'). Each input is parsed and validated as
+ * ptxvm_module_load_data does, and its names that are not .visible, .weak
+ * or .common stay its own (two inputs may each have an internal helper of
+ * one name). Then, by name: a reference (an .extern declaration, or a .func
+ * declared without a body) is bound to the definition that another input
+ * makes .visible or .weak, so a .visible .global of one input and its
+ * .extern in another are one variable, and a call reaches the one function;
+ * .visible wins over .weak, of several .weak the first input's wins; of
+ * several .common .global the largest wins (only it may be initialized).
+ * `.extern .shared` arrays stay each kernel's dynamic shared memory, and
+ * vprintf, __assertfail, malloc and free are the system's, as in one module.
+ * The module lists the inputs' functions and variables in input order, the
+ * declarations bound to a definition and the definitions that lost left
+ * out; diagnostics of its code (check, faults) name the input and its line.
+ * Texts need not stay valid after the call. On success *out is owned by ctx.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx, texts, a text or out NULL;
+ *           count < 1),
+ *         PTXVM_ERROR_INVALID_PTX (an input does not parse: its located
+ *           message; or a link error, "NAME:LINE:COL: error: ..." at the
+ *           symbol's declaration in its input: a second .visible definition
+ *           of a name (both places named); a used reference that no input
+ *           defines, named (for a function of the CUDA device runtime,
+ *           cudaLaunchDevice, cudaGetParameterBuffer..., the message says
+ *           that device-side launches are not supported); a reference whose
+ *           kind, state space or signature (.entry or .func, parameter and
+ *           return counts) differs from its definition; .common rules
+ *           broken; different .address_size),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_module_load_linked(ptxvm_context *ctx, int count, const char *const *texts,
+                                      const size_t *lens, const char *const *names, const char *name,
+                                      ptxvm_module **out);
+
 /* Frees a module and the functions it holds; its handle and theirs become
  * invalid. NULL is ignored.
  * Errors: PTXVM_ERROR_INVALID_HANDLE (already unloaded, or its context
