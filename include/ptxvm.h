@@ -325,9 +325,9 @@ typedef struct ptxvm_image_ptx {
   unsigned sm;               /* the entry's target: 90 for sm_90 and sm_90a */
   int arch_specific;         /* 1 for an arch-specific target (sm_90a) */
   int relocatable;           /* 1 for an -rdc=true object's PTX (from
-                                __nv_relfatbin): ptxvm does not link such
-                                modules, so a call of a function defined in
-                                another object fails at the launch, named */
+                                __nv_relfatbin): the relocatable modules of
+                                an image are linked into one
+                                (ptxvm_module_load_image) */
 } ptxvm_image_ptx;
 
 /* The PTX modules of an image: one per fatbin that has PTX for sm_90 or
@@ -352,14 +352,33 @@ void ptxvm_image_free(ptxvm_image_ptx *ptx, int count);
 
 /* Loads a module from an image (above) or from PTX text, as
  * cuModuleLoadData does: PTX text (`size` 0: NUL-terminated) is loaded as
- * ptxvm_module_load_data does; an image must hold exactly one PTX module
- * (a fatbin or wrapper of one translation unit), which is loaded under
- * `name` (NULL: "<image>").
- * Errors: those of ptxvm_image_get_ptx and ptxvm_module_load_data, and
- *         PTXVM_ERROR_NOT_SUPPORTED (the image holds several PTX modules:
+ * ptxvm_module_load_data does; an image must make exactly one module,
+ * which is loaded under `name` (NULL: "<image>"): one PTX module (a fatbin
+ * or wrapper of one translation unit), or only relocatable ones (an
+ * -rdc=true executable's objects, a ptxvm_image_link image), which are
+ * linked as ptxvm_module_load_linked does, module i of the image (from 1)
+ * named NAME#i in diagnostics, as `ptxvm ptx` lists them.
+ * Errors: those of ptxvm_image_get_ptx, ptxvm_module_load_data and
+ *         ptxvm_module_load_linked, and
+ *         PTXVM_ERROR_NOT_SUPPORTED (the image makes several modules: the
+ *           PTX of several translation units without -rdc=true;
  *           ptxvm_image_get_ptx gives them). */
 ptxvm_status ptxvm_module_load_image(ptxvm_context *ctx, const void *image, size_t size,
                                      const char *name, ptxvm_module **out);
+
+/* Writes an image of `count` PTX texts to be linked, as cuLinkComplete
+ * returns one: texts[i] has lens[i] bytes (lens NULL or lens[i] 0:
+ * NUL-terminated); nothing is parsed. The image is an ELF64 relocatable
+ * file (EM_NONE: no host code) whose __nv_relfatbin section holds one
+ * fatbin per text, in order, each with one stored PTX entry for sm_90:
+ * the layout of an -rdc=true object's device code, so
+ * ptxvm_module_load_image (and cuModuleLoadData) links the texts and
+ * ptxvm_image_get_ptx lists each (relocatable). *image is malloc'd (free
+ * it with free()), *size its bytes.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument or text, count < 1),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_image_link(ptxvm_context *ctx, int count, const char *const *texts, const size_t *lens,
+                              void **image, size_t *size);
 
 /* ---- functions and their parameters (PTX ISA 9.0 §5.1.6, §7, §11.4) ---- */
 

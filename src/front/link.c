@@ -174,32 +174,6 @@ static bool system_function(const char *name) {
   return false;
 }
 
-/* Whether name is a function of the CUDA device runtime: what
- * libcudadevrt.a of CUDA 13.0 defines for device code (the Device Runtime
- * API of the CUDA Programming Guide, the __cudaCDP2* forms nvcc calls for
- * them, and their per-thread-stream _ptsz variants). */
-static bool device_runtime(const char *name) {
-  static const char *const api[] = {   /* each after its "cuda" */
-    "DeviceGetAttribute", "DeviceGetCacheConfig", "DeviceGetLimit", "DeviceGetSharedMemConfig",
-    "DeviceSynchronize", "EventCreateWithFlags", "EventDestroy", "EventRecord", "Free",
-    "FuncGetAttributes", "GetDevice", "GetDeviceCount", "GetErrorName", "GetErrorString",
-    "GetLastError", "GetParameterBuffer", "GetParameterBufferV2", "LaunchDevice", "LaunchDeviceV2",
-    "Malloc", "Memcpy2DAsync", "Memcpy3DAsync", "MemcpyAsync", "Memset2DAsync", "Memset3DAsync",
-    "MemsetAsync", "OccupancyMaxActiveBlocksPerMultiprocessor",
-    "OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "PeekAtLastError", "RuntimeGetVersion",
-    "StreamCreateWithFlags", "StreamDestroy", "StreamWaitEvent", "CGGetIntrinsicHandle", "CGGetRank",
-    "CGGetSize", "CGSynchronize", "CGSynchronizeGrid"};
-  const char *base;
-  if (!strncmp(name, "__cudaCDP2", 10)) base = name + 10;
-  else if (!strncmp(name, "cuda", 4)) base = name + 4;
-  else return false;
-  size_t n = strlen(base);
-  if (n > 5 && !strcmp(base + n - 5, "_ptsz")) n -= 5;
-  for (size_t i = 0; i < sizeof api / sizeof *api; i++)
-    if (strlen(api[i]) == n && !strncmp(api[i], base, n)) return true;
-  return false;
-}
-
 /* Whether s is an `.extern .shared` array: the dynamic shared memory of
  * each kernel, not a symbol to resolve (lower.c is_dyn_shared). */
 static bool dynamic_shared(const Symbol *s) {
@@ -229,7 +203,7 @@ static Function *resolve_fn(Linker *L, Function *f, int part) {
     if (!e->name) *e = (LinkSym){f->name, NULL, f, part};
     return e->fn;
   }
-  if (device_runtime(f->name))
+  if (device_runtime_function(f->name))
     link_error(L, part, f->line, f->col, "'%s' is a function of the CUDA device runtime (libcudadevrt), "
                "which no input defines: ptxvm does not support device-side kernel launches (dynamic "
                "parallelism) or other device runtime calls", f->name);

@@ -244,5 +244,10 @@ bool insn_has_mod(const Insn *in, const char *mod);   /* mod with its dot */
  * element size (vector included); at least 1. */
 uint32_t symbol_align(const Symbol *s);
 const char *module_file_name(const Module *m, int index);
+/* Whether a function name is one of the CUDA device runtime's (what
+ * libcudadevrt defines for device code: cudaLaunchDevice,
+ * cudaGetParameterBuffer, __cudaCDP2LaunchDeviceV2, ...), which ptxvm does
+ * not provide: device-side launches are not supported. */
+bool device_runtime_function(const char *name);
 
 #endif
