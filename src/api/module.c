@@ -266,10 +266,14 @@ static ptxvm_status module_get_global(Mod *mod, const char *name, ptxvm_devptr *
   Ctx *ctx = mod->ctx;
   if (!name) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_get_global: NULL name");
   const Symbol *var = NULL;
-  for (int i = 0; i < mod->m->nglobals && !var; i++) {
-    const Symbol *s = mod->m->globals[i];
-    if ((s->space == SP_GLOBAL || s->space == SP_CONST) && !strcmp(s->name, name)) var = s;
-  }
+  /* a linked module's inputs may each have an internal variable of the
+     name: a .visible (.weak, .common) one first, as a linker exports it */
+  for (int pass = 0; pass < 2 && !var; pass++)
+    for (int i = 0; i < mod->m->nglobals && !var; i++) {
+      const Symbol *s = mod->m->globals[i];
+      bool linkable = s->is_visible || s->is_weak || s->is_common;
+      if ((s->space == SP_GLOBAL || s->space == SP_CONST) && (pass || linkable) && !strcmp(s->name, name)) var = s;
+    }
   ptxvm_status st = var ? api_program(mod) : PTXVM_SUCCESS;
   if (st != PTXVM_SUCCESS) return st;
   uint64_t a = var ? program_var_addr(mod->prog, var) : 0;

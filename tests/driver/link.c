@@ -8,7 +8,7 @@
  * with its input in the error log; a cubin input refused; a library
  * (libcudadevrt.a, where the toolkit has it) recorded and named when a
  * device-side launch needs it; the completed image linked again as a
- * CU_JIT_INPUT_OBJECT. Expected values are plain arithmetic and the
+ * CU_JIT_INPUT_OBJECT, and its fatbins as CU_JIT_INPUT_FATBINARY inputs. Expected values are plain arithmetic and the
  * documented answers. Prints "N passed, M failed".
  *
  * STDERR: ptxvm: b2.ptx:4:10: error: duplicate definition of .visible 'helper' (also defined at b.ptx:5:10)
@@ -98,6 +98,45 @@ static void run_module(CUmodule mod) {
   CHECK(cuMemFree(buf) == CUDA_SUCCESS);
 }
 
+/* The fatbins of a link image, read as ptxvm.h documents it (an ELF64
+ * file whose __nv_relfatbin section holds one fatbin per input): the
+ * first two, each added as CU_JIT_INPUT_FATBINARY, link again. */
+static void test_fatbins(const unsigned char *img) {
+  uint64_t shoff, off = 0, size = 0;
+  uint16_t shnum, strndx;
+  memcpy(&shoff, img + 0x28, 8);
+  memcpy(&shnum, img + 0x3c, 2);
+  memcpy(&strndx, img + 0x3e, 2);
+  uint64_t stroff;
+  memcpy(&stroff, img + shoff + strndx * 64 + 0x18, 8);
+  for (unsigned i = 0; i < shnum; i++) {
+    uint32_t name;
+    memcpy(&name, img + shoff + i * 64, 4);
+    if (strcmp((const char *)img + stroff + name, "__nv_relfatbin")) continue;
+    memcpy(&off, img + shoff + i * 64 + 0x18, 8);
+    memcpy(&size, img + shoff + i * 64 + 0x20, 8);
+  }
+  CHECK(off && size);
+  if (!off) return;
+  uint32_t magic;
+  uint64_t first;
+  memcpy(&magic, img + off, 4);
+  memcpy(&first, img + off + 8, 8);
+  CHECK(magic == 0xBA55ED50u && 16 + first < size);
+  CUlinkState s = create();
+  CHECK(cuLinkAddData(s, CU_JIT_INPUT_FATBINARY, (void *)(img + off), 16 + first, "a.fatbin", 0, NULL, NULL) ==
+        CUDA_SUCCESS);
+  CHECK(cuLinkAddData(s, CU_JIT_INPUT_FATBINARY, (void *)(img + off + 16 + first), 0, "b.fatbin", 0, NULL, NULL) ==
+        CUDA_SUCCESS);
+  void *image;
+  CUmodule mod;
+  CHECK(cuLinkComplete(s, &image, NULL) == CUDA_SUCCESS);
+  CHECK(cuModuleLoadData(&mod, image) == CUDA_SUCCESS);
+  run_module(mod);
+  CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
+  CHECK(cuLinkDestroy(s) == CUDA_SUCCESS);
+}
+
 /* The two modules linked, the image loaded both ways; the image linked
  * again as an object. */
 static void test_link(void) {
@@ -130,6 +169,7 @@ static void test_link(void) {
   run_module(mod);
   CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
   CHECK(cuLinkDestroy(s2) == CUDA_SUCCESS);
+  test_fatbins(image);
   CHECK(cuLinkDestroy(s) == CUDA_SUCCESS);
   CHECK(add_ptx(s, a_ptx, "a.ptx") == CUDA_ERROR_INVALID_HANDLE);   /* destroyed */
   CHECK(cuLinkDestroy(s) == CUDA_ERROR_INVALID_HANDLE);
