@@ -106,7 +106,8 @@ static void merge_var(Linker *L, LinkSym *e, Symbol *s, int part) {
     link_error(L, part, s->line, s->col, "'%s' is defined in .%s here and in .%s at %s", s->name,
                space_word(s->space), space_word(o->space), at);
   if (o->is_common && s->is_common) {       /* §11.6.4: the largest; one initializer, on it */
-    Symbol *big = s->size > o->size ? s : o, *small = big == s ? o : s;
+    /* the larger; of two as large, the initialized one */
+    Symbol *big = s->size > o->size || (s->size == o->size && s->has_init) ? s : o, *small = big == s ? o : s;
     if (small->has_init && big->has_init)
       link_error(L, part, s->line, s->col, ".common '%s' is initialized here and at %s: only one "
                  "input may initialize a common symbol (PTX ISA 9.0 §11.6.4)", s->name, at);
@@ -125,8 +126,9 @@ static void merge_var(Linker *L, LinkSym *e, Symbol *s, int part) {
                  "of it has %llu (%s)", s->name, (unsigned long long)def->size,
                  (unsigned long long)com->size, at);
     if (com->has_init)
-      link_error(L, part, s->line, s->col, "'%s' has two initialized definitions, here and at %s",
-                 s->name, at);
+      link_error(L, part, s->line, s->col, "'%s' has an initialized .common definition and a .%s one that "
+                 "wins over it (here and at %s): the initializer would be lost", s->name,
+                 def->is_weak ? "weak" : "visible", at);
     if (def == s) e->var = s, e->part = part;
     return;
   }

@@ -174,6 +174,10 @@ static void test_errors(ptxvm_context *ctx) {
             "the initialized one must be the largest", NULL));
   CHECK(has(link_error(ctx, HEAD ".common .func f() { ret; }\n", def), ".common applies only to variables in .global",
             NULL));
+  CHECK(has(link_error(ctx, HEAD ".common .global .u32 c[2] = {1, 2};\n", HEAD ".visible .global .u32 c[2];\n"),
+            "the initializer would be lost", NULL));
+  CHECK(has(link_error(ctx, HEAD ".common .global .u32 c[4];\n", HEAD ".visible .global .u32 c[2];\n"),
+            "'c' is defined with 8 bytes, but a .common definition of it has 16", NULL));
   /* bad arguments */
   ptxvm_module *mod;
   CHECK(ptxvm_module_load_linked(ctx, 0, NULL, NULL, NULL, NULL, &mod) == PTXVM_ERROR_INVALID_VALUE);
@@ -229,6 +233,14 @@ static void test_common(ptxvm_context *ctx) {
   CHECK(ptxvm_memcpy_dtoh(ctx, cv, c, 16) == PTXVM_SUCCESS && cv[0] == 9 && cv[1] == 2 && cv[3] == 4);
   ptxvm_mem_free(ctx, buf);
   ptxvm_module_unload(mod);
+  /* two as large: the initialized one, in either order */
+  const char *plain = HEAD ".common .global .u32 c[4];\n", *init = HEAD ".common .global .u32 c[4] = {7, 8, 9, 10};\n";
+  for (int order = 0; order < 2; order++) {
+    CHECK(link2(ctx, order ? init : plain, order ? plain : init, "x.ptx", "y.ptx", &mod) == PTXVM_SUCCESS);
+    CHECK(mod && ptxvm_module_get_global(mod, "c", &c, &size) == PTXVM_SUCCESS && size == 16);
+    CHECK(mod && ptxvm_memcpy_dtoh(ctx, cv, c, 16) == PTXVM_SUCCESS && cv[0] == 7 && cv[3] == 10);
+    ptxvm_module_unload(mod);
+  }
 }
 
 int main(void) {
