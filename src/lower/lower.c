@@ -566,6 +566,7 @@ static void layout_shared(Lower *L) {
 
 static void alloc_global(Lower *L, const Symbol *s) {
   if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
+  if (s->is_extern) return;   /* defined by another module: sym_addr refuses its uses */
   uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
                      (unsigned long long)s->size, s->name);
@@ -582,6 +583,10 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
     return FUNC_ADDR_BASE + (uint64_t)i;
   }
   uint64_t a;
+  if (!program_lookup_var(L->p, s, &a) && s->is_extern && (s->space == SP_GLOBAL || s->space == SP_CONST))
+    lower_fail(L, L->in, "'%s' is declared .extern .%s and this module does not define it: link the module "
+               "that does (ptxvm_module_load_linked; the objects of an -rdc=true executable are linked)",
+               s->name, space_name(s->space));
   if (!program_lookup_var(L->p, s, &a)) lower_fail(L, L->in, "'%s' has no address", s->name);
   if (L->fn && is_dyn_shared(s)) a = L->fn->shared_base;   /* its kernel's dynamic area */
   /* .param of a .func frame: a LOCAL-window address even as .param (exec.h) */
