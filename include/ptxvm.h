@@ -262,8 +262,12 @@ ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
  * .extern in another are one variable, and a call reaches the one function;
  * .visible wins over .weak, of several .weak the first input's wins; of
  * several .common .global the largest wins (only it may be initialized).
- * `.extern .shared` arrays stay each kernel's dynamic shared memory, and
- * vprintf, __assertfail, malloc and free are the system's, as in one module.
+ * `.extern .shared` arrays stay each kernel's dynamic shared memory;
+ * vprintf, __assertfail, malloc and free are the system's, as in one module,
+ * and the CUDA device runtime's functions (cudaLaunchDevice,
+ * cudaGetParameterBuffer, __cudaCDP2LaunchDeviceV2, ...) stay declarations:
+ * ptxvm does not support device-side launches, so a kernel that calls one
+ * is refused at its launch (PTXVM_ERROR_NOT_SUPPORTED, the function named).
  * The module lists the inputs' functions and variables in input order, the
  * declarations bound to a definition and the definitions that lost left
  * out; diagnostics of its code (check, faults) name the input and its line.
@@ -274,9 +278,7 @@ ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
  *           message; or a link error, "NAME:LINE:COL: error: ..." at the
  *           symbol's declaration in its input: a second .visible definition
  *           of a name (both places named); a used reference that no input
- *           defines, named (for a function of the CUDA device runtime,
- *           cudaLaunchDevice, cudaGetParameterBuffer..., the message says
- *           that device-side launches are not supported); a reference whose
+ *           defines, named; a reference whose
  *           kind, state space or signature (.entry or .func, parameter and
  *           return counts) differs from its definition; .common rules
  *           broken; different .address_size),

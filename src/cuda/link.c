@@ -14,13 +14,16 @@
  *                           some is linked, every such member (as
  *                           --whole-archive would); members without PTX for
  *                           sm_90 (libcudadevrt.a's device runtime is SASS)
- *                           are recorded, and named if the link then needs
- *                           a device runtime function;
+ *                           are recorded (named in the info log);
  *   CU_JIT_INPUT_CUBIN      refused (SASS: CUDA_ERROR_NO_BINARY_FOR_GPU);
  *   CU_JIT_INPUT_NVVM       refused (CUDA_ERROR_NOT_SUPPORTED).
  * cuLinkComplete links them (ptxvm_module_load_linked, PTX ISA §11.6: a
  * duplicate .visible definition or an unresolved extern is
- * CUDA_ERROR_INVALID_PTX, the message naming the symbol and its input) and
+ * CUDA_ERROR_INVALID_PTX, the message naming the symbol and its input;
+ * a call of a device runtime function, cudaLaunchDevice..., links, and the
+ * info log names each kernel that cannot launch, which its launch refuses
+ * with CUDA_ERROR_NOT_SUPPORTED: ptxvm does not support device-side
+ * launches) and
  * returns the image of ptxvm_image_link: an ELF file whose __nv_relfatbin
  * section holds one fatbin per input, which cuModuleLoadData,
  * cuModuleLoadDataEx and cuLibraryLoadData load (and link again) as they
@@ -33,6 +36,7 @@
  * CUDA requires to stay valid); CU_JIT_WALL_TIME receives the
  * milliseconds cuLinkComplete took. Other options (optimisation, target,
  * cache) do not change PTX's semantics. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +56,7 @@ struct CUlinkState_st {
   LinkInput *in;
   int n, cap;
   char *libs;                            /* the libraries without PTX, "a, b" */
+  char *info;                            /* cuLinkComplete's info log */
   int nadded;                            /* inputs added, for default names */
   void *image;                           /* cuLinkComplete's */
   size_t size;
@@ -308,6 +313,35 @@ static double now_ms(void) {
   return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
+/* Appends a line to the info log text of the state. */
+static void note(CUlinkState s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(CUlinkState s, const char *fmt, ...) {
+  char line[1200];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(line, sizeof line, fmt, ap);
+  va_end(ap);
+  size_t old = s->info ? strlen(s->info) : 0;
+  char *ni = realloc(s->info, old + strlen(line) + 2);
+  if (!ni) return;
+  snprintf(ni + old, strlen(line) + 2, "%s\n", line);
+  s->info = ni;
+}
+
+/* The kernels of the linked module m that cannot launch (a device runtime
+ * call: device-side launches; an instruction ptxvm cannot execute yet), in
+ * the info log, and the libraries nothing was linked from. */
+static void refusals(CUlinkState s, ptxvm_module *m) {
+  if (s->libs) note(s, "ptxvm: %s: no PTX for sm_90 (its device code is SASS): nothing linked from it", s->libs);
+  int n = ptxvm_module_unsupported_count(m);
+  for (int i = 0; i < n; i++) {
+    ptxvm_unsupported_info u;
+    if (ptxvm_module_unsupported(m, i, &u) == PTXVM_SUCCESS)
+      note(s, "ptxvm: %s%s%s", u.message, u.function ? " (refused at the launch of the kernels that reach " : "",
+           u.function ? "it)" : "");
+  }
+}
+
 /* Links the inputs once, to report what cuModuleLoadData would. */
 static CUresult check_link(CUlinkState s) {
   CUcontext c;
@@ -322,17 +356,10 @@ static CUresult check_link(CUlinkState s) {
   ptxvm_status st = r == CUDA_SUCCESS ? ptxvm_module_load_linked(c->vm, s->n, texts, lens, names, NULL, &m)
                                       : PTXVM_ERROR_OUT_OF_MEMORY;
   if (st == PTXVM_SUCCESS) {
+    refusals(s, m);
     ptxvm_module_unload(m);
   } else if (r == CUDA_SUCCESS) {
-    const char *msg = ptxvm_last_error(c->vm);
-    size_t len = strlen(msg) + (s->libs ? strlen(s->libs) : 0) + 200;
-    char *full = malloc(len);
-    if (full && s->libs && strstr(msg, "CUDA device runtime"))
-      snprintf(full, len, "%s(%s was added: its device code is SASS, which ptxvm does not run)", msg, s->libs);
-    else if (full)
-      snprintf(full, len, "%s", msg);
-    r = fail(s, st, full ? full : msg);
-    free(full);
+    r = fail(s, st, ptxvm_last_error(c->vm));
   }
   drv_leave(c);
   free(texts);
@@ -348,6 +375,8 @@ CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut) {
   if (!cubinOut) return CUDA_ERROR_INVALID_VALUE;
   if (!state->n) return fail(state, PTXVM_ERROR_INVALID_VALUE, "cuLinkComplete: no PTX input was added");
   double t0 = now_ms();
+  free(state->info);
+  state->info = NULL;
   r = check_link(state);
   if (r != CUDA_SUCCESS) return r;
   CUcontext c;
@@ -370,9 +399,8 @@ CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut) {
   *cubinOut = image;
   if (sizeOut) *sizeOut = size;
   if (state->wall_ms) *state->wall_ms = (float)(now_ms() - t0);
-  char info[200];
-  snprintf(info, sizeof info, "ptxvm: linked %d PTX input%s", state->n, state->n == 1 ? "" : "s");
-  log_put(state->info_log, state->info_cap, state->info_size, info);
+  note(state, "ptxvm: linked %d PTX input%s", state->n, state->n == 1 ? "" : "s");
+  log_put(state->info_log, state->info_cap, state->info_size, state->info ? state->info : "");
   return CUDA_SUCCESS;
 }
 
@@ -387,6 +415,7 @@ CUresult cuLinkDestroy(CUlinkState state) {
   }
   free(state->in);
   free(state->libs);
+  free(state->info);
   free(state->image);
   free(state);
   return CUDA_SUCCESS;

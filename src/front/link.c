@@ -25,10 +25,12 @@
  *   - a reference that is used and finds no definition is an error at its
  *     declaration, except the functions the GPU's system provides and
  *     lowering knows (vprintf, __assertfail; malloc and free are refused
- *     by name at the kernels that call them, as in a single module), and
- *     `.extern .shared` arrays, which are the dynamic shared memory;
- *     an unresolved function of the CUDA device runtime (libcudadevrt:
- *     cuda*, __cudaCDP*) says that device-side launches are not supported;
+ *     by name at the kernels that call them, as in a single module), the
+ *     CUDA device runtime's (libcudadevrt: cudaLaunchDevice,
+ *     __cudaCDP2LaunchDeviceV2, ...; ir.h device_runtime_function), whose
+ *     callers are refused at their launch, named, since ptxvm does not
+ *     support device-side launches, and `.extern .shared` arrays, which
+ *     are the dynamic shared memory;
  *   - kinds, state spaces and function signatures (kernel or not, counts
  *     of parameters and return values) must agree between a reference and
  *     its definition. */
@@ -201,14 +203,10 @@ static Function *resolve_fn(Linker *L, Function *f, int part) {
     }
     return e->fn;
   }
-  if (system_function(f->name)) {
+  if (system_function(f->name) || device_runtime_function(f->name)) {
     if (!e->name) *e = (LinkSym){f->name, NULL, f, part};
     return e->fn;
   }
-  if (device_runtime_function(f->name))
-    link_error(L, part, f->line, f->col, "'%s' is a function of the CUDA device runtime (libcudadevrt), "
-               "which no input defines: ptxvm does not support device-side kernel launches (dynamic "
-               "parallelism) or other device runtime calls", f->name);
   link_error(L, part, f->line, f->col, "unresolved function '%s': it is declared here and used, but no input "
              "defines it (.visible or .weak)", f->name);
 }

@@ -6,8 +6,8 @@
  * variable is one (both kernels and cuModuleGetGlobal see it). Link errors:
  * a duplicate .visible definition and an unresolved function, each named
  * with its input in the error log; a cubin input refused; a library
- * (libcudadevrt.a, where the toolkit has it) recorded and named when a
- * device-side launch needs it; the completed image linked again as a
+ * (libcudadevrt.a, where the toolkit has it) recorded, a kernel making a
+ * device-side launch refused at its launch, named; the completed image linked again as a
  * CU_JIT_INPUT_OBJECT, and its fatbins as CU_JIT_INPUT_FATBINARY inputs. Expected values are plain arithmetic and the
  * documented answers. Prints "N passed, M failed".
  *
@@ -15,6 +15,7 @@
  * STDERR: ptxvm: a.ptx:4:9: error: unresolved function 'helper'
  * STDERR: ptxvm: k.cubin: CU_JIT_INPUT_CUBIN is SASS, which ptxvm does not run
  * STDERR: ptxvm: bad.ptx:4:
+ * STDERR: ptxvm: <image>#3:7:19: call to 'cudaLaunchDeviceV2', a function of the CUDA device runtime
  */
 #define _POSIX_C_SOURCE 200809L   /* mkstemp */
 #include <cuda.h>
@@ -232,7 +233,7 @@ static void test_errors(void) {
 }
 
 /* libcudadevrt.a: accepted (its device code is SASS, nothing to link);
- * a device-side launch is then named as not supported. */
+ * a kernel making a device-side launch is refused at its launch, named. */
 static void test_devrt(void) {
   const char *lib = "/usr/local/cuda/lib64/libcudadevrt.a";
   if (access(lib, R_OK) != 0) {
@@ -250,11 +251,21 @@ static void test_devrt(void) {
   CHECK(add_ptx(s, a_ptx, "a.ptx") == CUDA_SUCCESS);
   CHECK(add_ptx(s, b_ptx, "b.ptx") == CUDA_SUCCESS);
   void *image;
-  CHECK(cuLinkComplete(s, &image, NULL) == CUDA_SUCCESS);   /* no device runtime call: links */
+  CHECK(cuLinkComplete(s, &image, NULL) == CUDA_SUCCESS);
+  CHECK(strstr(info_log, "libcudadevrt.a: no PTX for sm_90") != NULL);
+  /* a device-side launch links; its kernel is refused at the launch, named,
+     and the others run */
   CHECK(add_ptx(s, dp_ptx, "dp.ptx") == CUDA_SUCCESS);
-  CHECK(cuLinkComplete(s, &image, NULL) == CUDA_ERROR_INVALID_PTX);
-  CHECK(strstr(err_log, "dp.ptx:4:9: error: 'cudaLaunchDeviceV2' is a function of the CUDA device runtime") &&
-        strstr(err_log, "device-side kernel launches") && strstr(err_log, "libcudadevrt.a was added"));
+  CHECK(cuLinkComplete(s, &image, NULL) == CUDA_SUCCESS);
+  CHECK(strstr(info_log, "dp.ptx:7:19: call to 'cudaLaunchDeviceV2', a function of the CUDA device runtime") &&
+        strstr(info_log, "device-side kernel launches"));
+  CUmodule mod;
+  CUfunction parent;
+  CHECK(cuModuleLoadData(&mod, image) == CUDA_SUCCESS);
+  CHECK(cuModuleGetFunction(&parent, mod, "parent") == CUDA_SUCCESS);
+  CHECK(cuLaunchKernel(parent, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  run_module(mod);
+  CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
   CHECK(cuLinkDestroy(s) == CUDA_SUCCESS);
 }
 

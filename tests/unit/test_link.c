@@ -159,14 +159,20 @@ static void test_errors(ptxvm_context *ctx) {
                             ".visible .entry k() { .param .b32 r; call.uni (r), helper, (); ret; }\n", def),
             "'helper' does not match its definition at y.ptx:4:1", NULL));
   CHECK(has(link_error(ctx, HEAD ".visible .global .u32 helper;\n", def), "'helper' is defined as a", NULL));
-  /* the device runtime: device-side launches are not supported, named */
+  /* the device runtime: linked, and its caller refused at the launch, named */
   const char *dp = HEAD ".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 a, .param .b64 s);\n"
                    ".visible .entry k() { .reg .b64 %rd<2>; .reg .b32 %r<2>; mov.u64 %rd1, 0;\n"
                    " { .param .b64 a; st.param.b64 [a], %rd1; .param .b64 s; st.param.b64 [s], %rd1;\n"
                    "   .param .b32 r; call.uni (r), cudaLaunchDeviceV2, (a, s); ld.param.b32 %r1, [r]; }\n"
                    " ret; }\n";
-  CHECK(has(link_error(ctx, dp, def), "x.ptx:4:9: error: 'cudaLaunchDeviceV2' is a function of the CUDA device runtime",
+  ptxvm_module *dpm = NULL;
+  CHECK(link2(ctx, dp, def, "x.ptx", "y.ptx", &dpm) == PTXVM_SUCCESS);
+  ptxvm_function *k = NULL;
+  CHECK(dpm && ptxvm_module_get_function(dpm, "k", &k) == PTXVM_SUCCESS);
+  CHECK(k && ptxvm_function_launchable(k) == PTXVM_ERROR_NOT_SUPPORTED);
+  CHECK(has(ptxvm_last_error(ctx), "x.ptx:7:19: call to 'cudaLaunchDeviceV2', a function of the CUDA device runtime",
             "device-side kernel launches"));
+  ptxvm_module_unload(dpm);
   /* a parse error of an input is its own located message */
   CHECK(has(link_error(ctx, def, HEAD ".visible .entry k() { bogus; }\n"), "y.ptx:4:", NULL));
   /* .common: only the largest may be initialized */
