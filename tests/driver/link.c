@@ -2,8 +2,9 @@
  * cuLinkComplete, cuLinkDestroy; src/cuda/link.c), as Numba and cuda.core
  * use it without nvJitLink: two PTX modules, one calling an .extern .func
  * and counting in an .extern .global that the other defines, linked,
- * loaded with cuModuleLoadData and cuModuleLoadDataEx, and launched; the
- * variable is one (both kernels and cuModuleGetGlobal see it). Link errors:
+ * loaded with cuModuleLoadData, cuModuleLoadDataEx and cuLibraryLoadData,
+ * and launched; the variable is one (both kernels and cuModuleGetGlobal
+ * see it). Link errors:
  * a duplicate .visible definition and an unresolved function, each named
  * with its input in the error log; a cubin input refused; a library
  * (libcudadevrt.a, where the toolkit has it) recorded, a kernel making a
@@ -161,6 +162,12 @@ static void test_link(void) {
   CHECK(cuModuleLoadDataEx(&mod, image, 2, o, v) == CUDA_SUCCESS && log[0] == 0);
   run_module(mod);
   CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
+  /* cuda.core's way: the image as a library */
+  CUlibrary lib;
+  CHECK(cuLibraryLoadData(&lib, image, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS);
+  CHECK(cuLibraryGetModule(&mod, lib) == CUDA_SUCCESS);
+  run_module(mod);
+  CHECK(cuLibraryUnload(lib) == CUDA_SUCCESS);
   /* the image is an object holding both modules: a link of it alone works */
   CUlinkState s2 = create();
   CHECK(cuLinkAddData(s2, CU_JIT_INPUT_OBJECT, image, size, "linked.o", 0, NULL, NULL) == CUDA_SUCCESS);
