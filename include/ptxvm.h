@@ -248,6 +248,45 @@ ptxvm_status ptxvm_module_load_data(ptxvm_context *ctx, const char *ptx, size_t 
 ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
                                     ptxvm_module **out);
 
+/* Links `count` PTX texts into one module (PTX ISA 9.0 §11.6, "Linking
+ * Directives"), as nvlink links the PTX of -rdc=true objects and
+ * cuLinkComplete its inputs. Input i is texts[i], lens[i] bytes (lens NULL
+ * or lens[i] 0: NUL-terminated), named names[i] in diagnostics (names NULL
+ * or names[i] NULL: "<ptx#I>", I from 1); `name` names the module (NULL:
+ * the inputs' names joined by '+'). Each input is parsed and validated as
+ * ptxvm_module_load_data does, and its names that are not .visible, .weak
+ * or .common stay its own (two inputs may each have an internal helper of
+ * one name). Then, by name: a reference (an .extern declaration, or a .func
+ * declared without a body) is bound to the definition that another input
+ * makes .visible or .weak, so a .visible .global of one input and its
+ * .extern in another are one variable, and a call reaches the one function;
+ * .visible wins over .weak, of several .weak the first input's wins; of
+ * several .common .global the largest wins (only it may be initialized).
+ * `.extern .shared` arrays stay each kernel's dynamic shared memory;
+ * vprintf, __assertfail, malloc and free are the system's, as in one module,
+ * and the CUDA device runtime's functions (cudaLaunchDevice,
+ * cudaGetParameterBuffer, __cudaCDP2LaunchDeviceV2, ...) stay declarations:
+ * ptxvm does not support device-side launches, so a kernel that calls one
+ * is refused at its launch (PTXVM_ERROR_NOT_SUPPORTED, the function named).
+ * The module lists the inputs' functions and variables in input order, the
+ * declarations bound to a definition and the definitions that lost left
+ * out; diagnostics of its code (check, faults) name the input and its line.
+ * Texts need not stay valid after the call. On success *out is owned by ctx.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx, texts, a text or out NULL;
+ *           count < 1),
+ *         PTXVM_ERROR_INVALID_PTX (an input does not parse: its located
+ *           message; or a link error, "NAME:LINE:COL: error: ..." at the
+ *           symbol's declaration in its input: a second .visible definition
+ *           of a name (both places named); a used reference that no input
+ *           defines, named; a reference whose
+ *           kind, state space or signature (.entry or .func, parameter and
+ *           return counts) differs from its definition; .common rules
+ *           broken; different .address_size),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_module_load_linked(ptxvm_context *ctx, int count, const char *const *texts,
+                                      const size_t *lens, const char *const *names, const char *name,
+                                      ptxvm_module **out);
+
 /* Frees a module and the functions it holds; its handle and theirs become
  * invalid. NULL is ignored.
  * Errors: PTXVM_ERROR_INVALID_HANDLE (already unloaded, or its context
@@ -288,9 +327,9 @@ typedef struct ptxvm_image_ptx {
   unsigned sm;               /* the entry's target: 90 for sm_90 and sm_90a */
   int arch_specific;         /* 1 for an arch-specific target (sm_90a) */
   int relocatable;           /* 1 for an -rdc=true object's PTX (from
-                                __nv_relfatbin): ptxvm does not link such
-                                modules, so a call of a function defined in
-                                another object fails at the launch, named */
+                                __nv_relfatbin): the relocatable modules of
+                                an image are linked into one
+                                (ptxvm_module_load_image) */
 } ptxvm_image_ptx;
 
 /* The PTX modules of an image: one per fatbin that has PTX for sm_90 or
@@ -315,14 +354,33 @@ void ptxvm_image_free(ptxvm_image_ptx *ptx, int count);
 
 /* Loads a module from an image (above) or from PTX text, as
  * cuModuleLoadData does: PTX text (`size` 0: NUL-terminated) is loaded as
- * ptxvm_module_load_data does; an image must hold exactly one PTX module
- * (a fatbin or wrapper of one translation unit), which is loaded under
- * `name` (NULL: "<image>").
- * Errors: those of ptxvm_image_get_ptx and ptxvm_module_load_data, and
- *         PTXVM_ERROR_NOT_SUPPORTED (the image holds several PTX modules:
+ * ptxvm_module_load_data does; an image must make exactly one module,
+ * which is loaded under `name` (NULL: "<image>"): one PTX module (a fatbin
+ * or wrapper of one translation unit), or only relocatable ones (an
+ * -rdc=true executable's objects, a ptxvm_image_link image), which are
+ * linked as ptxvm_module_load_linked does, module i of the image (from 1)
+ * named NAME#i in diagnostics, as `ptxvm ptx` lists them.
+ * Errors: those of ptxvm_image_get_ptx, ptxvm_module_load_data and
+ *         ptxvm_module_load_linked, and
+ *         PTXVM_ERROR_NOT_SUPPORTED (the image makes several modules: the
+ *           PTX of several translation units without -rdc=true;
  *           ptxvm_image_get_ptx gives them). */
 ptxvm_status ptxvm_module_load_image(ptxvm_context *ctx, const void *image, size_t size,
                                      const char *name, ptxvm_module **out);
+
+/* Writes an image of `count` PTX texts to be linked, as cuLinkComplete
+ * returns one: texts[i] has lens[i] bytes (lens NULL or lens[i] 0:
+ * NUL-terminated); nothing is parsed. The image is an ELF64 relocatable
+ * file (EM_NONE: no host code) whose __nv_relfatbin section holds one
+ * fatbin per text, in order, each with one stored PTX entry for sm_90:
+ * the layout of an -rdc=true object's device code, so
+ * ptxvm_module_load_image (and cuModuleLoadData) links the texts and
+ * ptxvm_image_get_ptx lists each (relocatable). *image is malloc'd (free
+ * it with free()), *size its bytes.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument or text, count < 1),
+ *         PTXVM_ERROR_OUT_OF_MEMORY. */
+ptxvm_status ptxvm_image_link(ptxvm_context *ctx, int count, const char *const *texts, const size_t *lens,
+                              void **image, size_t *size);
 
 /* ---- functions and their parameters (PTX ISA 9.0 §5.1.6, §7, §11.4) ---- */
 

@@ -2,8 +2,10 @@
  * that holds PTX: a CUDA executable, shared library, object or fatbin
  * (ptxvm_image_get_ptx). An image may hold several PTX modules (one per
  * translation unit; with -rdc=true one per object): each is loaded, named
- * FILE#N (from 1) when there are several, and `run` takes the one that
- * defines the kernel. `ptxvm ptx FILE` writes the PTX out. */
+ * FILE#N (from 1) when there are several, the -rdc=true objects' linked
+ * into one module (ptxvm_module_load_linked; its inputs keep their FILE#N
+ * names), and `run` takes the one that defines the kernel. `ptxvm ptx
+ * FILE` writes the PTX out. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,29 +53,56 @@ static ptxvm_image_ptx *file_ptx(ptxvm_context *ctx, const char *path, int *n, i
   return list;
 }
 
-/* Whether mod has a function named `name` with a body. */
-static bool defines(ptxvm_module *mod, const char *name) {
-  ptxvm_function *fn;
-  ptxvm_function_info fi;
-  return ptxvm_module_get_function(mod, name, &fn) == PTXVM_SUCCESS &&
-         ptxvm_function_get_info(fn, &fi) == PTXVM_SUCCESS && fi.has_body;
+/* Names module i of an image of n: FILE, or FILE#I (I from 1) when there
+ * are several; malloc'd (NULL: out of memory). */
+static char *module_name(const char *path, int i, int n) {
+  const char *base = strcmp(path, "-") ? path : "<stdin>";
+  size_t len = strlen(base) + 16;
+  char *name = malloc(len);
+  if (name && n > 1) snprintf(name, len, "%s#%d", base, i + 1);
+  else if (name) snprintf(name, len, "%s", base);
+  return name;
 }
 
-/* -rdc=true objects are not linked: says so for each function one object
- * declares and another defines (a call of it fails at the launch). */
-static void note_unlinked(const Loaded *l) {
-  for (int i = 0; i < l->n; i++)
-    for (int k = 0; k < ptxvm_module_function_count(l->mods[i]); k++) {
-      ptxvm_function_info fi;
-      ptxvm_function_get_info(ptxvm_module_function_at(l->mods[i], k), &fi);
-      for (int j = 0; !fi.has_body && j < l->n; j++)
-        if (j != i && defines(l->mods[j], fi.name)) {
-          fprintf(stderr, "ptxvm: note: %s declares %s, which %s defines: ptxvm does not link the PTX of "
-                  "-rdc=true objects yet, so calls across objects fail; build without -rdc=true\n",
-                  l->names[i], fi.name, l->names[j]);
-          break;
-        }
-    }
+/* Loads the relocatable modules of list as one linked module (the -rdc=true
+ * objects of an executable): input i named FILE#I. */
+static int load_relocatable(ptxvm_context *ctx, const char *path, const ptxvm_image_ptx *list, int n, Loaded *out) {
+  const char **texts = calloc((size_t)n, sizeof *texts), **names = calloc((size_t)n, sizeof *names);
+  size_t *lens = calloc((size_t)n, sizeof *lens);
+  int k = 0, rc = texts && names && lens ? EXIT_OK : EXIT_INPUT;
+  for (int i = 0; i < n && rc == EXIT_OK; i++) {
+    if (!list[i].relocatable) continue;
+    texts[k] = list[i].text;
+    lens[k] = list[i].len;
+    if (!(names[k++] = module_name(path, i, n))) rc = EXIT_INPUT;
+  }
+  /* the module: FILE when it is the image's only one, else FILE#I+FILE#J... */
+  size_t len = 1;
+  for (int i = 0; i < k && rc == EXIT_OK; i++) len += strlen(names[i]) + 1;
+  char *mname = rc == EXIT_OK ? malloc(len + strlen(path) + 16) : NULL;
+  if (mname && k == n) snprintf(mname, len + strlen(path) + 16, "%s", strcmp(path, "-") ? path : "<stdin>");
+  for (int i = 0; mname && k < n && i < k; i++) {
+    if (i) strcat(mname, "+");
+    else mname[0] = 0;
+    strcat(mname, names[i]);
+  }
+  if (!mname) rc = EXIT_INPUT;
+  if (rc != EXIT_OK) fputs("ptxvm: out of memory\n", stderr);
+  ptxvm_module *mod = NULL;
+  ptxvm_status st = rc == EXIT_OK ? ptxvm_module_load_linked(ctx, k, texts, lens, names, mname, &mod) : PTXVM_SUCCESS;
+  if (rc == EXIT_OK && st != PTXVM_SUCCESS) {
+    say(ctx, st);
+    rc = EXIT_INPUT;
+    free(mname);
+  } else if (rc == EXIT_OK) {
+    out->mods[out->n] = mod;
+    out->names[out->n++] = mname;
+  }
+  for (int i = 0; names && i < k; i++) free((char *)(uintptr_t)names[i]);
+  free(texts);
+  free(names);
+  free(lens);
+  return rc;
 }
 
 int image_load(ptxvm_context *ctx, const char *path, Loaded *out) {
@@ -81,34 +110,34 @@ int image_load(ptxvm_context *ctx, const char *path, Loaded *out) {
   int n = 0, is_image = 0;
   ptxvm_image_ptx *list = file_ptx(ctx, path, &n, &is_image);
   if (!list) return EXIT_INPUT;
-  out->mods = calloc((size_t)n, sizeof *out->mods);
-  out->names = calloc((size_t)n, sizeof *out->names);
+  int rel = 0;
+  for (int i = 0; i < n; i++) rel += list[i].relocatable != 0;
+  bool link = rel > 1;   /* -rdc=true objects: one module of them all */
+  size_t cap = n > 0 ? (size_t)n : 1;
+  out->mods = calloc(cap, sizeof *out->mods);
+  out->names = calloc(cap, sizeof *out->names);
   if (!out->mods || !out->names) {
     ptxvm_image_free(list, n);
     fputs("ptxvm: out of memory\n", stderr);
     return EXIT_INPUT;
   }
-  out->n = n;
   int rc = EXIT_OK;
   for (int i = 0; i < n && rc == EXIT_OK; i++) {
-    char name[4096];
-    const char *base = strcmp(path, "-") ? path : "<stdin>";
-    if (n > 1) snprintf(name, sizeof name, "%s#%d", base, i + 1);
-    else snprintf(name, sizeof name, "%s", base);
-    if (!(out->names[i] = strdup(name))) {
+    if (link && list[i].relocatable) continue;
+    char *name = module_name(path, i, n);
+    if (!name) {
       fputs("ptxvm: out of memory\n", stderr);
       rc = EXIT_INPUT;
       break;
     }
-    ptxvm_status st = ptxvm_module_load_data(ctx, list[i].text, list[i].len, name, &out->mods[i]);
+    out->names[out->n] = name;
+    ptxvm_status st = ptxvm_module_load_data(ctx, list[i].text, list[i].len, name, &out->mods[out->n++]);
     if (st != PTXVM_SUCCESS) {
       say(ctx, st);
       rc = EXIT_INPUT;
     }
   }
-  bool reloc = false;
-  for (int i = 0; i < n; i++) reloc |= list[i].relocatable != 0;
-  if (rc == EXIT_OK && reloc) note_unlinked(out);
+  if (rc == EXIT_OK && link) rc = load_relocatable(ctx, path, list, n, out);
   ptxvm_image_free(list, n);
   return rc;
 }
@@ -159,7 +188,7 @@ int image_cmd_ptx(const char *path) {
   for (int i = 0; list && i < n; i++) {
     if (n > 1)
       printf("// ptxvm ptx: %s#%d: sm_%u%s%s\n", path, i + 1, list[i].sm, list[i].arch_specific ? "a" : "",
-             list[i].relocatable ? ", an -rdc=true object (not linked)" : "");
+             list[i].relocatable ? ", an -rdc=true object" : "");
     fwrite(list[i].text, 1, list[i].len, stdout);
   }
   int rc = list ? EXIT_OK : EXIT_INPUT;

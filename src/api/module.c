@@ -52,6 +52,74 @@ static ptxvm_status load_data(Ctx *ctx, const char *ptx, size_t len, const char 
   return api_ok(ctx);
 }
 
+/* The name of input i of a link: names[i], else "<ptx#I>" (buf). */
+static const char *input_name(const char *const *names, int i, char *buf, size_t n) {
+  if (names && names[i]) return names[i];
+  snprintf(buf, n, "<ptx#%d>", i + 1);
+  return buf;
+}
+
+/* "A+B+C" of the inputs' names, malloc'd (NULL: out of memory). */
+static char *joined_names(int count, const char *const *names) {
+  size_t n = 1;
+  char buf[32];
+  for (int i = 0; i < count; i++) n += strlen(input_name(names, i, buf, sizeof buf)) + 1;
+  char *s = malloc(n);
+  if (!s) return NULL;
+  s[0] = 0;
+  for (int i = 0; i < count; i++) {
+    if (i) strcat(s, "+");
+    strcat(s, input_name(names, i, buf, sizeof buf));
+  }
+  return s;
+}
+
+/* ptxvm_module_load_linked on a resolved context. */
+static ptxvm_status load_linked(Ctx *ctx, int count, const char *const *texts, const size_t *lens,
+                                const char *const *names, const char *name, ptxvm_module **out) {
+  if (!texts || !out || count < 1)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_load_linked: NULL argument or no input");
+  *out = NULL;
+  for (int i = 0; i < count; i++)
+    if (!texts[i]) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_load_linked: input %d is NULL", i + 1);
+  Module **parts = calloc((size_t)count, sizeof *parts);
+  char *path = name ? strdup(name) : joined_names(count, names);
+  if (!parts || !path) {
+    free(parts);
+    free(path);
+    return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory linking PTX");
+  }
+  char *err = NULL;
+  for (int i = 0; i < count; i++) {
+    char buf[32];
+    size_t len = lens && lens[i] ? lens[i] : strlen(texts[i]);
+    parts[i] = front_parse(texts[i], len, input_name(names, i, buf, sizeof buf), &err);
+    if (!parts[i]) {
+      for (int k = 0; k < i; k++) module_free(parts[k]);
+      free(parts);
+      free(path);
+      if (!err) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory loading PTX");
+      return api_fail_owned(ctx, PTXVM_ERROR_INVALID_PTX, err);
+    }
+  }
+  Module *m = front_link(parts, count, path, &err);   /* owns the parts now */
+  free(parts);
+  free(path);
+  if (!m) {
+    if (!err) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory linking PTX");
+    return api_fail_owned(ctx, PTXVM_ERROR_INVALID_PTX, err);
+  }
+  Mod *mod = module_new(ctx, m);
+  if (!mod) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of memory linking PTX");
+  *out = (ptxvm_module *)(uintptr_t)mod->h;
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_module_load_linked(ptxvm_context *h, int count, const char *const *texts, const size_t *lens,
+                                      const char *const *names, const char *name, ptxvm_module **out) {
+  ON_CONTEXT(h, load_linked(ctx, count, texts, lens, names, name, out));
+}
+
 ptxvm_status ptxvm_module_load_data(ptxvm_context *h, const char *ptx, size_t len,
                                     const char *name, ptxvm_module **out) {
   Ctx *ctx;
@@ -198,10 +266,14 @@ static ptxvm_status module_get_global(Mod *mod, const char *name, ptxvm_devptr *
   Ctx *ctx = mod->ctx;
   if (!name) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_module_get_global: NULL name");
   const Symbol *var = NULL;
-  for (int i = 0; i < mod->m->nglobals && !var; i++) {
-    const Symbol *s = mod->m->globals[i];
-    if ((s->space == SP_GLOBAL || s->space == SP_CONST) && !strcmp(s->name, name)) var = s;
-  }
+  /* a linked module's inputs may each have an internal variable of the
+     name: a .visible (.weak, .common) one first, as a linker exports it */
+  for (int pass = 0; pass < 2 && !var; pass++)
+    for (int i = 0; i < mod->m->nglobals && !var; i++) {
+      const Symbol *s = mod->m->globals[i];
+      bool linkable = s->is_visible || s->is_weak || s->is_common;
+      if ((s->space == SP_GLOBAL || s->space == SP_CONST) && (pass || linkable) && !strcmp(s->name, name)) var = s;
+    }
   ptxvm_status st = var ? api_program(mod) : PTXVM_SUCCESS;
   if (st != PTXVM_SUCCESS) return st;
   uint64_t a = var ? program_var_addr(mod->prog, var) : 0;

@@ -86,6 +86,7 @@ static ptxvm_status unsupported(Ctx *ctx, Mod *mod, int index, ptxvm_unsupported
     return api_fail(ctx, PTXVM_ERROR_NOT_FOUND, "%s: no unsupported entry %d (there are %d)",
                     mod->m->path, index, n < 0 ? 0 : n);
   memset(out, 0, sizeof *out);
+  const char *path = mod->m->path;
   if (!mod->prog) {
     out->message = mod->lower_error;
   } else {
@@ -96,8 +97,9 @@ static ptxvm_status unsupported(Ctx *ctx, Mod *mod, int index, ptxvm_unsupported
     out->in_entry = f->is_entry;
     out->line = r->in->line;
     out->col = r->in->col;
+    if (f->unit) path = f->unit->path;   /* a linked module's: its input's */
   }
-  out->what = after_location(out->message, mod->m->path);
+  out->what = after_location(out->message, path);
   return api_ok(ctx);
 }
 

@@ -166,6 +166,10 @@ static bool select_call(Lower *L, const Insn *in, XInsn *x) {
   if (fo->kind == OPD_SYM && fo->sym->kind == SYM_FUNC && fo->sym->func) {
     const Function *callee = fo->sym->func;
     if (!callee->has_body) {
+      if (device_runtime_function(callee->name))
+        lower_refuse(L, "call to '%s', a function of the CUDA device runtime (libcudadevrt): ptxvm does not "
+                     "support device-side kernel launches (dynamic parallelism) or other device runtime calls",
+                     callee->name);
       if (strcmp(callee->name, "vprintf") != 0 && strcmp(callee->name, "__assertfail") != 0)
         lower_refuse(L, "call to external function '%s' is not supported", callee->name);
       return select_vprintf(L, callee, rets, args, ci, x);

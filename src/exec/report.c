@@ -43,8 +43,10 @@ static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 void exec_where(const Program *p, const XInsn *x, char *buf, size_t n) {
   const Insn *in = x ? x->src : NULL;
   if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
-  int k = snprintf(buf, n, "%s:%u:%u", p->m->path, in->line, in->col);
-  const char *cu = in->src_file >= 0 ? module_file_name(p->m, in->src_file) : NULL;
+  /* the input of its function: a linked module's functions keep theirs */
+  const Module *m = x->func && x->func->unit ? x->func->unit : p->m;
+  int k = snprintf(buf, n, "%s:%u:%u", m->path, in->line, in->col);
+  const char *cu = in->src_file >= 0 ? module_file_name(m, in->src_file) : NULL;
   if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
 }
 

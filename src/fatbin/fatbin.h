@@ -45,6 +45,14 @@ void fatbin_free(FbImage *img);
  * ELF file's magic (and so not PTX text). */
 bool fatbin_is_image(const void *image, size_t size);
 
+/* ---- write.c ---- */
+
+/* An image of n PTX texts to be linked (ptxvm_image_link): an ELF64
+ * relocatable file whose __nv_relfatbin section holds one fatbin per text,
+ * each with one stored PTX entry for sm_90; malloc'd, *size its bytes;
+ * NULL when out of memory. lens NULL or lens[i] 0: NUL-terminated. */
+uint8_t *fatbin_write_relocatable(const char *const *texts, const size_t *lens, int n, size_t *size);
+
 /* ---- elf.c ---- */
 
 typedef struct ElfSec { const uint8_t *p; size_t size; } ElfSec;

@@ -167,6 +167,15 @@ struct Parser {
 /* Parse and validate `len` bytes of PTX named `path`. Returns the module,
  * or NULL with *err set to a malloc'd diagnostic (caller frees). */
 Module *front_parse(const char *src, size_t len, const char *path, char **err);
+/* Frees m and, for a linked module, its inputs. */
 void module_free(Module *m);
+
+/* ---- link.c ---- */
+/* Links n modules from front_parse (PTX ISA 9.0 §11.6) into one named
+ * `path`, which owns them (Module.parts) and lists their functions and
+ * variables, every reference bound to its definition. The inputs are the
+ * result's, also on failure, when they are freed and NULL is returned with
+ * *err a malloc'd "FILE:LINE:COL: error: message" (NULL: out of memory). */
+Module *front_link(Module **parts, int n, const char *path, char **err);
 
 #endif

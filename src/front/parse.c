@@ -506,6 +506,7 @@ static void parse_init_elem(Parser *P, InitVec *out, Type t) {
     if (!e.sym || (e.sym->kind != SYM_VAR && e.sym->kind != SYM_FUNC))
       diag_error_tok(P, &P->tok, "'%.*s' is not a declared variable or function",
                      (int)P->tok.len, P->tok.s);
+    e.sym->used = true;
     next(P);
     e.kind = INIT_ADDR;
     if (e.mask_shift >= 0 && accept_punct(P, '+')) e.ival = (int64_t)expect_uint(P, "an offset");
@@ -518,6 +519,7 @@ static void parse_init_elem(Parser *P, InitVec *out, Type t) {
     if (!e.sym || (e.sym->kind != SYM_VAR && e.sym->kind != SYM_FUNC))
       diag_error_tok(P, &P->tok, "'%.*s' is not a declared variable or function",
                      (int)P->tok.len, P->tok.s);
+    e.sym->used = true;
     next(P);
     if (accept_punct(P, '+')) e.ival = (int64_t)expect_uint(P, "an offset");
   } else {
@@ -1311,6 +1313,7 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
   f->is_extern = is_extern;
   f->is_visible = is_visible;
   f->is_weak = is_weak;
+  f->unit = P->m;
   f->line = P->tok.line;
   f->col = P->tok.col;
   next(P);
@@ -1463,14 +1466,18 @@ static void parse_module(Parser *P) {
     P->m->address_size = (int)a;
   }
   while (P->tok.kind != TK_EOF) {
-    bool ext = false, vis = false, weak = false;
+    bool ext = false, vis = false, weak = false, common = false;
+    Token common_tok = P->tok;
     for (;;) {
       if (is_dot(P, ".extern")) ext = true;
       else if (is_dot(P, ".visible")) vis = true;
-      else if (is_dot(P, ".weak") || is_dot(P, ".common")) weak = true;
+      else if (is_dot(P, ".weak")) weak = true;
+      else if (is_dot(P, ".common")) common = true, common_tok = P->tok;
       else break;
       next(P);
     }
+    if (common && (is_dot(P, ".entry") || is_dot(P, ".func") || !is_dot(P, ".global")))
+      diag_error_tok(P, &common_tok, ".common applies only to variables in .global (PTX ISA 9.0 §11.6.4)");
     if (is_dot(P, ".entry") || is_dot(P, ".func")) {
       parse_function(P, ext, vis, weak);
     } else if (P->tok.kind == TK_DOT && space_of(&P->tok) != SP_NONE) {
@@ -1490,9 +1497,10 @@ static void parse_module(Parser *P) {
         s->is_extern = ext;
         s->is_visible = vis;
         s->is_weak = weak;
+        s->is_common = common;
         check_sized(P, s);
       }
-    } else if (ext || vis || weak) {
+    } else if (ext || vis || weak || common) {
       unexpected(P, ".entry, .func or a variable declaration");
     } else if (is_dot(P, ".file")) {
       parse_file(P);
@@ -1579,6 +1587,7 @@ Module *front_parse(const char *src, size_t len, const char *path, char **err) {
 
 void module_free(Module *m) {
   if (!m) return;
+  for (int i = 0; i < m->nparts; i++) module_free(m->parts[i]);
   arena_free(&m->arena);
   free(m);
 }

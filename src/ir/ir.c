@@ -99,6 +99,32 @@ Function *module_find_func(const Module *m, const char *name) {
   return NULL;
 }
 
+/* Whether name is a function of the CUDA device runtime: what
+ * libcudadevrt.a of CUDA 13.0 defines for device code (the Device Runtime
+ * API of the CUDA Programming Guide, the __cudaCDP2* forms nvcc calls for
+ * them, and their per-thread-stream _ptsz variants). */
+bool device_runtime_function(const char *name) {
+  static const char *const api[] = {   /* each after its "cuda" */
+    "DeviceGetAttribute", "DeviceGetCacheConfig", "DeviceGetLimit", "DeviceGetSharedMemConfig",
+    "DeviceSynchronize", "EventCreateWithFlags", "EventDestroy", "EventRecord", "Free",
+    "FuncGetAttributes", "GetDevice", "GetDeviceCount", "GetErrorName", "GetErrorString",
+    "GetLastError", "GetParameterBuffer", "GetParameterBufferV2", "LaunchDevice", "LaunchDeviceV2",
+    "Malloc", "Memcpy2DAsync", "Memcpy3DAsync", "MemcpyAsync", "Memset2DAsync", "Memset3DAsync",
+    "MemsetAsync", "OccupancyMaxActiveBlocksPerMultiprocessor",
+    "OccupancyMaxActiveBlocksPerMultiprocessorWithFlags", "PeekAtLastError", "RuntimeGetVersion",
+    "StreamCreateWithFlags", "StreamDestroy", "StreamWaitEvent", "CGGetIntrinsicHandle", "CGGetRank",
+    "CGGetSize", "CGSynchronize", "CGSynchronizeGrid"};
+  const char *base;
+  if (!strncmp(name, "__cudaCDP2", 10)) base = name + 10;
+  else if (!strncmp(name, "cuda", 4)) base = name + 4;
+  else return false;
+  size_t n = strlen(base);
+  if (n > 5 && !strcmp(base + n - 5, "_ptsz")) n -= 5;
+  for (size_t i = 0; i < sizeof api / sizeof *api; i++)
+    if (strlen(api[i]) == n && !strncmp(api[i], base, n)) return true;
+  return false;
+}
+
 const char *insn_mnemonic(const Insn *in) { return op_info[in->op].mnemonic; }
 
 uint32_t symbol_align(const Symbol *s) {

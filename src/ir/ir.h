@@ -107,6 +107,8 @@ typedef struct Symbol {
   Type type;
   uint8_t vec;             /* 1, 2, 4 or 8 (.v2 .v4 .v8) */
   bool is_extern, is_visible, is_weak, is_unsized;
+  bool is_common;          /* .common (§11.6.4): a .global merged across linked
+                              modules, the largest one chosen */
   uint32_t align;          /* bytes; 0 = natural */
   Space ptr_space;         /* kernel parameters: .ptr .space .align N */
   uint32_t ptr_align;
@@ -179,8 +181,13 @@ typedef struct Insn {
 } Insn;
 
 /* ---- functions ---- */
+typedef struct Module Module;
+
 typedef struct Function {
   const char *name;
+  const Module *unit;   /* the module (PTX input) that declares it, for its
+                           path and .file table: a linked module's functions
+                           keep their input's (link.c) */
   bool is_entry, is_extern, is_visible, is_weak, has_body, noreturn;
   Symbol **params;  int nparams;
   Symbol **rets;    int nrets;
@@ -198,7 +205,7 @@ typedef struct Function {
 
 typedef struct SourceFile { int index; const char *path; } SourceFile;
 
-typedef struct Module {
+struct Module {
   Arena arena;
   const char *path;          /* file name used in diagnostics */
   int ver_major, ver_minor;
@@ -209,7 +216,10 @@ typedef struct Module {
   Symbol **globals;  int nglobals;   /* module-scope variables */
   Function **funcs;  int nfuncs;     /* in declaration order */
   SourceFile *files; int nfiles;     /* .file directives */
-} Module;
+  Module **parts;    int nparts;     /* a linked module (src/front/link.c):
+                                        the inputs it owns, whose functions
+                                        and variables it lists */
+};
 
 /* ---- PTX ISA versions and .target architectures (targets.def) ---- */
 
@@ -234,5 +244,10 @@ bool insn_has_mod(const Insn *in, const char *mod);   /* mod with its dot */
  * element size (vector included); at least 1. */
 uint32_t symbol_align(const Symbol *s);
 const char *module_file_name(const Module *m, int index);
+/* Whether a function name is one of the CUDA device runtime's (what
+ * libcudadevrt defines for device code: cudaLaunchDevice,
+ * cudaGetParameterBuffer, __cudaCDP2LaunchDeviceV2, ...), which ptxvm does
+ * not provide: device-side launches are not supported. */
+bool device_runtime_function(const char *name);
 
 #endif

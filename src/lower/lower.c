@@ -90,11 +90,13 @@ static void lower_fail(Lower *L, const Insn *in, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  size_t n = strlen(msg) + strlen(L->m->path) + 64;
+  /* an instruction's location is in its function's input (a linked module's) */
+  const char *path = in && L->fn && L->fn->f->unit ? L->fn->f->unit->path : L->m->path;
+  size_t n = strlen(msg) + strlen(path) + 64;
   L->err = malloc(n);
   if (L->err) {
-    if (in) snprintf(L->err, n, "%s:%u:%u: %s", L->m->path, in->line, in->col, msg);
-    else snprintf(L->err, n, "%s: %s", L->m->path, msg);
+    if (in) snprintf(L->err, n, "%s:%u:%u: %s", path, in->line, in->col, msg);
+    else snprintf(L->err, n, "%s: %s", path, msg);
   }
   if (in && L->catch_insn && L->err) longjmp(L->insn_jb, 1);
   longjmp(L->jb, 1);
@@ -328,8 +330,9 @@ static void layout_frame(Lower *L, int i, uint64_t fixed) {
 static int func_def(const Program *p, const Function *f) {
   int i = program_func_index(p, f);
   if (i >= 0 && f->has_body) return i;
-  for (int k = 0; k < p->nfuncs; k++)
-    if (p->funcs[k].f->has_body && !strcmp(p->funcs[k].f->name, f->name)) return k;
+  for (int k = 0; k < p->nfuncs; k++)   /* of its own input: a linked module's keep their names */
+    if (p->funcs[k].f->has_body && p->funcs[k].f->unit == f->unit && !strcmp(p->funcs[k].f->name, f->name))
+      return k;
   return i;
 }
 
@@ -563,6 +566,7 @@ static void layout_shared(Lower *L) {
 
 static void alloc_global(Lower *L, const Symbol *s) {
   if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
+  if (s->is_extern) return;   /* defined by another module: sym_addr refuses its uses */
   uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
                      (unsigned long long)s->size, s->name);
@@ -574,12 +578,15 @@ static void alloc_global(Lower *L, const Symbol *s) {
  * SP_GENERIC: its generic address). */
 static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
   if (s->kind == SYM_FUNC) {
-    for (int i = 0; i < L->p->nfuncs; i++)
-      if (L->p->funcs[i].f->name == s->name || !strcmp(L->p->funcs[i].f->name, s->name))
-        return FUNC_ADDR_BASE + (uint64_t)i;
-    lower_fail(L, L->in, "function '%s' has no address", s->name);
+    int i = s->func ? func_def(L->p, s->func) : -1;
+    if (i < 0) lower_fail(L, L->in, "function '%s' has no address", s->name);
+    return FUNC_ADDR_BASE + (uint64_t)i;
   }
   uint64_t a;
+  if (!program_lookup_var(L->p, s, &a) && s->is_extern && (s->space == SP_GLOBAL || s->space == SP_CONST))
+    lower_fail(L, L->in, "'%s' is declared .extern .%s and this module does not define it: link the module "
+               "that does (ptxvm_module_load_linked; the objects of an -rdc=true executable are linked)",
+               s->name, space_name(s->space));
   if (!program_lookup_var(L->p, s, &a)) lower_fail(L, L->in, "'%s' has no address", s->name);
   if (L->fn && is_dyn_shared(s)) a = L->fn->shared_base;   /* its kernel's dynamic area */
   /* .param of a .func frame: a LOCAL-window address even as .param (exec.h) */
@@ -949,13 +956,7 @@ static void resolve_fixups(Lower *L) {
 }
 
 /* Index of function f for CTRL (call targets). */
-int lower_func_index(Lower *L, const Function *f) {
-  int i = program_func_index(L->p, f);
-  if (i >= 0 && f->has_body) return i;
-  for (int k = 0; k < L->p->nfuncs; k++)   /* a declaration: find the definition */
-    if (L->p->funcs[k].f->has_body && !strcmp(L->p->funcs[k].f->name, f->name)) return k;
-  return i;
-}
+int lower_func_index(Lower *L, const Function *f) { return func_def(L->p, f); }
 const FuncInfo *lower_func_info(Lower *L, int i) { return &L->p->funcs[i]; }
 /* Local-memory offset of a .param (or .local) variable of a frame. */
 bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off) { return program_lookup_var(L->p, s, off); }

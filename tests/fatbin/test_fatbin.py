@@ -7,7 +7,8 @@
 Builds small CUDA programs with nvcc in a temporary directory (nvcc must be
 on PATH or in /usr/local/cuda/bin; run.py skips this test without it): the
 default build (zstd; an executable of two translation units), --compress-mode=speed (LZ4), --compress-mode=none,
--arch=compute_90, SASS only (and a cubin), -arch=sm_90a and -rdc=true. Checks, with each
+-arch=compute_90, SASS only (and a cubin), -arch=sm_90a, -rdc=true (two objects
+linked: a call and a variable across them) and dynamic parallelism (refused by name). Checks, with each
 BUILD's ptxvm, that `ptxvm ptx` gives exactly what `nvcc -ptx` writes as
 fatbinary stores it (normalize() below: no comments, no leading blanks, a
 run of blanks kept as its first character; the reader itself knows nothing
@@ -69,12 +70,19 @@ int main() { return 0; }
 """,
     "a.cu": r"""
 __device__ int helper(int x);
-__global__ void ka(int *p) { p[threadIdx.x] = helper(threadIdx.x); }
+extern __device__ int bias;
+__global__ void ka(int *p) { p[threadIdx.x] = helper(threadIdx.x) + bias; }
 int main() { return 0; }
 """,
     "b.cu": r"""
+__device__ int bias = 5;
 __device__ int helper(int x) { return x * 3 + 1; }
 __global__ void kb(int *p) { p[threadIdx.x] += 2; }
+""",
+    "dp.cu": r"""
+__global__ void child(int *p) { p[threadIdx.x] = 7; }
+__global__ void parent(int *p) { child<<<1, 4>>>(p); }
+int main() { return 0; }
 """,
 }
 
@@ -87,6 +95,7 @@ BUILDS = {
     "sm90a.fatbin": ["-arch=sm_90a", "-fatbin", "-o", "sm90a.fatbin", "k.cu"],
     "app_sass": ["-gencode", "arch=compute_90,code=sm_90", "-o", "app_sass", "k.cu"],
     "app_rdc": ["-arch=sm_90", "-rdc=true", "-o", "app_rdc", "a.cu", "b.cu"],
+    "app_dp": ["-arch=sm_90", "-rdc=true", "-o", "app_dp", "dp.cu"],   # dynamic parallelism
     "k.cubin": ["-arch=sm_90", "-cubin", "-o", "k.cubin", "k.cu"],
     "k.ptx": ["-arch=sm_90", "-ptx", "-o", "k.ptx", "k.cu"],
     "b.whole.ptx": ["-arch=sm_90", "-ptx", "-o", "b.whole.ptx", "b.cu"],
@@ -163,15 +172,27 @@ def test_with(ptxvm, d):
                 and "-arch=sm_90" in err, "%s app_sass: exit %d %s" % (cmd, rc, err))
     rc, out, err = sh([ptxvm, "info", "k.cubin"], d)
     T.check(rc == 2 and "a cubin holds SASS only" in err and "_Z3addPii" in err, "info k.cubin: exit %d %s" % (rc, err))
-    # -rdc=true: one module per object, each nvcc's; calls across them are refused by name
+    # -rdc=true: the objects' PTX, each nvcc's, linked into one module: ka calls
+    # b.cu's helper and reads its bias (3i + 1 + 5)
     rc, out, err = sh([ptxvm, "ptx", "app_rdc"], d)
-    parts = re.split(r"^// ptxvm ptx: app_rdc#\d: sm_90, an -rdc=true object \(not linked\)\n", out, flags=re.M)
+    parts = re.split(r"^// ptxvm ptx: app_rdc#\d: sm_90, an -rdc=true object\n", out, flags=re.M)
     want = [normalize(open(os.path.join(d, f)).read()) for f in ("a.ptx", "b.ptx")]
     T.check(rc == 0 and parts[1:] == want, "ptx app_rdc: exit %d, %d modules %s" % (rc, len(parts) - 1, err))
+    rc, out, err = sh([ptxvm, "run", "-q", "app_rdc", "_Z2kaPi", "-b", "4", "-a", "s32[4]:zero", "-o", "0"], d)
+    T.check(rc == 0 and out.split() == ["6", "9", "12", "15"], "run app_rdc ka: exit %d %s %s" % (rc, out, err))
     rc, out, err = sh([ptxvm, "run", "-q", "app_rdc", "_Z2kbPi", "-b", "4", "-a", "s32[4]:iota", "-o", "0"], d)
     T.check(rc == 0 and out.split() == ["2", "3", "4", "5"], "run app_rdc kb: exit %d %s %s" % (rc, out, err))
-    rc, out, err = sh([ptxvm, "run", "-q", "app_rdc", "_Z2kaPi", "-b", "4", "-a", "s32[4]:zero"], d)
-    T.check(rc == 2 and "does not link" in err and "_Z6helperi" in err, "run app_rdc ka: exit %d %s" % (rc, err))
+    rc, out, err = sh([ptxvm, "info", "app_rdc"], d)
+    T.check(rc == 0 and "module" not in out and out.count("_Z6helperi:") == 1 and "(declaration)" not in out
+            and ".entry _Z2kaPi" in out and ".entry _Z2kbPi" in out, "info app_rdc: exit %d %s %s" % (rc, out, err))
+    rc, out, err = sh([ptxvm, "check", "app_rdc"], d)
+    T.check(rc == 0 and not err, "check app_rdc: exit %d %s" % (rc, err))
+    # dynamic parallelism: the device runtime's launch, named, is not supported
+    rc, out, err = sh([ptxvm, "run", "-q", "app_dp", "_Z6parentPi", "-a", "s32[4]:zero"], d)
+    T.check(rc == 2 and "call to '__cudaCDP2" in err and "device-side kernel launches" in err and "app_dp:" in err,
+            "run app_dp: exit %d %s" % (rc, err))
+    rc, out, err = sh([ptxvm, "run", "-q", "app_dp", "_Z5childPi", "-b", "4", "-a", "s32[4]:zero", "-o", "0"], d)
+    T.check(rc == 0 and out.split() == ["7"] * 4, "run app_dp child: exit %d %s %s" % (rc, out, err))
 
 
 def main():
