@@ -44,8 +44,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CUDA_HOME ?= /usr/local/cuda
 DRV_SRC := $(wildcard src/cuda/*.c)
 DRV_OBJ := $(DRV_SRC:%.c=$(B)/%.o)
+NVJITLINK_HIDDEN := $(B)/nvjitlink/libnvJitLink.so.13 $(B)/nvjitlink/libnvJitLink.so.12
 ifneq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
-  DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so
+  DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so $(NVJITLINK_HIDDEN)
 endif
 # the CUDA runtime (src/cudart/, libcudart.so.13 over libcuda.so.1): built
 # where the toolkit's cuda_runtime_api.h is
@@ -88,6 +89,12 @@ $(B)/libcuda.so.1: $(DRV_OBJ) $(B)/libptxvm.a src/cuda/exports.map
 	    -o $@ $(DRV_OBJ) $(B)/libptxvm.a $(LDLIBS)
 $(B)/libcuda.so: $(B)/libcuda.so.1
 	ln -sf libcuda.so.1 $@
+# what `ptxvm exec` preloads to hide nvJitLink (tools/nvjitlink_hidden.c),
+# once under nvJitLink 13's soname, once under 12's; never sanitized (it is
+# preloaded into programs that are not)
+$(B)/nvjitlink/libnvJitLink.so.%: tools/nvjitlink_hidden.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libnvJitLink.so.$* -o $@ $<
 
 $(RT_OBJ): CFLAGS += -I$(CUDA_HOME)/include
 # exports.map: the toolkit's libcudart.so.13 symbols and versions
@@ -214,7 +221,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c tools/nvjitlink_hidden.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
