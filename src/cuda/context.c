@@ -289,6 +289,19 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
   return CUDA_SUCCESS;
 }
 
+/* The range an sm_80 and later GPU reports: 0 (the default, least) to -5;
+ * work runs in issue order, so priorities order nothing here. Either pointer
+ * may be NULL, as cuda.h allows. */
+CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
+  CUcontext c;
+  CUresult r = drv_enter(NULL, &c);
+  if (r != CUDA_SUCCESS) return r;
+  drv_leave(c);
+  if (leastPriority) *leastPriority = DRV_STREAM_PRIORITY_LEAST;
+  if (greatestPriority) *greatestPriority = DRV_STREAM_PRIORITY_GREATEST;
+  return CUDA_SUCCESS;
+}
+
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit) {
   CUcontext c;
   if (!pvalue || (unsigned)limit >= CU_LIMIT_MAX) return CUDA_ERROR_INVALID_VALUE;
