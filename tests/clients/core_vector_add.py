@@ -5,7 +5,7 @@ cuda-python's cuda.core examples do it. Run: ptxvm exec python3 core_vector_add.
 import sys
 
 import numpy as np
-from cuda.core import Device, LaunchConfig, Program, ProgramOptions, launch
+from cuda.core import Device, LaunchConfig, LegacyPinnedMemoryResource, Program, ProgramOptions, launch
 
 SRC = r"""
 template <typename T>
@@ -32,17 +32,23 @@ def main():
     a = rng.random(n, dtype=np.float32)
     b = rng.random(n, dtype=np.float32)
     nbytes = a.nbytes
+    # host data in pinned buffers (cuMemAllocHost), seen by numpy through DLPack
+    pinned = LegacyPinnedMemoryResource()
+    ha, hb, hc = (pinned.allocate(nbytes) for _ in range(3))
+    view = lambda buf: np.from_dlpack(buf).view(np.float32)
+    view(ha)[:] = a
+    view(hb)[:] = b
     mr = dev.memory_resource
     da, db, dc = (mr.allocate(nbytes, stream=stream) for _ in range(3))
-    da.copy_from(a, stream=stream)
-    db.copy_from(b, stream=stream)
+    da.copy_from(ha, stream=stream)
+    db.copy_from(hb, stream=stream)
     block = 128
     config = LaunchConfig(grid=(n + block - 1) // block, block=block)
     launch(stream, config, kernel, da, db, dc, np.uint64(n))
-    c = np.empty_like(a)
-    dc.copy_to(c, stream=stream)
+    dc.copy_to(hc, stream=stream)
     stream.sync()
-    for buf in (da, db, dc):
+    c = view(hc).copy()
+    for buf in (da, db, dc, ha, hb, hc):
         buf.close(stream)
     want = a + b
     if not np.array_equal(c, want):
