@@ -8,6 +8,8 @@
 #   make tsan       the suite's multi-threaded launches under that build
 #   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
 #   make fuzz-long  the whole-path fuzzer for FUZZ_SECONDS (default 1800)
+#   make test-clients     Numba, cuda-python, Triton, CuPy under ptxvm exec (pip, network)
+#   make test-numba-suite numba-cuda's own test suite under ptxvm exec: pass rate, causes
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
 #                   include, lib/pkgconfig/ptxvm.pc, lib/ptxvm (the CUDA driver
 #                   and runtime, off the system's library path); make uninstall
@@ -233,6 +235,25 @@ check-clang:
 .SECONDARY:
 
 -include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
+
+# The Python clients (tests/clients/README.md; not in test: they install from
+# PyPI): a virtual environment under build/ with numba-cuda, cuda-python,
+# cuda-core, Triton and CuPy (CLIENTS_PKGS), then each client's test under
+# ptxvm exec; test-numba-suite runs numba-cuda's own suite and prints its
+# pass rate and failure causes.
+CLIENTS_PYTHON ?= python3
+CLIENTS_VENV   := $(B)/clients-venv
+CLIENTS_PKGS   ?= numba-cuda[cu13] cuda-python cuda-core numpy triton cupy-cuda13x \
+                  filecheck cffi psutil ml_dtypes pytest
+$(CLIENTS_VENV)/installed:
+	$(CLIENTS_PYTHON) -m venv $(CLIENTS_VENV)
+	$(CLIENTS_VENV)/bin/python -m pip install -q $(CLIENTS_PKGS)
+	$(CLIENTS_VENV)/bin/python -m pip freeze > $@
+test-clients: all $(CLIENTS_VENV)/installed
+	python3 tests/clients/run.py --build $(B) --python $(CLIENTS_VENV)/bin/python
+test-numba-suite: all $(CLIENTS_VENV)/installed
+	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python
+.PHONY: test-clients test-numba-suite
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

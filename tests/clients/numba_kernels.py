@@ -71,6 +71,9 @@ def saxpy(a, x, y):
 def main():
     if not cuda.is_available():
         sys.exit("FAIL cuda.is_available() is False (run under ptxvm exec)")
+    # ptxvm exec hides nvJitLink, so Numba links PTX with cuLink* (README "Python")
+    from numba.cuda.cudadrv import driver
+    expect("nvJitLink hidden (Numba links with the driver's cuLink*)", not driver._have_nvjitlink())
     cc = cuda.get_current_device().compute_capability
     expect("compute capability 9.0", cc == (9, 0), str(cc))
     rng = np.random.default_rng(3)
