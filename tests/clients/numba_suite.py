@@ -24,8 +24,9 @@ import sys
 import time
 
 HEADER = re.compile(r"^(\w+) \(([\w.]+)\)(?: \.\.\. |\n)", re.M)
-BLOCK = re.compile(r"^={50,}\n(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)[^\n]*\n-{50,}\n(.*?)(?=^={50,}\n|^-{50,}\nRan )",
-                   re.M | re.S)
+# a failure's block: the header, the test's docstring (if any), dashes, the traceback
+BLOCK = re.compile(r"^={50,}\n(FAIL|ERROR|UNEXPECTED SUCCESS): (\w+) \(([\w.]+)\)[^\n]*\n(?:[^\n]*\n)*?-{50,}\n"
+                   r"(.*?)(?=^={50,}\n|^-{50,}\nRan )", re.M | re.S)
 PTXVM_LINE = re.compile(r"ptxvm: ([^\n]*)")
 SUMMARY = re.compile(r"^Ran (\d+) tests? in ([\d.]+)s\s*\n\s*\n(OK|FAILED)(?: \(([^)]*)\))?", re.M)
 CALL = re.compile(r"Call to (cu\w+) results in (CUDA_ERROR_\w+)")
