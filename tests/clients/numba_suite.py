@@ -6,7 +6,9 @@ pass rate and the causes of its failures (tests/clients/README.md).
 
 runs `ptxvm exec -q PYTHON -m numba.runtests -v TESTS` (default
 numba.cuda.tests), keeps the whole output in build/clients/numba-suite.log,
-and prints the totals unittest gives (passed = run - failures - errors -
+and prints the totals unittest gives (--isolate: each test module in its
+own process, so that a kernel fault, sticky as on a GPU, stops only its
+own module; the totals are then summed) (passed = run - failures - errors -
 skipped - expected failures) and the failures and errors grouped by cause,
 most frequent first, each with a count and one test that shows it. A cause
 is, in order: the CUDA call and error Numba names ("Call to cuX results in
@@ -52,23 +54,48 @@ def cause_of(body, ptxvm_lines):
     return normalize(last.strip())
 
 
+def test_modules(runtests, tests):
+    """The test modules (numba.cuda.tests.cudapy.test_x) of the listed tests, in the suite's order."""
+    out = subprocess.run(runtests + ["-l"] + tests, capture_output=True, text=True).stdout
+    mods = []
+    for line in out.splitlines():
+        parts = line.strip().split(".")
+        if len(parts) < 3 or not line.startswith("numba"):
+            continue
+        i = max(k for k, p in enumerate(parts) if p.startswith("test"))  # the method
+        j = max(k for k, p in enumerate(parts[:i]) if p.startswith("test_"))  # the module
+        mod = ".".join(parts[:j + 1])
+        if mod not in mods:
+            mods.append(mod)
+    return [[m] for m in mods]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default="build")
     ap.add_argument("--python", required=True)
     ap.add_argument("--timeout", type=int, default=5400)
     ap.add_argument("--log", default=None)
+    ap.add_argument("--isolate", action="store_true",
+                    help="run each test module in its own process, so that a kernel fault (a sticky "
+                         "error, as on a GPU) fails only the rest of its own module")
     ap.add_argument("tests", nargs="*", default=["numba.cuda.tests"])
     args = ap.parse_args()
     log = args.log or os.path.join(args.build, "clients", "numba-suite.log")
     os.makedirs(os.path.dirname(log), exist_ok=True)
-    cmd = [os.path.join(args.build, "ptxvm"), "exec", "-q", args.python, "-m", "numba.runtests", "-v"] + args.tests
+    runtests = [os.path.join(args.build, "ptxvm"), "exec", "-q", args.python, "-m", "numba.runtests"]
+    groups = [args.tests]
+    if args.isolate:
+        groups = test_modules(runtests, args.tests)
     t0 = time.time()
     with open(log, "w") as f:
-        try:
-            subprocess.run(cmd, stdout=f, stderr=subprocess.STDOUT, timeout=args.timeout)
-        except subprocess.TimeoutExpired:
-            print("the suite ran past %d s: stopped" % args.timeout)
+        for g in groups:
+            left = args.timeout - (time.time() - t0)
+            try:
+                subprocess.run(runtests + ["-v"] + g, stdout=f, stderr=subprocess.STDOUT, timeout=max(left, 1))
+            except subprocess.TimeoutExpired:
+                print("the suite ran past %d s: stopped" % args.timeout)
+                break
     text = open(log, errors="replace").read()
     secs = time.time() - t0
 
@@ -88,21 +115,25 @@ def main():
         causes[c] += 1
         example.setdefault(c, "%s %s" % (kind, test))
 
-    s = SUMMARY.search(text)
-    if not s:
-        print("numba-cuda suite: no summary line (see %s); %d test headers seen" % (log, len(heads)))
+    summaries = list(SUMMARY.finditer(text))
+    if len(summaries) != len(groups):
+        print("numba-cuda suite: %d summary lines for %d runs (see %s); %d test headers seen"
+              % (len(summaries), len(groups), log, len(heads)))
         return 1
-    run = int(s.group(1))
+    run = 0
     counts = dict(failures=0, errors=0, skipped=0)
     counts["expected failures"] = counts["unexpected successes"] = 0
-    for part in (s.group(4) or "").split(","):
-        if "=" in part:
-            k, v = part.strip().split("=")
-            counts[k] = int(v)
+    for s in summaries:
+        run += int(s.group(1))
+        for part in (s.group(4) or "").split(","):
+            if "=" in part:
+                k, v = part.strip().split("=")
+                counts[k] += int(v)
     bad = counts["failures"] + counts["errors"]
     passed = run - bad - counts["skipped"] - counts["expected failures"] - counts["unexpected successes"]
     ran = run - counts["skipped"]
-    print("numba-cuda suite under ptxvm exec: %d tests in %.0f s (log %s)" % (run, secs, log))
+    print("numba-cuda suite under ptxvm exec: %d tests in %.0f s%s (log %s)"
+          % (run, secs, ", each test module in its own process" if args.isolate else "", log))
     print("  passed %d, failed %d, errors %d, skipped %d, expected failures %d, unexpected successes %d"
           % (passed, counts["failures"], counts["errors"], counts["skipped"], counts["expected failures"],
              counts["unexpected successes"]))
