@@ -240,7 +240,8 @@ check-clang:
 # PyPI): a virtual environment under build/ with numba-cuda, cuda-python,
 # cuda-core, Triton and CuPy (CLIENTS_PKGS), then each client's test under
 # ptxvm exec; test-numba-suite runs numba-cuda's own suite and prints its
-# pass rate and failure causes.
+# pass rate and failure causes (NUMBA_SUITE_FLAGS=--isolate: each test module
+# in its own process).
 CLIENTS_PYTHON ?= python3
 CLIENTS_VENV   := $(B)/clients-venv
 CLIENTS_PKGS   ?= numba-cuda[cu13] cuda-python cuda-core numpy triton cupy-cuda13x \
@@ -252,7 +253,7 @@ $(CLIENTS_VENV)/installed:
 test-clients: all $(CLIENTS_VENV)/installed
 	python3 tests/clients/run.py --build $(B) --python $(CLIENTS_VENV)/bin/python
 test-numba-suite: all $(CLIENTS_VENV)/installed
-	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python
+	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python $(NUMBA_SUITE_FLAGS)
 .PHONY: test-clients test-numba-suite
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
