@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cudaProfiler.h>
+
 #include "driver.h"
 
 enum { STACK_MAX = 64 };
@@ -301,6 +303,19 @@ CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) 
   if (greatestPriority) *greatestPriority = DRV_STREAM_PRIORITY_GREATEST;
   return CUDA_SUCCESS;
 }
+
+/* cuProfilerStart/Stop tell the profiling tool attached to the process to
+ * start or stop collecting for the current context; no tool attaches to
+ * ptxvm, so, as NVIDIA's driver without one, they change nothing (--stats
+ * counts every launch). */
+static CUresult profiler_switch(void) {
+  CUcontext c;
+  CUresult r = drv_enter(NULL, &c);
+  if (r == CUDA_SUCCESS) drv_leave(c);
+  return r;
+}
+CUresult cuProfilerStart(void) { return profiler_switch(); }
+CUresult cuProfilerStop(void) { return profiler_switch(); }
 
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit) {
   CUcontext c;
