@@ -291,19 +291,6 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
   return CUDA_SUCCESS;
 }
 
-/* The range an sm_80 and later GPU reports: 0 (the default, least) to -5;
- * work runs in issue order, so priorities order nothing here. Either pointer
- * may be NULL, as cuda.h allows. */
-CUresult cuCtxGetStreamPriorityRange(int *leastPriority, int *greatestPriority) {
-  CUcontext c;
-  CUresult r = drv_enter(NULL, &c);
-  if (r != CUDA_SUCCESS) return r;
-  drv_leave(c);
-  if (leastPriority) *leastPriority = DRV_STREAM_PRIORITY_LEAST;
-  if (greatestPriority) *greatestPriority = DRV_STREAM_PRIORITY_GREATEST;
-  return CUDA_SUCCESS;
-}
-
 /* cuProfilerStart/Stop tell the profiling tool attached to the process to
  * start or stop collecting for the current context; no tool attaches to
  * ptxvm, so, as NVIDIA's driver without one, they change nothing (--stats

@@ -1,6 +1,6 @@
 /* client_queries.c: the context queries CUDA Python makes before its first
  * launch (cuda.core's Device and Stream, Numba's context), served by the
- * driver's context.c; run by tests/run.py as `ptxvm exec PROGRAM`
+ * driver (stream.c, context.c); run by tests/run.py as `ptxvm exec PROGRAM`
  * (tests/driver/driver_api.c says how). Expected values: cuda.h's documented
  * answers and the range an sm_80-or-later GPU reports (0 to -5);
  * cuProfilerStart/Stop (cudaProfiler.h), which cuda.bindings finds through
