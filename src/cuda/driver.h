@@ -32,10 +32,6 @@ enum { MAGIC_CTX = 0x43545821, MAGIC_MOD = 0x4d4f4421, MAGIC_FN = 0x464e4321,
        MAGIC_STREAM = 0x53545221, MAGIC_EVENT = 0x45564e21, MAGIC_LIB = 0x4c494221,
        MAGIC_GRAPH = 0x47524121, MAGIC_NODE = 0x4e4f4421, MAGIC_EXEC = 0x45584521 };
 
-/* Stream priorities: the range cuCtxGetStreamPriorityRange reports (an sm_90
- * GPU's; lower numbers are higher priorities). */
-enum { DRV_STREAM_PRIORITY_LEAST = 0, DRV_STREAM_PRIORITY_GREATEST = -5 };
-
 /* Launch options from the environment (init.c drv_options), applied to every
  * context's ptxvm_context. */
 typedef struct DrvOptions {
