@@ -193,7 +193,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 # finds them (../lib/ptxvm beside bin/ptxvm) and no other program does, so
 # they never shadow a real driver
 CUDALIBDIR ?= $(LIBDIR)/ptxvm
-CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so) $(if $(RUNTIME),libcudart.so.13 libcudart.so)
+CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so nvjitlink/libnvJitLink.so.13 nvjitlink/libnvJitLink.so.12) \
+                $(if $(RUNTIME),libcudart.so.13 libcudart.so)
 INSTALL_FILES := $(addprefix $(CUDALIBDIR)/,$(CUDA_INSTALL)) $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
                  $(LIBDIR)/libptxvm.so $(LIBDIR)/libptxvm.a $(INCLUDEDIR)/ptxvm.h $(LIBDIR)/pkgconfig/ptxvm.pc
 install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in $(DRIVER) $(RUNTIME)
@@ -211,6 +212,8 @@ ifneq ($(DRIVER),)
 	install -d $(DESTDIR)$(CUDALIBDIR)
 	install -m 755 $(B)/libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so.1
 	ln -sf libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so
+	install -d $(DESTDIR)$(CUDALIBDIR)/nvjitlink
+	install -m 755 $(NVJITLINK_HIDDEN) $(DESTDIR)$(CUDALIBDIR)/nvjitlink/
 endif
 ifneq ($(RUNTIME),)
 	install -m 755 $(B)/libcudart.so.13 $(DESTDIR)$(CUDALIBDIR)/libcudart.so.13
@@ -218,7 +221,7 @@ ifneq ($(RUNTIME),)
 endif
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
-	$(if $(DRIVER),-rmdir $(DESTDIR)$(CUDALIBDIR) 2>/dev/null)
+	$(if $(DRIVER),-rmdir $(DESTDIR)$(CUDALIBDIR)/nvjitlink $(DESTDIR)$(CUDALIBDIR) 2>/dev/null)
 
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
