@@ -8,6 +8,8 @@
 #   make tsan       the suite's multi-threaded launches under that build
 #   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
 #   make fuzz-long  the whole-path fuzzer for FUZZ_SECONDS (default 1800)
+#   make test-clients     Numba, cuda-python, Triton, CuPy under ptxvm exec (pip, network)
+#   make test-numba-suite numba-cuda's own test suite under ptxvm exec: pass rate, causes
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
 #                   include, lib/pkgconfig/ptxvm.pc, lib/ptxvm (the CUDA driver
 #                   and runtime, off the system's library path); make uninstall
@@ -44,8 +46,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 CUDA_HOME ?= /usr/local/cuda
 DRV_SRC := $(wildcard src/cuda/*.c)
 DRV_OBJ := $(DRV_SRC:%.c=$(B)/%.o)
+NVJITLINK_HIDDEN := $(B)/nvjitlink/libnvJitLink.so.13 $(B)/nvjitlink/libnvJitLink.so.12
 ifneq ($(wildcard $(CUDA_HOME)/include/cuda.h),)
-  DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so
+  DRIVER := $(B)/libcuda.so.1 $(B)/libcuda.so $(NVJITLINK_HIDDEN)
 endif
 # the CUDA runtime (src/cudart/, libcudart.so.13 over libcuda.so.1): built
 # where the toolkit's cuda_runtime_api.h is
@@ -88,6 +91,12 @@ $(B)/libcuda.so.1: $(DRV_OBJ) $(B)/libptxvm.a src/cuda/exports.map
 	    -o $@ $(DRV_OBJ) $(B)/libptxvm.a $(LDLIBS)
 $(B)/libcuda.so: $(B)/libcuda.so.1
 	ln -sf libcuda.so.1 $@
+# what `ptxvm exec` preloads to hide nvJitLink (tools/nvjitlink_hidden.c),
+# once under nvJitLink 13's soname, once under 12's; never sanitized (it is
+# preloaded into programs that are not)
+$(B)/nvjitlink/libnvJitLink.so.%: tools/nvjitlink_hidden.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -fPIC -shared -Wl,-soname,libnvJitLink.so.$* -o $@ $<
 
 $(RT_OBJ): CFLAGS += -I$(CUDA_HOME)/include
 # exports.map: the toolkit's libcudart.so.13 symbols and versions
@@ -184,7 +193,8 @@ INCLUDEDIR ?= $(PREFIX)/include
 # finds them (../lib/ptxvm beside bin/ptxvm) and no other program does, so
 # they never shadow a real driver
 CUDALIBDIR ?= $(LIBDIR)/ptxvm
-CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so) $(if $(RUNTIME),libcudart.so.13 libcudart.so)
+CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so nvjitlink/libnvJitLink.so.13 nvjitlink/libnvJitLink.so.12) \
+                $(if $(RUNTIME),libcudart.so.13 libcudart.so)
 INSTALL_FILES := $(addprefix $(CUDALIBDIR)/,$(CUDA_INSTALL)) $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
                  $(LIBDIR)/libptxvm.so $(LIBDIR)/libptxvm.a $(INCLUDEDIR)/ptxvm.h $(LIBDIR)/pkgconfig/ptxvm.pc
 install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in $(DRIVER) $(RUNTIME)
@@ -202,6 +212,8 @@ ifneq ($(DRIVER),)
 	install -d $(DESTDIR)$(CUDALIBDIR)
 	install -m 755 $(B)/libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so.1
 	ln -sf libcuda.so.1 $(DESTDIR)$(CUDALIBDIR)/libcuda.so
+	install -d $(DESTDIR)$(CUDALIBDIR)/nvjitlink
+	install -m 755 $(NVJITLINK_HIDDEN) $(DESTDIR)$(CUDALIBDIR)/nvjitlink/
 endif
 ifneq ($(RUNTIME),)
 	install -m 755 $(B)/libcudart.so.13 $(DESTDIR)$(CUDALIBDIR)/libcudart.so.13
@@ -209,12 +221,12 @@ ifneq ($(RUNTIME),)
 endif
 uninstall:
 	rm -f $(addprefix $(DESTDIR),$(INSTALL_FILES))
-	$(if $(DRIVER),-rmdir $(DESTDIR)$(CUDALIBDIR) 2>/dev/null)
+	$(if $(DRIVER),-rmdir $(DESTDIR)$(CUDALIBDIR)/nvjitlink $(DESTDIR)$(CUDALIBDIR) 2>/dev/null)
 
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c tools/nvjitlink_hidden.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -226,6 +238,26 @@ check-clang:
 .SECONDARY:
 
 -include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
+
+# The Python clients (tests/clients/README.md; not in test: they install from
+# PyPI): a virtual environment under build/ with numba-cuda, cuda-python,
+# cuda-core, Triton and CuPy (CLIENTS_PKGS), then each client's test under
+# ptxvm exec; test-numba-suite runs numba-cuda's own suite and prints its
+# pass rate and failure causes (NUMBA_SUITE_FLAGS=--isolate: each test module
+# in its own process).
+CLIENTS_PYTHON ?= python3
+CLIENTS_VENV   := $(B)/clients-venv
+CLIENTS_PKGS   ?= numba-cuda[cu13] cuda-python cuda-core numpy triton cupy-cuda13x \
+                  filecheck cffi psutil ml_dtypes pytest
+$(CLIENTS_VENV)/installed:
+	$(CLIENTS_PYTHON) -m venv $(CLIENTS_VENV)
+	$(CLIENTS_VENV)/bin/python -m pip install -q $(CLIENTS_PKGS)
+	$(CLIENTS_VENV)/bin/python -m pip freeze > $@
+test-clients: all $(CLIENTS_VENV)/installed
+	python3 tests/clients/run.py --build $(B) --python $(CLIENTS_VENV)/bin/python
+test-numba-suite: all $(CLIENTS_VENV)/installed
+	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python $(NUMBA_SUITE_FLAGS)
+.PHONY: test-clients test-numba-suite
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

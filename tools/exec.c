@@ -16,7 +16,11 @@
  * to the driver through undocumented export tables, which ptxvm does not
  * serve. exec recognises such a program before starting it (an ELF file
  * that carries device code, a .nv_fatbin or __nv_relfatbin section, and has
- * no libcudart.so in its DT_NEEDED) and says how to rebuild it, exit 1. */
+ * no libcudart.so in its DT_NEEDED) and says how to rebuild it, exit 1.
+ *
+ * Unless --keep-nvjitlink is given, nvJitLink is hidden from PROGRAM
+ * (hide_nvjitlink; tools/nvjitlink_hidden.c says why), so CUDA Python links
+ * PTX through the driver's cuLink* instead of writing cubins. */
 #include <elf.h>
 #include <errno.h>
 #include <limits.h>
@@ -39,7 +43,7 @@ static int bad(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fputs("\nusage: ptxvm exec [--check] [-j N] [--schedule SEED] [--async-delay NS] "
-        "[--max-steps N] [--stats] [-q] [--] PROGRAM [ARGS...]\n", stderr);
+        "[--max-steps N] [--stats] [-q] [--keep-nvjitlink] [--] PROGRAM [ARGS...]\n", stderr);
   return EXEC_INPUT;
 }
 
@@ -144,7 +148,51 @@ static int number_opt(char **argv, int *i, int argc, const char *var) {
   return 0;
 }
 
+/* Appends `item` to the SEP-separated list in environment variable `var`
+ * (set to item alone when unset or empty). False: out of memory. */
+static bool env_append(const char *var, char sep, const char *item) {
+  const char *old = getenv(var);
+  if (!old || !*old) return setenv(var, item, 1) == 0;
+  size_t n = strlen(old) + strlen(item) + 2;
+  char *s = malloc(n);
+  if (!s) return false;
+  snprintf(s, n, "%s%c%s", old, sep, item);
+  int rc = setenv(var, s, 1);
+  free(s);
+  return rc == 0;
+}
+
+/* Hides nvJitLink from PROGRAM: dir/nvjitlink/libnvJitLink.so.13 (and .so.12,
+ * the same object) go last in LD_PRELOAD, after any the user preloads, so
+ * cuda.pathfinder finds them loaded and cuda.core falls back to cuLink*
+ * (tools/nvjitlink_hidden.c). A preload ahead of a dynamically linked ASan
+ * runtime trips ASan's link-order check, a false alarm here since the object
+ * defines no function: verify_asan_link_order=0 goes last in ASAN_OPTIONS.
+ * One line on stderr says so, unless quiet. Returns 0, or the exit status of
+ * a failure. */
+static int hide_nvjitlink(const char *dir, bool quiet) {
+  char lib[2][PATH_MAX + 64];
+  for (int k = 0; k < 2; k++) {
+    snprintf(lib[k], sizeof lib[k], "%s/nvjitlink/libnvJitLink.so.%d", dir, 13 - k);
+    if (access(lib[k], R_OK) != 0) {
+      fprintf(stderr, "ptxvm exec: %s is missing, so nvJitLink is not hidden: CUDA Python may link "
+              "cubins ptxvm cannot load (rebuild ptxvm, or pass --keep-nvjitlink)\n", lib[k]);
+      return 0;
+    }
+  }
+  if (!env_append("LD_PRELOAD", ':', lib[0]) || !env_append("LD_PRELOAD", ':', lib[1]) ||
+      !env_append("ASAN_OPTIONS", ':', "verify_asan_link_order=0"))
+    return bad("%s", "out of memory");
+  if (!quiet)
+    fputs("ptxvm exec: nvJitLink hidden, so CUDA Python links PTX with the driver's cuLink* "
+          "(--keep-nvjitlink to keep it; README \"Python\")\n", stderr);
+  return 0;
+}
+
 int cmd_exec(int argc, char **argv) {
+  bool keep_nvjitlink = false;
+  const char *q = getenv("PTXVM_QUIET");
+  bool quiet = q && !strcmp(q, "1");
   int i = 1;
   for (; i < argc && argv[i][0] == '-'; i++) {
     const char *a = argv[i];
@@ -152,7 +200,8 @@ int cmd_exec(int argc, char **argv) {
     if (!strcmp(a, "--")) { i++; break; }
     else if (!strcmp(a, "--check")) setenv("PTXVM_CHECK", "1", 1);
     else if (!strcmp(a, "--stats")) setenv("PTXVM_STATS", "1", 1);
-    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) setenv("PTXVM_QUIET", "1", 1);
+    else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) { setenv("PTXVM_QUIET", "1", 1); quiet = true; }
+    else if (!strcmp(a, "--keep-nvjitlink")) keep_nvjitlink = true;
     else if (!strcmp(a, "-j") || !strcmp(a, "--jobs")) rc = number_opt(argv, &i, argc, "PTXVM_JOBS");
     else if (!strcmp(a, "--schedule")) rc = number_opt(argv, &i, argc, "PTXVM_SCHEDULE");
     else if (!strcmp(a, "--async-delay")) rc = number_opt(argv, &i, argc, "PTXVM_ASYNC_DELAY");
@@ -177,6 +226,10 @@ int cmd_exec(int argc, char **argv) {
   snprintf(path, n, "%s%s%s", dir, old && *old ? ":" : "", old && *old ? old : "");
   setenv("LD_LIBRARY_PATH", path, 1);
   free(path);
+  if (!keep_nvjitlink) {
+    int rc = hide_nvjitlink(dir, quiet);
+    if (rc) return rc;
+  }
   fflush(NULL);
   execvp(argv[i], argv + i);
   int e = errno;

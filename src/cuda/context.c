@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cudaProfiler.h>
+
 #include "driver.h"
 
 enum { STACK_MAX = 64 };
@@ -288,6 +290,19 @@ CUresult cuCtxGetApiVersion(CUcontext ctx, unsigned int *version) {
   *version = 3020;   /* the context ABI since CUDA 3.2, as the driver reports it */
   return CUDA_SUCCESS;
 }
+
+/* cuProfilerStart/Stop tell the profiling tool attached to the process to
+ * start or stop collecting for the current context; no tool attaches to
+ * ptxvm, so, as NVIDIA's driver without one, they change nothing (--stats
+ * counts every launch). */
+static CUresult profiler_switch(void) {
+  CUcontext c;
+  CUresult r = drv_enter(NULL, &c);
+  if (r == CUDA_SUCCESS) drv_leave(c);
+  return r;
+}
+CUresult cuProfilerStart(void) { return profiler_switch(); }
+CUresult cuProfilerStop(void) { return profiler_switch(); }
 
 CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit) {
   CUcontext c;

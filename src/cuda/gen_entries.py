@@ -6,8 +6,9 @@ committed, so builds do not need this script):
     python3 src/cuda/gen_entries.py [CUDA_HOME] > src/cuda/entries.def
     python3 src/cuda/gen_entries.py --errors [CUDA_HOME] > src/cuda/errors.def
 
-cudaTypedefs.h names one PFN_<name>_v<version>[_ptds|_ptsz] typedef per ABI
-variant of every driver entry point: the (name, version, stream flavour)
+cudaTypedefs.h (and cudaProfilerTypedefs.h, for cuProfiler*) names one
+PFN_<name>_v<version>[_ptds|_ptsz] typedef per ABI variant of every driver
+entry point: the (name, version, stream flavour)
 triples cuGetProcAddress serves. The C symbol of each variant: for the newest
 one of a name, what cuda.h #defines the name to (with
 CUDA_API_PER_THREAD_DEFAULT_STREAM for the _ptds/_ptsz flavour); for older
@@ -33,7 +34,8 @@ if "--errors" in sys.argv:
     for n in re.findall(r"^\s*(CUDA_\w+)\s*=", enum, re.M):
         print("R(%s)" % n)
     sys.exit(0)
-text = open(os.path.join(inc, "cudaTypedefs.h")).read()
+# cudaProfilerTypedefs.h: cuProfilerStart/Stop, which cuda.bindings asks for too
+text = "".join(open(os.path.join(inc, h)).read() for h in ("cudaTypedefs.h", "cudaProfilerTypedefs.h"))
 rows = set(re.findall(r"\*PFN_(cu\w+?)_v(\d+)(_ptds|_ptsz)?\)", text))
 
 groups = collections.defaultdict(list)
@@ -56,7 +58,8 @@ def expand(names, per_thread):
 
 def declared(per_thread):
     args = ["cc", "-E", "-I", inc, "-x", "c", "-"] + (["-DCUDA_API_PER_THREAD_DEFAULT_STREAM"] if per_thread else [])
-    out = subprocess.run(args, input="#include <cuda.h>\n", capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(args, input="#include <cuda.h>\n#include <cudaProfiler.h>\n", capture_output=True, text=True,
+                         check=True).stdout
     return set(re.findall(r"\bCUresult\s+(cu\w+)\s*\(", out))
 
 
@@ -72,7 +75,7 @@ print(" * NAME as cuGetProcAddress is asked for it, the CUDA VERSION that introd
 print(" * the variant, FLAVOUR PLAIN or PTDS/PTSZ (the per-thread default stream")
 print(" * variant, cuGetProcAddress flag CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM),")
 print(" * and the exported C SYMBOL. Written by src/cuda/gen_entries.py from CUDA")
-print(" * 13.0's cudaTypedefs.h and cuda.h; do not edit by hand. */")
+print(" * 13.0's cudaTypedefs.h, cudaProfilerTypedefs.h and cuda.h; do not edit by hand. */")
 seen = set()
 for (name, kind) in sorted(groups):
     vers = sorted(groups[(name, kind)])

@@ -45,7 +45,7 @@ fi
 expect_exit 127 "ptxvm exec: /nonexistent/prog: No such file or directory" exec /nonexistent/prog
 
 # the program's exit status is the command's
-"$PTXVM" exec sh -c 'exit 7' 2>"$T/err"
+"$PTXVM" exec -q sh -c 'exit 7' 2>"$T/err"
 rc=$?
 if [ "$rc" = 7 ]; then ok; else bad "exit status $rc, want 7"; fi
 
@@ -58,9 +58,9 @@ if [ "$(cat "$T/out")" = "$want" ]; then ok; else bad "environment: $(cat "$T/ou
 
 # the directory of ptxvm's libcuda.so.1 first in LD_LIBRARY_PATH, the old value kept after it
 dir=$(cd "$B" && pwd -P)
-got=$(LD_LIBRARY_PATH=/old/lib "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
+got=$(LD_LIBRARY_PATH=/old/lib "$PTXVM" exec -q sh -c 'echo "$LD_LIBRARY_PATH"')
 if [ "$got" = "$dir:/old/lib" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir:/old/lib)"; fi
-got=$(env -u LD_LIBRARY_PATH "$PTXVM" exec sh -c 'echo "$LD_LIBRARY_PATH"')
+got=$(env -u LD_LIBRARY_PATH "$PTXVM" exec -q sh -c 'echo "$LD_LIBRARY_PATH"')
 if [ "$got" = "$dir" ]; then ok; else bad "LD_LIBRARY_PATH=$got (want $dir)"; fi
 
 # a program with device code but without libcudart.so among its needed
@@ -87,6 +87,42 @@ C
   if [ "$rc" = 4 ]; then ok; else bad "a plain program: exit $rc"; fi
 else
   bad "cc: $(head -c 200 "$T/cc.err")"
+fi
+
+# nvJitLink hidden (README "Python"): the two placeholders last in LD_PRELOAD,
+# after the user's; ASan's link-order check off, after the user's options;
+# the notice once; -q and PTXVM_QUIET=1 silence it; --keep-nvjitlink leaves all as it was
+hid="$dir/nvjitlink/libnvJitLink.so.13:$dir/nvjitlink/libnvJitLink.so.12"
+env -u LD_PRELOAD -u ASAN_OPTIONS "$PTXVM" exec sh -c 'echo "$LD_PRELOAD|$ASAN_OPTIONS"' >"$T/out" 2>"$T/err"
+want="$hid|verify_asan_link_order=0"
+if [ "$(cat "$T/out")" = "$want" ]; then ok; else bad "hidden: $(cat "$T/out") (want $want)"; fi
+n=$(grep -c "^ptxvm exec: nvJitLink hidden, so CUDA Python links PTX with the driver's cuLink\*" "$T/err")
+if [ "$n" = 1 ]; then ok; else bad "nvJitLink notice $n times: $(head -c 300 "$T/err")"; fi
+LD_PRELOAD=/u.so ASAN_OPTIONS=a=1 "$PTXVM" exec -q sh -c 'echo "$LD_PRELOAD|$ASAN_OPTIONS"' >"$T/out" 2>"$T/err"
+want="/u.so:$hid|a=1:verify_asan_link_order=0"
+if [ "$(cat "$T/out")" = "$want" ] && ! grep -q nvJitLink "$T/err"; then ok; else
+  bad "hidden after the user's: $(cat "$T/out") (want $want), stderr $(head -c 200 "$T/err")"; fi
+PTXVM_QUIET=1 "$PTXVM" exec true 2>"$T/err"
+if [ ! -s "$T/err" ]; then ok; else bad "PTXVM_QUIET=1: stderr $(head -c 200 "$T/err")"; fi
+LD_PRELOAD=/u.so ASAN_OPTIONS=a=1 "$PTXVM" exec --keep-nvjitlink sh -c 'echo "$LD_PRELOAD|$ASAN_OPTIONS"' \
+  >"$T/out" 2>"$T/err"
+if [ "$(cat "$T/out")" = "/u.so|a=1" ] && ! grep -q nvJitLink "$T/err"; then ok; else
+  bad "--keep-nvjitlink: $(cat "$T/out"), stderr $(head -c 200 "$T/err")"; fi
+# what cuda.pathfinder asks (a library loaded under the soname) finds the
+# placeholder, which lacks __nvJitLinkVersion, so cuda.core uses cuLink*
+if command -v python3 >/dev/null; then
+  probe='import ctypes, os
+h = ctypes.CDLL("libnvJitLink.so.13", os.RTLD_NOLOAD)
+g = ctypes.CDLL("libnvJitLink.so.12", os.RTLD_NOLOAD)
+print(hasattr(h, "ptxvm_nvjitlink_hidden"), hasattr(h, "__nvJitLinkVersion"), hasattr(g, "nvJitLinkCreate"))'
+  got=$("$PTXVM" exec -q python3 -c "$probe" 2>&1)
+  if [ "$got" = "True False False" ]; then ok; else bad "placeholder probe: $got (want True False False)"; fi
+fi
+# a program with gcc's dynamic ASan runtime still runs with the placeholder preloaded
+if printf 'int main(void) { return 3; }\n' >"$T/a.c" && cc -fsanitize=address -o "$T/asan" "$T/a.c" 2>/dev/null; then
+  "$PTXVM" exec -q "$T/asan" 2>"$T/err"
+  rc=$?
+  if [ "$rc" = 3 ]; then ok; else bad "ASan program under exec: exit $rc, $(head -c 300 "$T/err")"; fi
 fi
 
 echo "$pass passed, $fail failed"

@@ -124,7 +124,7 @@ if [ "$libdir" = "$L" ] && cc -std=c11 -o "$T/host-static" "$T/host.c" $($PC --c
 # found there by the installed `ptxvm exec`
 if [ -e "$B/libcuda.so.1" ]; then
   P="$L/ptxvm"
-  for f in libcuda.so.1 libcudart.so.13; do
+  for f in libcuda.so.1 libcudart.so.13 nvjitlink/libnvJitLink.so.13 nvjitlink/libnvJitLink.so.12; do
     if [ -f "$P/$f" ] && [ ! -L "$P/$f" ] && [ ! -e "$L/$f" ]; then ok; else bad "not installed in lib/ptxvm: $f"; fi
   done
   if [ "$(readlink "$P/libcuda.so")" = libcuda.so.1 ] && [ "$(readlink "$P/libcudart.so")" = libcudart.so.13 ]; then
@@ -148,7 +148,7 @@ int main() {
 CU
     if "$NVCC" -cudart shared -arch=sm_90 -o "$T/app" "$T/app.cu" 2>"$T/nvcc.err"; then ok; else
       bad "nvcc: $(head -c 300 "$T/nvcc.err")"; fi
-    out=$(env -u LD_LIBRARY_PATH "$D/usr/local/bin/ptxvm" exec "$T/app" 2>&1)
+    out=$(env -u LD_LIBRARY_PATH "$D/usr/local/bin/ptxvm" exec -q "$T/app" 2>&1)
     if [ "$out" = "1 4 9 16" ]; then ok; else bad "CUDA program under the installed exec: $out"; fi
   fi
 fi
