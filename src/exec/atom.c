@@ -402,7 +402,7 @@ static const Operand *elems_of(const Operand *o, int *n) {
 }
 
 bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
-  bool is_red = !strcmp(insn_mnemonic(in), "red");
+  bool is_red = op_has(in->op, OPF_NORES);
   AtomInsn *a = lower_aux(L, sizeof *a);
   x->aux = a;
   a->type = in->ntypes ? (Type)in->types[0] : TY_NONE;

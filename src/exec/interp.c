@@ -306,28 +306,26 @@ static bool pick_group(Warp *w, WState *s) {
  * synchronicity shows it. The group to run is a pseudo-random runnable
  * lane's, sometimes only a random part of it, and the choice is made again
  * every few instructions. Instructions that need or observe converged lanes
- * (family SYNC: bar, barrier, bar.warp.sync...; .aligned forms; MMA;
- * activemask and the deprecated shfl and vote) are left to the
- * lowest-pc-first rule: a perturbed group that reaches one gives way
- * (warp_run), so the lanes reconverge before it. So do calls and backward
- * branches, which would put the group ahead of the others for that rule
- * (a deeper frame, or a lower pc in the next iteration of a loop). */
+ * (SCHED and CONV in opcodes.def: the SYNC family, bar, barrier,
+ * bar.warp.sync...; .aligned forms; MMA; activemask and the deprecated shfl
+ * and vote) are left to the lowest-pc-first rule: a perturbed group that
+ * reaches one gives way (warp_run), so the lanes reconverge before it. So do
+ * calls and brx.idx (SCHED) and backward branches, which would put the group
+ * ahead of the others for that rule (a deeper frame, or a lower pc in the
+ * next iteration of a loop). */
 static bool sched_free(const Warp *w, uint32_t pc) {
   const XInsn *x = &w->launch->prog->code[pc];
-  Family f = op_info[x->op].family;
-  if (x->op == OP_CALL || x->op == OP_BRX_IDX || (x->op == OP_BRA && x->target <= pc)) return false;
-  return f != FAM_SYNC && f != FAM_MMA && !(x->mods & XM_ALIGNED) && x->op != OP_ACTIVEMASK &&
-         x->op != OP_SHFL && x->op != OP_VOTE && x->op != OP_VOTE_BALLOT;
+  if (x->op == OP_BRA && x->target <= pc) return false;
+  return !(op_info[x->op].flags & (OPF_SCHED | OPF_CONV)) && !(x->mods & XM_ALIGNED);
 }
 
-/* Whether every lane of the warp must execute x converged: the .aligned
- * forms (bar.sync, bar.arrive and bar.red are aligned), MMA, the
- * deprecated shfl and vote. Lanes passed over a deprioritised group
- * (pick_group) wait before one, as the hardware reconverges them there. */
+/* Whether every lane of the warp must execute x converged: its row says
+ * so (CONV in opcodes.def: bar.sync, bar.arrive and bar.red, MMA, the
+ * deprecated shfl and vote...), or it has .aligned. Lanes passed over a
+ * deprioritised group (pick_group) wait before one, as the hardware
+ * reconverges them there. */
 static bool aligned_insn(const XInsn *x) {
-  return (x->mods & XM_ALIGNED) || op_info[x->op].family == FAM_MMA || x->op == OP_BAR_SYNC ||
-         x->op == OP_BAR_ARRIVE || x->op == OP_BAR_RED_POPC || x->op == OP_BAR_RED_PRED ||
-         x->op == OP_SHFL || x->op == OP_VOTE || x->op == OP_VOTE_BALLOT;
+  return (x->mods & XM_ALIGNED) || op_has(x->op, OPF_CONV);
 }
 
 static void perturb(Warp *w, WState *s, uint32_t cand) {

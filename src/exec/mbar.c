@@ -726,9 +726,9 @@ bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
   case OP_MBARRIER_ARRIVE_DROP_EXPECT_TX: case OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE:
     x->sub = MO_ARRIVE;
     mi = 1;
-    a->drop = strstr(insn_mnemonic(in), "arrive_drop") != NULL;
-    a->nocomplete = in->op == OP_MBARRIER_ARRIVE_NOCOMPLETE || in->op == OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE;
-    a->has_tx = in->op == OP_MBARRIER_ARRIVE_EXPECT_TX || in->op == OP_MBARRIER_ARRIVE_DROP_EXPECT_TX;
+    a->drop = op_has(in->op, OPF_DROP);
+    a->nocomplete = op_has(in->op, OPF_NOCOMP);
+    a->has_tx = op_has(in->op, OPF_TX);
     a->has_count = in->nopds > 2;
     x->slot[0] = lower_dst(L, &o[0]);
     a->sink = o[0].kind == OPD_SINK;
