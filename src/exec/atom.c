@@ -254,7 +254,7 @@ static bool atom_shared32(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t m
   return true;
 }
 
-static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_atom) {
   const AtomInsn *a = x->aux;
   uint32_t total = (uint32_t)a->size * a->n;
   if (atom_shared32(w, x, a, mask)) return XS_NEXT;
@@ -334,7 +334,7 @@ static u128 rd128(Warp *w, uint32_t slot, int l) {
   return (u128)R64(w, slot + 1)[l] << 64 | R64(w, slot)[l];
 }
 
-static XStatus exec_atom128(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_atom128) {
   const AtomInsn *a = x->aux;
   bool is_cas = a->op == AO_CAS;
   FOR_LANES(l) {

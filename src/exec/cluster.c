@@ -161,7 +161,7 @@ static CWarp *cwarp(Warp *w, CBar **bp) {
   return b ? &b->w[(int)w->cta->rank * b->maxw + w->id] : NULL;
 }
 
-static XStatus exec_cluster_arrive(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_cluster_arrive) {
   if (aligned_check(w, x, mask, "barrier.cluster.arrive") != XS_NEXT) return XS_TRAP;
   CBar *b;
   CWarp *cw = cwarp(w, &b);
@@ -177,7 +177,7 @@ static XStatus exec_cluster_arrive(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_cluster_wait(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_cluster_wait) {
   if (aligned_check(w, x, mask, "barrier.cluster.wait") != XS_NEXT) return XS_TRAP;
   CBar *b;
   CWarp *cw = cwarp(w, &b);
@@ -229,7 +229,7 @@ static bool shared_off(const MapOp *m, uint64_t a, uint64_t *off) {
   return true;
 }
 
-static XStatus exec_mapa(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mapa) {
   const MapOp *m = x->aux;
   const uint32_t *rk = R32(w, m->rank);
   FOR_LANES(l) {
@@ -250,7 +250,7 @@ static XStatus exec_mapa(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_getctarank(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_getctarank) {
   const MapOp *m = x->aux;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;

@@ -337,7 +337,7 @@ static inline void changed(Cta *c, MbCta *t, int k) {
   if (!e->woken || e->woke_phase != e->m.phase || e->woke_valid != e->m.valid) wake(c, t, k);
 }
 
-static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mbar) {
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, -1, "out of memory");
   const MbInsn *a = x->aux;

@@ -100,7 +100,7 @@ static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const
   return true;
 }
 
-static XStatus exec_bar(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_bar) {
   BarCta *b = bar_state(w->cta);
   if (!b) return exec_fault(w, x, -1, "out of memory");
   BarReq r = {.kind = (BarKind)x->sub, .has_count = x->imm & BF_COUNT,
@@ -137,12 +137,12 @@ void sync_cta_free(Cta *c) {
   c->sync = NULL;
 }
 
-static XStatus exec_fence(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_fence) {
   (void)w; (void)x; (void)mask;
   return XS_NEXT;
 }
 
-static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_nanosleep) {
   const uint32_t *t = R32(w, x->slot[0]);
   uint32_t most = 0;
   FOR_LANES(l) if (ACTIVE(mask, l) && t[l] > most) most = t[l];
