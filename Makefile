@@ -78,7 +78,8 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
 	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o $(B)/libptxvm.a
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o \
+            $(B)/tools/lowered.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(DRV_OBJ): CFLAGS += -I$(CUDA_HOME)/include
@@ -214,7 +215,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/lowered.c tools/opcov.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -225,7 +226,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/opcov.d
 
 # workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
 bench:

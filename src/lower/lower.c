@@ -781,7 +781,7 @@ static uint32_t sreg_slot(Lower *L, const Operand *o) {
 
 /* A variable of a .func frame used as a value: the lane's frame pointer
  * plus x->imm, into slot[0] (64-bit file when x->type is 8 bytes wide). */
-static XStatus exec_frame_addr(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_frame_addr) {
   const uint32_t *fp = R32(w, x->slot[1]);
   if (type_size((Type)x->type) == 8) {
     uint64_t *d = R64(w, x->slot[0]);
@@ -981,7 +981,7 @@ static void emit(Lower *L, const XInsn *x) {
 
 /* The trap in place of a refused instruction. A launch refuses every kernel
  * that can reach it, so it runs only if that reasoning has a hole. */
-static XStatus exec_refused(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_refused) {
   return exec_fault(w, x, mask ? __builtin_ctz(mask) : 0, "%s", (const char *)x->aux);
 }
 
@@ -1309,45 +1309,4 @@ uint64_t program_var_addr(const Program *p, const Symbol *var) {
   uint64_t a = 0;
   if (!program_lookup_var(p, var, &a)) return 0;
   return (var->space == SP_GLOBAL || var->space == SP_CONST) ? a : 0;
-}
-
-/* ---- dump ---- */
-
-static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
-  const XInsn *x = &p->code[pc];
-  char buf[256];
-  fprintf(out, "  %5u: ", pc);
-  if (x->guard >= 0) fprintf(out, "@%sp%d ", x->guard_neg ? "!" : "", x->guard);
-  if (x->fn == exec_sreg_load)
-    fprintf(out, "<sreg %s.%d -> %u>", ((const Symbol *)x->aux)->name, (int)x->imm, x->slot[0]);
-  else if (x->fn == exec_refused)
-    fprintf(out, "<refused: %s>", (const char *)x->aux);
-  else if (x->fn == exec_frame_addr)
-    fprintf(out, "<frame address fp+0x%llx -> %u>", (unsigned long long)x->imm, x->slot[0]);
-  else if (x->src && x->op == x->src->op)
-    fprintf(out, "%s", insn_text(x->src, buf, sizeof buf));
-  else
-    fprintf(out, "<%s>", op_info[x->op].mnemonic);
-  for (int i = 0; i < x->nslots; i++) fprintf(out, "%s%u", i ? "," : " s", x->slot[i]);
-  if (x->target) fprintf(out, " ->%u", x->target);
-  if (x->imm) fprintf(out, " imm=%lld", (long long)x->imm);
-  if (x->src) fprintf(out, "   ; %u:%u", x->src->line, x->src->col);
-  fputc('\n', out);
-}
-
-void program_dump(const Program *p, FILE *out) {
-  fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, local %u\n",
-          p->ncode, p->n32, p->n64, p->npred, p->local_size);
-  for (int i = 0; i < p->nvars; i++)
-    fprintf(out, "  var %s (%s) @ %s0x%llx\n", p->vars[i].sym->name,
-            space_name(p->vars[i].sym->space), p->vars[i].rel ? "fp+" : "",
-            (unsigned long long)p->vars[i].addr);
-  for (int i = 0; i < p->nfuncs; i++) {
-    const FuncInfo *fi = &p->funcs[i];
-    fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u, shared %llu\n",
-            fi->f->is_entry ? ".entry" : ".func", fi->f->name, fi->pc, fi->npc, fi->r32,
-            fi->n32, fi->r64, fi->n64, fi->p0, fi->np, fi->frame, fi->frame_size,
-            (unsigned long long)fi->shared_base);
-    for (uint32_t pc = fi->pc; pc < fi->pc + fi->npc; pc++) dump_insn(p, pc, out);
-  }
 }
