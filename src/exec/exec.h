@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "../ir/ir.h"
+#include "../util/text.h"
 
 enum { WARP_SIZE = 32 };
 
@@ -186,8 +187,7 @@ typedef enum FaultKind { FAULT_OTHER, FAULT_ADDRESS, FAULT_MISALIGNED, FAULT_TRA
 XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* A lane mask as ranges for messages: "0-3,8", or "none" (report.c). */
-void lanes_text(uint32_t m, char *buf, size_t n);
+/* lanes_text (a lane mask as "0-3,8" for messages) is in src/util/text.h. */
 
 /* Records a checker finding at x for `lane` (or -1: the lowest live lane):
  * a hazard or an undefined value the run goes on past (STYLE.md §6 item 3),

@@ -45,7 +45,7 @@
  * and a CTA spinning on a flag that a later CTA sets does not starve it. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
-#include "../sync/warpsync.h"
+#include "warpsync.h"
 #include "spin.h"
 
 #include <pthread.h>
@@ -79,7 +79,7 @@ typedef struct WState {
   bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
-  void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
+  void *wsync;                      /* warp-level rendezvous (src/exec/warpsync.c) */
   uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
   bool bypass;                      /* ... or instead of deprioritised lanes (then

@@ -5,7 +5,7 @@
  * exec_select_SYNC).
  *
  * The .sync forms are thin handlers over the warp rendezvous of
- * src/sync/warpsync.c: each executing lane supplies its inputs and
+ * src/exec/warpsync.c: each executing lane supplies its inputs and
  * membermask and waits until every non-exited lane of the mask has arrived
  * with the same opcode and qualifiers, from any instruction (sm_70+
  * semantics); the completion callbacks below compute every participant's
@@ -30,7 +30,7 @@
  * Operand slots (x->slot): 0 destination (NOSLOT for a sink), 1 predicate
  * destination (NOSLOT if absent), 2 a, 3 b, 4 c, 5 membermask. x->sub is the
  * mode or reduction operator. */
-#include "../sync/warpsync.h"
+#include "warpsync.h"
 
 #include "../lower/lower.h"
 #include "alu.h"

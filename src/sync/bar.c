@@ -1,6 +1,6 @@
 /* bar.c: the CTA barrier state machine (bar.h; sync digest §5.2, §5.3). */
 #include "bar.h"
-#include "../exec/exec.h"
+#include "../util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static void reset(Barrier *br) {
 /* Releases every lane parked at id with the .red result; resets. */
 static void complete(BarCta *b, uint32_t id) {
   Barrier *br = &b->bar[id];
-  exec_count(EV_BAR_CTA);
+  b->completions++;
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;

@@ -69,6 +69,7 @@ typedef struct BarCta {
   int nwarps;
   Barrier bar[BAR_IDS];
   BarWarp *w;
+  uint64_t completions;         /* of any barrier, so far (the caller's statistics) */
   /* Other CTA-wide waiting state (the mbarrier table of src/exec/mbar.c):
      bar_free frees it with ext_free; bar_describe asks ext_describe about a
      lane that is not parked at a CTA barrier. */

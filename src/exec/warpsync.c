@@ -13,7 +13,11 @@
  *
  * Fast path: when the executing lanes complete their gathering by
  * themselves (the converged full-warp case), the result is computed at once
- * and nothing is recorded. */
+ * and nothing is recorded.
+ *
+ * It lives in src/exec/, not beside the pure state machines of src/sync/
+ * (bar.c, mbarrier.c), because it works on the warp itself: its lanes'
+ * validity, faults, the interpreter's release (scripts/layers.py). */
 #include "warpsync.h"
 
 #include <stdio.h>
