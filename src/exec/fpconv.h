@@ -152,6 +152,26 @@ static inline double f8_decode(uint8_t v, bool e4m3) {
   return (v & 0x80) ? -r : r;
 }
 
+/* double -> f16 / bf16 to nearest even, for atomics and initializers: a
+ * NaN becomes a quiet NaN that keeps its sign (f16: 0x7e00 | sign) or, for
+ * bf16, the upper half of the f32 NaN with the quiet bit set (those two
+ * paths have always kept the host's NaN rather than the canonical one).
+ * bf16 rounds the f32 nearest to d: for what the callers pass (a sum, min
+ * or max of two bf16 values; an f32 initializer) that double rounding is
+ * innocuous (53 >= 2*24+2, 24 >= 2*8+2), for any double it is not. */
+static inline uint16_t f16_round_qnan(double d) {
+  if (d != d) return (uint16_t)(0x7e00 | (f64_bits(d) >> 48 & 0x8000));
+  return (uint16_t)fp_round(d, 5, 10, FR_RN, false);
+}
+static inline uint16_t bf16_round_qnan(double d) {
+  uint32_t u = f32_bits((float)d);
+  if (f32_is_nan(u)) return (uint16_t)(u >> 16 | 0x40);
+  return (uint16_t)fp_round(bits_f32(u), 8, 7, FR_RN, false);
+}
+/* bf16 -> double exactly, a NaN keeping its sign and payload (the f32 of the
+ * same upper bits). */
+static inline double bf16_widen(uint16_t h) { return bits_f32((uint32_t)h << 16); }
+
 static inline bool f16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
 static inline bool bf16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }
 static inline bool f16_is_sub(uint16_t h) { return (h & 0x7c00) == 0 && (h & 0x3ff) != 0; }

@@ -49,6 +49,7 @@
  * kernels keep constant addresses. */
 #include "lower.h"
 #include "../exec/spin.h"
+#include "../exec/fpconv.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -595,37 +596,11 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
 
 /* ---- initializers (§5.4.4) ---- */
 
-static uint16_t f32_to_f16(float f) {
-  uint32_t x; memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-  int e = (int)exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    man |= 0x800000;
-    uint32_t shift = (uint32_t)(14 - e), h = man >> shift, rem = man & ((1u << shift) - 1);
-    uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t x; memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
-
 /* Bits of a number converted to type t (size bytes, little-endian). */
 static uint64_t float_bits(Type t, double v) {
   int size = type_size(t);
-  if (t == TY_BF16 || t == TY_BF16X2) return f32_to_bf16((float)v);
-  if (size == 2) return f32_to_f16((float)v);
+  if (t == TY_BF16 || t == TY_BF16X2) return bf16_round_qnan((float)v);   /* fpconv.h */
+  if (size == 2) return f16_round_qnan((float)v);
   if (size == 4) { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); return b; }
   uint64_t b; memcpy(&b, &v, 8); return b;
 }
