@@ -146,12 +146,10 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
 /* x->imm bit 0: .aligned. */
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   if (!(x->imm & 1) || mask == live_of(w)) return XS_NEXT;
-  char t1[160], t2[160];
-  lanes_text(mask, t1, sizeof t1);
-  lanes_text(live_of(w), t2, sizeof t2);
-  return exec_fault(w, x, -1, "%s.aligned reached by lanes %s of warp %d, which are not "
-                    "converged: its non-exited lanes are %s (use the non-aligned %s)", name, t1,
-                    w->id, t2, name);
+  char what[64], msg[512];
+  snprintf(what, sizeof what, "%s.aligned", name);
+  bar_unconverged_text(msg, sizeof msg, what, mask, w->id, live_of(w), name);
+  return exec_fault(w, x, -1, "%s", msg);
 }
 
 static CWarp *cwarp(Warp *w, CBar **bp) {

@@ -120,13 +120,11 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   bool red = r->kind >= BK_RED_POPC;
   BarWarp *w = &b->w[wid];
   Barrier *br = &b->bar[id];
-  char t1[160], t2[160];
   if (r->aligned && mask != w->live) {
-    lanes_text(mask, t1, sizeof t1);
-    lanes_text(w->live, t2, sizeof t2);
-    snprintf(err, n, "aligned barrier %u (%s) reached by lanes %s of warp %d, which are not "
-             "converged: its non-exited lanes are %s (use the non-aligned barrier.%s)",
-             id, kn, t1, wid, t2, kn);
+    char what[64], instead[32];
+    snprintf(what, sizeof what, "aligned barrier %u (%s)", id, kn);
+    snprintf(instead, sizeof instead, "barrier.%s", kn);
+    bar_unconverged_text(err, n, what, mask, wid, w->live, instead);
     return false;
   }
   if (br->arrived_warps >> wid & 1) {
@@ -188,6 +186,15 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   }
   if ((w->gather[id] & w->live) == w->live) warp_arrives(b, wid, id, cnt, red);
   return true;
+}
+
+void bar_unconverged_text(char *buf, size_t n, const char *what, uint32_t mask, int wid,
+                          uint32_t live, const char *instead) {
+  char t1[160], t2[160];
+  lanes_text(mask, t1, sizeof t1);
+  lanes_text(live, t2, sizeof t2);
+  snprintf(buf, n, "%s reached by lanes %s of warp %d, which are not converged: its non-exited "
+           "lanes are %s (use the non-aligned %s)", what, t1, wid, t2, instead);
 }
 
 bool bar_poll(BarCta *b) {
