@@ -3,7 +3,8 @@
 #   make test       every test (unit, front-end corpora, conformance), then the
 #                   same under ASan+UBSan; ends with "N passed, M failed"
 #   make SAN=1      a sanitizer build in build-san/
-#   make DEBUG=1    asserts and stress switches, in build-debug/
+#   make DEBUG=1    internal assertions (src/util/check.h), in build-debug/;
+#                   with STRESS=1 also the stress switches (quantum 1, a seed), in build-stress/
 #   make TSAN=1     a ThreadSanitizer build in build-tsan/
 #   make tsan       the suite's multi-threaded launches under that build
 #   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
@@ -30,6 +31,10 @@ else ifeq ($(TSAN),1)
 else ifeq ($(DEBUG),1)
   B := build-debug
   CFLAGS += -O0 -DPTXVM_DEBUG
+  ifeq ($(STRESS),1)
+    B := build-stress
+    CFLAGS += -DPTXVM_STRESS
+  endif
 else
   B := build
 endif

@@ -47,6 +47,7 @@
 #include "../sync/bar.h"
 #include "warpsync.h"
 #include "spin.h"
+#include "../util/check.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -54,7 +55,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PTXVM_STRESS
+enum { QUANTUM = 1, SPIN_LIMIT = 256 };      /* check.h: a turn is one instruction */
+#else
 enum { QUANTUM = 4096, SPIN_LIMIT = 256 };
+#endif
 #define DEFAULT_MAX_STEPS (1ull << 28)
 
 typedef struct Frame { uint32_t ret_pc, func, fp, sp; } Frame;   /* fp, sp: the caller's */
@@ -290,6 +295,9 @@ static bool pick_group(Warp *w, WState *s) {
     }
   }
   if (run == live) s->behind = false;
+  /* the group: runnable lanes of one frame and pc, not empty */
+  PTXVM_ASSERT(m != 0 && (m & ~live) == 0 && (m & cand) == m);
+  PTXVM_ASSERT(s->pc[best] < w->launch->prog->ncode);
   if (prev && (m & prev) == prev && m != prev) s->merges++;
   s->gmask = m;
   s->gpc = s->pc[best];
@@ -345,6 +353,7 @@ static void perturb(Warp *w, WState *s, uint32_t cand) {
   if (r >> 32 & 1) m &= (uint32_t)(r >> 33) | 1u << l;   /* a part of the group */
   for (int i = 0; i < WARP_SIZE; i++)
     if ((cand & ~m) >> i & 1 && s->depth[i] == s->depth[l] && s->pc[i] < lim) lim = s->pc[i];
+  PTXVM_ASSERT((m >> l & 1) && (m & ~cand) == 0);   /* a part of cand holding lane l */
   uint32_t soon = s->pc[l] + 1 + (uint32_t)(r >> 60);   /* choose again within 1..16 */
   s->gmask = m;
   s->gpc = s->pc[l];
