@@ -15,9 +15,12 @@
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
-           -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla
+           -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla \
+           -Wconversion -Wdouble-promotion -Wmissing-declarations
+# GCC's only (clang has no -Wlogical-op); check-clang uses $(WARN)
+WARN_GCC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wlogical-op)
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -Iinclude
+CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(WARN_GCC) -Iinclude
 LDLIBS  += -lzstd -llz4 -lm -lpthread
 
 ifeq ($(SAN),1)

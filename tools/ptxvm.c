@@ -295,7 +295,7 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   if (rc == EXIT_OK) rc = bind_args(ctx, o, args, values);
   bool hazard = false;
   if (rc == EXIT_OK) {
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
     sigemptyset(&sa.sa_mask);
     sigint_ctx = ctx;
     sigaction(SIGINT, &sa, &old);

@@ -84,7 +84,7 @@ static uint64_t apply_f32(const AtomInsn *a, uint64_t r, uint64_t s) {
   memcpy(&x, &rx, 4);
   memcpy(&y, &sy, 4);
   if (a->ftz) { x = ftz32(x); y = ftz32(y); }
-  float v = (float)apply_float(a->op, x, y);   /* exact sum, rounded once */
+  float v = (float)apply_float(a->op, (double)x, (double)y);   /* exact sum, rounded once */
   if (a->ftz) v = ftz32(v);
   uint32_t u;
   memcpy(&u, &v, 4);

@@ -213,7 +213,7 @@ LANE_HANDLER(exec_cvt_i2i) {
 
 /* cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32, and the x2 forms. */
 static uint64_t cv_narrow(uint32_t a, Type dt, uint32_t mods, bool satfinite) {
-  return cv_fencode(bits_f32(a), dt, mods & (XM_RZ | XM_RELU), satfinite);
+  return cv_fencode((double)bits_f32(a), dt, mods & (XM_RZ | XM_RELU), satfinite);
 }
 LANE_HANDLER(exec_cvt_narrow) {
   uint64_t t[WARP_SIZE];
@@ -237,7 +237,7 @@ LANE_HANDLER(exec_cvt_tf32) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
   int rnd = x->mods & XM_RZ ? FR_RZ : x->imm & 2 ? FR_RNA : FR_RN;
   FOR_LANES(l) {
-    double d = bits_f32(a[l]);
+    double d = (double)bits_f32(a[l]);
     if ((x->mods & XM_RELU) && !isnan(d) && d < 0) d = 0;
     t[l] = (uint32_t)fp_round(d, 8, 10, rnd, x->imm & 1) << 13;
   }
@@ -262,7 +262,7 @@ static uint32_t f8_one(double d, const XInsn *x) {
 }
 LANE_HANDLER(exec_cvt_f8x2_f32) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]);
-  FOR_LANES(l) t[l] = f8_one(bits_f32(a[l]), x) << 8 | f8_one(bits_f32(b[l]), x);
+  FOR_LANES(l) t[l] = f8_one((double)bits_f32(a[l]), x) << 8 | f8_one((double)bits_f32(b[l]), x);
   merge32(R32(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }

@@ -205,7 +205,7 @@ static uint64_t f64_upper_op(uint64_t a, bool is_rsqrt) {
   if ((hi & 0x7ff0000000000000ull) == 0) hi &= 0x8000000000000000ull;   /* ftz input */
   double v = bits_f64(hi);
   double r = is_rsqrt ? 1.0 / sqrt(v) : 1.0 / v;
-  if (is_rsqrt && v == 0) r = copysign(INFINITY, v);
+  if (is_rsqrt && v == 0) r = copysign((double)INFINITY, v);
   uint64_t u = f64_bits(r);
   if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return 0x7fffffff00000000ull;
   if ((u & 0x7ff0000000000000ull) == 0) u &= 0x8000000000000000ull;       /* ftz result */

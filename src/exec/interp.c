@@ -338,7 +338,7 @@ static bool aligned_insn(const XInsn *x) {
 
 static void perturb(Warp *w, WState *s, uint32_t cand) {
   if (!s->rng)
-    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * 0x9E3779B97F4A7C15ull ^
+    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * UINT64_C(0x9E3779B97F4A7C15) ^
              ((uint64_t)w->cta->ctaid[0] << 40 ^ (uint64_t)w->cta->ctaid[1] << 20 ^ w->cta->ctaid[2]);
   uint64_t r = sched_next(&s->rng);
   if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */

@@ -31,6 +31,7 @@ typedef struct WarpSync {
   int n;
 } WarpSync;
 
+#ifdef PTXVM_DEBUG
 /* The invariants (check.h): open gatherings have pairwise disjoint masks
  * and a non-empty set of arrived lanes inside their mask. */
 static bool consistent(const WarpSync *ws) {
@@ -42,6 +43,7 @@ static bool consistent(const WarpSync *ws) {
   }
   return ws->n <= WARP_SIZE;
 }
+#endif
 
 static uint32_t needed(const Warp *w, uint32_t mask) { return mask & w->valid & ~w->exited; }
 

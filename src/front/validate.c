@@ -903,12 +903,12 @@ void validate_operands(Parser *P, Insn *in) {
       *o = o->elems[0];
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
-      check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_one(P, in, &o->elems[0], sp->kind, sp->type_index, (int)sp->tmode, sp->fixed);
       check_one(P, in, &o->elems[1], sp->pair_kind, sp->pair_type_index, OT_INSN, TY_NONE);
     } else {
       if (sp->pair && !sp->pair_optional)
         opd_error(P, in, o, "expected a pair d|p here");
-      check_one(P, in, o, sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_one(P, in, o, sp->kind, sp->type_index, (int)sp->tmode, sp->fixed);
       check_value(P, in, o, sp);
     }
   }

@@ -577,7 +577,7 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
   if (s->kind == SYM_FUNC) {
     for (int i = 0; i < L->p->nfuncs; i++)
       if (L->p->funcs[i].f->name == s->name || !strcmp(L->p->funcs[i].f->name, s->name))
-        return FUNC_ADDR_BASE + (uint64_t)i;
+        return (uint64_t)FUNC_ADDR_BASE + (uint64_t)i;
     lower_fail(L, L->in, "function '%s' has no address", s->name);
   }
   uint64_t a;
@@ -599,8 +599,8 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
 /* Bits of a number converted to type t (size bytes, little-endian). */
 static uint64_t float_bits(Type t, double v) {
   int size = type_size(t);
-  if (t == TY_BF16 || t == TY_BF16X2) return bf16_round_qnan((float)v);   /* fpconv.h */
-  if (size == 2) return f16_round_qnan((float)v);
+  if (t == TY_BF16 || t == TY_BF16X2) return bf16_round_qnan((double)(float)v);   /* fpconv.h */
+  if (size == 2) return f16_round_qnan((double)(float)v);
   if (size == 4) { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); return b; }
   uint64_t b; memcpy(&b, &v, 8); return b;
 }

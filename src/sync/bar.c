@@ -162,7 +162,7 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   /* park the lanes */
   if (mask == UINT32_MAX) {   /* loops without branches for a converged warp */
     memset(w->at, (int8_t)id, sizeof w->at);
-    memset(w->kind, r->kind, sizeof w->kind);
+    memset(w->kind, (int)r->kind, sizeof w->kind);
     for (int l = 0; l < 32; l++) { w->dst[l] = r->dst; w->cnt[l] = cnt; w->where[l] = where; }
   } else {
     for (int l = 0; l < 32; l++) {

@@ -177,7 +177,7 @@ static const char *const good_ptx =
     "}\n";
 
 static int load(ptxvm_context *ctx, const char *text, ptxvm_module **mod) {
-  return ptxvm_module_load_data(ctx, text, strlen(text), "t.ptx", mod);
+  return (int)ptxvm_module_load_data(ctx, text, strlen(text), "t.ptx", mod);
 }
 
 static int same_info(ptxvm_module *a, ptxvm_module *b) {
