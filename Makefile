@@ -3,7 +3,8 @@
 #   make test       every test (unit, front-end corpora, conformance), then the
 #                   same under ASan+UBSan; ends with "N passed, M failed"
 #   make SAN=1      a sanitizer build in build-san/
-#   make DEBUG=1    asserts and stress switches, in build-debug/
+#   make DEBUG=1    internal assertions (src/util/check.h), in build-debug/;
+#                   with STRESS=1 also the stress switches (quantum 1, a seed), in build-stress/
 #   make TSAN=1     a ThreadSanitizer build in build-tsan/
 #   make tsan       the suite's multi-threaded launches under that build
 #   make fuzz       the libFuzzer harnesses (clang): build-fuzz/fuzz_parse, fuzz_launch, fuzz_fatbin
@@ -16,9 +17,12 @@
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
-           -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla
+           -Wmissing-prototypes -Wwrite-strings -Wundef -Wformat=2 -Wvla \
+           -Wconversion -Wdouble-promotion -Wmissing-declarations
+# GCC's only (clang has no -Wlogical-op); check-clang uses $(WARN)
+WARN_GCC := $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),,-Wlogical-op)
 CFLAGS  ?= -O2 -g
-CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) -Iinclude
+CFLAGS  += -std=c11 -D_GNU_SOURCE -fPIC -ffp-contract=off $(WARN) $(WARN_GCC) -Iinclude
 LDLIBS  += -lzstd -llz4 -lm -lpthread
 
 ifeq ($(SAN),1)
@@ -32,6 +36,10 @@ else ifeq ($(TSAN),1)
 else ifeq ($(DEBUG),1)
   B := build-debug
   CFLAGS += -O0 -DPTXVM_DEBUG
+  ifeq ($(STRESS),1)
+    B := build-stress
+    CFLAGS += -DPTXVM_STRESS
+  endif
 else
   B := build
 endif
@@ -81,7 +89,8 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
 	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o $(B)/libptxvm.a
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o \
+            $(B)/tools/lowered.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(DRV_OBJ): CFLAGS += -I$(CUDA_HOME)/include
@@ -226,7 +235,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/opcov.c tools/nvjitlink_hidden.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/lowered.c tools/opcov.c tools/nvjitlink_hidden.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -237,7 +246,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/opcov.d
 
 # The Python clients (tests/clients/README.md; not in test: they install from
 # PyPI): a virtual environment under build/ with numba-cuda, cuda-python,

@@ -3,6 +3,9 @@
  *   ptxvm run [OPTIONS] FILE.ptx [KERNEL]   launch one kernel, dump buffers
  *   ptxvm check FILE.ptx                    parse and validate; exit 0, or 2 with diagnostics;
  *                                           warns of what ptxvm cannot execute yet
+ *   ptxvm check --dump-lowered FILE.ptx [KERNEL]
+ *                                           the lowered code, one decoded instruction a
+ *                                           line (tools/lowered.c)
  *   ptxvm info FILE.ptx                     list functions, parameters and directives
  *   ptxvm exec [OPTIONS] [--] PROGRAM ...   run a program with ptxvm as its CUDA driver (exec.c)
  *   ptxvm ptx FILE                          the PTX of an executable or fatbin
@@ -32,11 +35,16 @@
 
 #include "exec.h"
 #include "image.h"
+#include "lowered.h"
 #include "runargs.h"
 
 static void usage(FILE *f) {
   fputs("usage: ptxvm run [OPTIONS] FILE.ptx [KERNEL]\n"
         "       ptxvm check FILE.ptx\n"
+        "       ptxvm check --dump-lowered FILE.ptx [KERNEL]\n"
+        "           print the lowered code of every function (or of KERNEL, an .entry or\n"
+        "           .func): per decoded instruction its pc, guard, handler, operand slots,\n"
+        "           the fields lowering set, and its source line and text\n"
         "       ptxvm info FILE.ptx\n"
         "       ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n"
         "           run PROGRAM with ptxvm as its CUDA driver (libcuda.so.1); OPTIONS:\n"
@@ -288,7 +296,7 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   if (rc == EXIT_OK) rc = bind_args(ctx, o, args, values);
   bool hazard = false;
   if (rc == EXIT_OK) {
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = SA_RESETHAND}, old;
+    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
     sigemptyset(&sa.sa_mask);
     sigint_ctx = ctx;
     sigaction(SIGINT, &sa, &old);
@@ -377,6 +385,8 @@ static int dispatch(int argc, char **argv) {
   }
   if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
   if (!strcmp(cmd, "ptx") && argc == 3) return image_cmd_ptx(argv[2]);
+  if (!strcmp(cmd, "check") && (argc == 4 || argc == 5) && !strcmp(argv[2], "--dump-lowered"))
+    return lowered_dump(argv[3], argc == 5 ? argv[4] : NULL);
   if ((!strcmp(cmd, "check") || !strcmp(cmd, "info")) && argc == 3)
     return !strcmp(cmd, "check") ? cmd_check(argv[2]) : cmd_info(argv[2]);
   fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);

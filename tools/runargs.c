@@ -67,7 +67,7 @@ static bool parse_float(const ArgType *t, const char *s, uint64_t *bits) {
     uint32_t u = (uint32_t)b;
     memcpy(&f, &u, 4);
     if (t->size == 4) { *bits = u; return true; }
-    d = f;
+    d = (double)f;
   } else if (s[0] == '0' && (s[1] == 'd' || s[1] == 'D') && parse_bits(s, 16, &b)) {
     if (t->size == 8) { *bits = b; return true; }
     memcpy(&d, &b, 8);

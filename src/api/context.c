@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../mem/mem.h"
+#include "../util/check.h"
 #include "api.h"
 
 static const char *const status_msgs[] = {
@@ -28,6 +29,9 @@ ptxvm_status ptxvm_context_create(ptxvm_context **out) {
   if (!out) return PTXVM_ERROR_INVALID_VALUE;
   Ctx *ctx = calloc(1, sizeof *ctx);
   if (!ctx) return PTXVM_ERROR_OUT_OF_MEMORY;
+#ifdef PTXVM_STRESS
+  ctx->schedule = PTXVM_STRESS_SEED;   /* src/util/check.h: the stress switches */
+#endif
   ctx->h = handle_new(H_CONTEXT, ctx, 0);
   if (!ctx->h) {
     free(ctx);

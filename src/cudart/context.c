@@ -152,10 +152,12 @@ cudaError_t cudaGetDeviceProperties(struct cudaDeviceProp *prop, int device) {
   if (r != CUDA_SUCCESS) return rt_cu(r);
   prop->totalGlobalMem = total;
 #define I(field, a) prop->field = attr(CU_DEVICE_ATTRIBUTE_##a);
+#define U(field, a) prop->field = (unsigned)attr(CU_DEVICE_ATTRIBUTE_##a);
 #define Z(field, a) prop->field = (size_t)attr(CU_DEVICE_ATTRIBUTE_##a);
 #define V(field, i, a) prop->field[i] = attr(CU_DEVICE_ATTRIBUTE_##a);
 #include "props.def"
 #undef I
+#undef U
 #undef Z
 #undef V
   return cudaSuccess;

@@ -12,8 +12,7 @@
 
 #define NOSLOT UINT32_MAX
 
-#define ALU_HEAD(NAME) \
-  LANE_CLONES static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
+#define ALU_HEAD(NAME) LANE_HANDLER(NAME)
 #define ALU_TAIL(WD) \
   merge##WD(R##WD(w, x->slot[0]), t, mask); \
   return XS_NEXT;

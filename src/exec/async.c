@@ -59,7 +59,7 @@ static uint64_t addr_of(Warp *w, const AsAddr *a, Space sp, int l) {
   return lane_address(w, sp, a->imm, a->base, a->base64, l);
 }
 
-static XStatus exec_async(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_async) {
   const AsInsn *a = x->aux;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;

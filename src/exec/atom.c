@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "../mem/mem.h"
+#include "fpconv.h"
 #include "interp.h"
 
 typedef enum { AO_ADD, AO_MIN, AO_MAX, AO_INC, AO_DEC, AO_AND, AO_OR, AO_XOR, AO_EXCH, AO_CAS } AtomOp;
@@ -58,48 +59,6 @@ typedef struct AtomInsn {
   uint32_t dst[8], b[8], c;   /* slots: destinations, operands b, cas operand c */
 } AtomInsn;
 
-/* ---- half precision, exactly (binary16 and bfloat16 <-> double) ---- */
-
-static double f16_to_double(uint16_t h) {
-  int e = h >> 10 & 31, m = h & 1023;
-  double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-  return h & 0x8000 ? -v : v;
-}
-
-/* Rounds to nearest even (the default host rounding mode). */
-static uint16_t double_to_f16(double d) {
-  uint16_t sign = signbit(d) ? 0x8000 : 0;
-  double a = fabs(d);
-  if (isnan(d)) return 0x7e00 | sign;
-  if (a >= 65520.0) return 0x7c00 | sign;   /* halfway above 65504 rounds up to inf */
-  if (a < 0x1p-14) return sign | (uint16_t)nearbyint(a * 0x1p24);   /* subnormal (or 2^-14) */
-  int e;
-  frexp(a, &e);                             /* a in [2^(e-1), 2^e) */
-  uint32_t m = (uint32_t)nearbyint(ldexp(a, 11 - e));   /* [1024, 2048] */
-  int E = e - 1;
-  if (m == 2048) { m = 1024; E++; }
-  if (E > 15) return 0x7c00 | sign;
-  return sign | (uint16_t)((E + 15) << 10) | (uint16_t)(m - 1024);
-}
-
-static double bf16_to_double(uint16_t h) {
-  uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, 4);
-  return f;
-}
-
-/* double -> float -> bfloat16, both to nearest even; rounding twice is exact
- * here because 53 >= 2*24+2 and 24 >= 2*8+2 (double rounding is innocuous). */
-static uint16_t double_to_bf16(double d) {
-  float f = (float)d;
-  uint32_t u;
-  memcpy(&u, &f, 4);
-  if (isnan(f)) return (uint16_t)(u >> 16 | 0x40);
-  u += 0x7fff + (u >> 16 & 1);
-  return (uint16_t)(u >> 16);
-}
-
 static float ftz32(float f) { return fpclassify(f) == FP_SUBNORMAL ? copysignf(0.0f, f) : f; }
 
 /* ---- the operation on one element's bits ---- */
@@ -113,10 +72,10 @@ static double apply_float(AtomOp op, double r, double s) {
 
 /* One 16-bit half of a (packed) f16/bf16 value. */
 static uint16_t apply_half(AtomOp op, bool bf, uint16_t r, uint16_t s) {
-  double x = bf ? bf16_to_double(r) : f16_to_double(r);
-  double y = bf ? bf16_to_double(s) : f16_to_double(s);
+  double x = bf ? bf16_widen(r) : fp_decode(r, 5, 10);   /* fpconv.h */
+  double y = bf ? bf16_widen(s) : fp_decode(s, 5, 10);
   double v = apply_float(op, x, y);
-  return bf ? double_to_bf16(v) : double_to_f16(v);
+  return bf ? bf16_round_qnan(v) : f16_round_qnan(v);
 }
 
 static uint64_t apply_f32(const AtomInsn *a, uint64_t r, uint64_t s) {
@@ -125,7 +84,7 @@ static uint64_t apply_f32(const AtomInsn *a, uint64_t r, uint64_t s) {
   memcpy(&x, &rx, 4);
   memcpy(&y, &sy, 4);
   if (a->ftz) { x = ftz32(x); y = ftz32(y); }
-  float v = (float)apply_float(a->op, x, y);   /* exact sum, rounded once */
+  float v = (float)apply_float(a->op, (double)x, (double)y);   /* exact sum, rounded once */
   if (a->ftz) v = ftz32(v);
   uint32_t u;
   memcpy(&u, &v, 4);
@@ -254,7 +213,7 @@ static bool atom_shared32(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t m
   return true;
 }
 
-static XStatus exec_atom(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_atom) {
   const AtomInsn *a = x->aux;
   uint32_t total = (uint32_t)a->size * a->n;
   if (atom_shared32(w, x, a, mask)) return XS_NEXT;
@@ -334,7 +293,7 @@ static u128 rd128(Warp *w, uint32_t slot, int l) {
   return (u128)R64(w, slot + 1)[l] << 64 | R64(w, slot)[l];
 }
 
-static XStatus exec_atom128(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_atom128) {
   const AtomInsn *a = x->aux;
   bool is_cas = a->op == AO_CAS;
   FOR_LANES(l) {
@@ -402,7 +361,7 @@ static const Operand *elems_of(const Operand *o, int *n) {
 }
 
 bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
-  bool is_red = !strcmp(insn_mnemonic(in), "red");
+  bool is_red = op_has(in->op, OPF_NORES);
   AtomInsn *a = lower_aux(L, sizeof *a);
   x->aux = a;
   a->type = in->ntypes ? (Type)in->types[0] : TY_NONE;

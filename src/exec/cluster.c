@@ -146,12 +146,10 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
 /* x->imm bit 0: .aligned. */
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   if (!(x->imm & 1) || mask == live_of(w)) return XS_NEXT;
-  char t1[160], t2[160];
-  lanes_text(mask, t1, sizeof t1);
-  lanes_text(live_of(w), t2, sizeof t2);
-  return exec_fault(w, x, -1, "%s.aligned reached by lanes %s of warp %d, which are not "
-                    "converged: its non-exited lanes are %s (use the non-aligned %s)", name, t1,
-                    w->id, t2, name);
+  char what[64], msg[512];
+  snprintf(what, sizeof what, "%s.aligned", name);
+  bar_unconverged_text(msg, sizeof msg, what, mask, w->id, live_of(w), name);
+  return exec_fault(w, x, -1, "%s", msg);
 }
 
 static CWarp *cwarp(Warp *w, CBar **bp) {
@@ -161,7 +159,7 @@ static CWarp *cwarp(Warp *w, CBar **bp) {
   return b ? &b->w[(int)w->cta->rank * b->maxw + w->id] : NULL;
 }
 
-static XStatus exec_cluster_arrive(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_cluster_arrive) {
   if (aligned_check(w, x, mask, "barrier.cluster.arrive") != XS_NEXT) return XS_TRAP;
   CBar *b;
   CWarp *cw = cwarp(w, &b);
@@ -177,7 +175,7 @@ static XStatus exec_cluster_arrive(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_cluster_wait(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_cluster_wait) {
   if (aligned_check(w, x, mask, "barrier.cluster.wait") != XS_NEXT) return XS_TRAP;
   CBar *b;
   CWarp *cw = cwarp(w, &b);
@@ -229,7 +227,7 @@ static bool shared_off(const MapOp *m, uint64_t a, uint64_t *off) {
   return true;
 }
 
-static XStatus exec_mapa(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mapa) {
   const MapOp *m = x->aux;
   const uint32_t *rk = R32(w, m->rank);
   FOR_LANES(l) {
@@ -250,7 +248,7 @@ static XStatus exec_mapa(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_getctarank(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_getctarank) {
   const MapOp *m = x->aux;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;

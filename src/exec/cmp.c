@@ -38,14 +38,14 @@ static inline uint32_t u32v(uint32_t v) { return v; }
 static inline uint64_t u64v(uint64_t v) { return v; }
 static inline int64_t s64v(uint64_t v) { return (int64_t)v; }
 
-static inline double f32v(uint32_t v) { float f; memcpy(&f, &v, 4); return f; }
+static inline double f32v(uint32_t v) { float f; memcpy(&f, &v, 4); return (double)f; }
 static inline double f32ftz(uint32_t v) { return f32v((v & 0x7f800000u) ? v : v & 0x80000000u); }
 static inline double f64v(uint64_t v) { double d; memcpy(&d, &v, 8); return d; }
 /* IEEE binary16 to double, exactly. */
 static inline double half_to_double(uint32_t h, bool ftz) {
   uint32_t s = h >> 15 & 1, e = h >> 10 & 0x1f, m = h & 0x3ff;
   double v;
-  if (e == 0x1f) v = m ? NAN : INFINITY;
+  if (e == 0x1f) v = m ? (double)NAN : (double)INFINITY;
   else if (e == 0) v = ftz ? 0.0 : ldexp((double)m, -24);
   else v = ldexp((double)(m | 0x400), (int)e - 25);
   return s ? -v : v;

@@ -21,13 +21,13 @@
  * printf.c, and __assertfail (a failed assert(): a located fault there). */
 #include "../lower/lower.h"
 
-static XStatus exec_bra(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_bra) {
   (void)x;
   w->taken = mask;
   return XS_BRANCH;
 }
 
-static XStatus exec_brx_idx(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_brx_idx) {
   const BrxInfo *b = x->aux;
   const uint32_t *idx = R32(w, x->slot[0]);
   FOR_LANES(l) {
@@ -39,23 +39,25 @@ static XStatus exec_brx_idx(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_call(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_call) {
   (void)w; (void)x; (void)mask;
   return XS_CALL;
 }
 
-static XStatus exec_ret(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_ret) {
   (void)w; (void)x; (void)mask;
   return XS_RET;
 }
 
-static XStatus exec_exit(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_exit) {
   (void)w; (void)x; (void)mask;
   return XS_EXIT;
 }
 
 XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask) { return exec_ret(w, x, mask); }
+HANDLER_NAME(exec_ret_implicit);
 XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask) { return exec_exit(w, x, mask); }
+HANDLER_NAME(exec_exit_implicit);
 
 static bool select_bra(Lower *L, const Insn *in, XInsn *x) {
   const Operand *o = &in->opds[0];

@@ -177,10 +177,9 @@ static uint64_t cv_one(uint64_t v, Type dt, Type st, uint32_t mods) {
   return cv_i2i(v, dt, st, mods);
 }
 
-#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 
 /* The general cvt: one value, any of the scalar types. */
-EXEC(cvt) {
+LANE_HANDLER(exec_cvt) {
   uint64_t t[WARP_SIZE];
   Type dt = (Type)x->type, st = (Type)x->type2;
   bool wide = (x->sub & CV_DST_WIDE) != 0;
@@ -196,7 +195,7 @@ static uint64_t cv_ext(uint64_t v, int n, bool sign) {
 }
 /* integer -> integer without .sat (widening an index, mostly): cv_i2i and
  * cv_extend with the types' facts taken out of the lane loop. */
-EXEC(cvt_i2i) {
+LANE_HANDLER(exec_cvt_i2i) {
   uint64_t t[WARP_SIZE];
   Type dt = (Type)x->type, st = (Type)x->type2;
   int sn = tbits(st), dn = tbits(dt);
@@ -214,16 +213,16 @@ EXEC(cvt_i2i) {
 
 /* cvt.{rn,rz}{.relu}{.satfinite}.{f16,bf16}.f32, and the x2 forms. */
 static uint64_t cv_narrow(uint32_t a, Type dt, uint32_t mods, bool satfinite) {
-  return cv_fencode(bits_f32(a), dt, mods & (XM_RZ | XM_RELU), satfinite);
+  return cv_fencode((double)bits_f32(a), dt, mods & (XM_RZ | XM_RELU), satfinite);
 }
-EXEC(cvt_narrow) {
+LANE_HANDLER(exec_cvt_narrow) {
   uint64_t t[WARP_SIZE];
   bool sf = x->imm != 0;
   FOR_LANES(l) t[l] = cv_narrow(R32(w, x->slot[1])[l], (Type)x->type, x->mods, sf);
   cv_write(w, x, mask, t);
   return XS_NEXT;
 }
-EXEC(cvt_x2) {
+LANE_HANDLER(exec_cvt_x2) {
   uint64_t t[WARP_SIZE];
   Type et = x->type == TY_F16X2 ? TY_F16 : TY_BF16;
   bool sf = x->imm != 0;
@@ -234,11 +233,11 @@ EXEC(cvt_x2) {
 }
 
 /* cvt.{rna,rn,rz}{.satfinite}{.relu}.tf32.f32: an f32 with 10 fraction bits. */
-EXEC(cvt_tf32) {
+LANE_HANDLER(exec_cvt_tf32) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
   int rnd = x->mods & XM_RZ ? FR_RZ : x->imm & 2 ? FR_RNA : FR_RN;
   FOR_LANES(l) {
-    double d = bits_f32(a[l]);
+    double d = (double)bits_f32(a[l]);
     if ((x->mods & XM_RELU) && !isnan(d) && d < 0) d = 0;
     t[l] = (uint32_t)fp_round(d, 8, 10, rnd, x->imm & 1) << 13;
   }
@@ -261,13 +260,13 @@ static double f8_relu(double d, uint32_t mods) {
 static uint32_t f8_one(double d, const XInsn *x) {
   return f8_round_rn(f8_relu(d, x->mods), x->sub != 0, x->imm != 0);
 }
-EXEC(cvt_f8x2_f32) {
+LANE_HANDLER(exec_cvt_f8x2_f32) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]);
-  FOR_LANES(l) t[l] = f8_one(bits_f32(a[l]), x) << 8 | f8_one(bits_f32(b[l]), x);
+  FOR_LANES(l) t[l] = f8_one((double)bits_f32(a[l]), x) << 8 | f8_one((double)bits_f32(b[l]), x);
   merge32(R32(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }
-EXEC(cvt_f8x2_h) {
+LANE_HANDLER(exec_cvt_f8x2_h) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
   bool bf = x->type2 == TY_BF16X2;
   FOR_LANES(l) {
@@ -279,7 +278,7 @@ EXEC(cvt_f8x2_h) {
   merge32(R32(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }
-EXEC(cvt_from_f8x2) {
+LANE_HANDLER(exec_cvt_from_f8x2) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]);
   bool e4 = x->sub != 0;
   FOR_LANES(l) {
@@ -297,7 +296,7 @@ static uint32_t pack_sat(int32_t v, int n, bool sgn) {
   v = v < lo ? lo : v > hi ? hi : v;
   return (uint32_t)v & ((1u << n) - 1);
 }
-EXEC(cvt_pack) {
+LANE_HANDLER(exec_cvt_pack) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]);
   int n = (int)x->imm;
   bool sgn = x->type2 != 0;

@@ -30,6 +30,7 @@
 #include <string.h>
 
 #include "../ir/ir.h"
+#include "../util/text.h"
 
 enum { WARP_SIZE = 32 };
 
@@ -121,6 +122,30 @@ struct Warp {
 #define LANE_CLONES
 #endif
 
+/* Defining a handler: HANDLER(exec_name) { body } defines the static
+ * handler exec_name(w, x, mask) and files its name for the lowered-code
+ * dump (ptxvm check --dump-lowered, exec_handler_name); LANE_HANDLER also
+ * builds it twice (LANE_CLONES). Pass the whole name, so that grep finds
+ * the definition. A handler defined otherwise (one shared with other
+ * files) files its name with HANDLER_NAME(exec_name) after it. The name
+ * table is a linker section (ptxvm_handlers); each entry holds a function
+ * returning the handler, since the address of a LANE_CLONES function taken
+ * in data is one of its copies, not the one code sees. */
+typedef struct HandlerName { ExecFn (*get)(void); const char *name; } HandlerName;
+#define HANDLER_NAME(NAME)                                                      \
+  static ExecFn NAME##_ref(void) { return NAME; }                              \
+  static const HandlerName NAME##_name __attribute__((used, section("ptxvm_handlers"))) = { \
+      NAME##_ref, #NAME}
+#define HANDLER_WITH(ATTR, NAME)                                                \
+  ATTR static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask);           \
+  HANDLER_NAME(NAME);                                                          \
+  ATTR static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask)
+#define HANDLER(NAME) HANDLER_WITH(, NAME)
+#define LANE_HANDLER(NAME) HANDLER_WITH(LANE_CLONES, NAME)
+/* The name a handler was defined with ("exec_add_b32"), or NULL for one
+ * that did not file it (names.c). */
+const char *exec_handler_name(ExecFn fn);
+
 /* Slot pointers: the 32 lanes of a register. */
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
 static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }
@@ -162,8 +187,7 @@ typedef enum FaultKind { FAULT_OTHER, FAULT_ADDRESS, FAULT_MISALIGNED, FAULT_TRA
 XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* A lane mask as ranges for messages: "0-3,8", or "none" (report.c). */
-void lanes_text(uint32_t m, char *buf, size_t n);
+/* lanes_text (a lane mask as "0-3,8" for messages) is in src/util/text.h. */
 
 /* Records a checker finding at x for `lane` (or -1: the lowest live lane):
  * a hazard or an undefined value the run goes on past (STYLE.md §6 item 3),

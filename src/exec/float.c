@@ -107,16 +107,15 @@ static inline void f64_store(Warp *w, const XInsn *x, uint32_t mask, const doubl
     f64_load(c, w, x->slot[3]); FOR_LANES(l) { r[l] = (EXPR); } \
     f64_store(w, x, mask, r); fr_leave(old_); return XS_NEXT; } while (0)
 
-#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
 
 /* ---- f32 ---- */
-EXEC(add_f32) { F32_ALU2(a[l] + b[l]); }
-EXEC(sub_f32) { F32_ALU2(a[l] - b[l]); }
-EXEC(mul_f32) { F32_ALU2(a[l] * b[l]); }
-EXEC(fma_f32) { F32_ALU3(fmaf(a[l], b[l], c[l])); }
-EXEC(div_f32) { F32_ALU2(a[l] / b[l]); }
-EXEC(rcp_f32) { F32_ALU1(1.0f / a[l]); }
-EXEC(sqrt_f32) { F32_ALU1(sqrtf(a[l])); }
+LANE_HANDLER(exec_add_f32) { F32_ALU2(a[l] + b[l]); }
+LANE_HANDLER(exec_sub_f32) { F32_ALU2(a[l] - b[l]); }
+LANE_HANDLER(exec_mul_f32) { F32_ALU2(a[l] * b[l]); }
+LANE_HANDLER(exec_fma_f32) { F32_ALU3(fmaf(a[l], b[l], c[l])); }
+LANE_HANDLER(exec_div_f32) { F32_ALU2(a[l] / b[l]); }
+LANE_HANDLER(exec_rcp_f32) { F32_ALU1(1.0f / a[l]); }
+LANE_HANDLER(exec_sqrt_f32) { F32_ALU1(sqrtf(a[l])); }
 
 /* div.approx.f32: d = a * (1/b); correctly rounded for |b| <= 2^126, and
  * the ISA's zero (NaN for infinite a) for 2^126 < |b| < 2^128. */
@@ -126,13 +125,13 @@ static float div_approx(float a, float b) {
     return isinf(a) ? NAN : copysignf(0.0f, f32_bits(a) >> 31 ^ f32_bits(b) >> 31 ? -1.0f : 1.0f);
   return a / b;
 }
-EXEC(div_approx_f32) { F32_ALU2(div_approx(a[l], b[l])); }
-EXEC(rsqrt_f32) { F32_ALU1((float)(1.0 / sqrt((double)a[l]))); }
-EXEC(sin_f32) { F32_ALU1((float)sin((double)a[l])); }
-EXEC(cos_f32) { F32_ALU1((float)cos((double)a[l])); }
-EXEC(lg2_f32) { F32_ALU1((float)log2((double)a[l])); }
-EXEC(ex2_f32) { F32_ALU1((float)exp2((double)a[l])); }
-EXEC(tanh_f32) { F32_ALU1((float)tanh((double)a[l])); }
+LANE_HANDLER(exec_div_approx_f32) { F32_ALU2(div_approx(a[l], b[l])); }
+LANE_HANDLER(exec_rsqrt_f32) { F32_ALU1((float)(1.0 / sqrt((double)a[l]))); }
+LANE_HANDLER(exec_sin_f32) { F32_ALU1((float)sin((double)a[l])); }
+LANE_HANDLER(exec_cos_f32) { F32_ALU1((float)cos((double)a[l])); }
+LANE_HANDLER(exec_lg2_f32) { F32_ALU1((float)log2((double)a[l])); }
+LANE_HANDLER(exec_ex2_f32) { F32_ALU1((float)exp2((double)a[l])); }
+LANE_HANDLER(exec_tanh_f32) { F32_ALU1((float)tanh((double)a[l])); }
 
 /* abs/neg keep a NaN's payload: f32_store would canonicalise it. */
 static XStatus f32_signop(Warp *w, const XInsn *x, uint32_t mask, uint32_t andm, uint32_t xorm) {
@@ -144,8 +143,8 @@ static XStatus f32_signop(Warp *w, const XInsn *x, uint32_t mask, uint32_t andm,
   merge32(R32(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }
-EXEC(abs_f32) { return f32_signop(w, x, mask, 0x7fffffffu, 0); }
-EXEC(neg_f32) { return f32_signop(w, x, mask, 0xffffffffu, 0x80000000u); }
+LANE_HANDLER(exec_abs_f32) { return f32_signop(w, x, mask, 0x7fffffffu, 0); }
+LANE_HANDLER(exec_neg_f32) { return f32_signop(w, x, mask, 0xffffffffu, 0x80000000u); }
 
 /* min/max (§9.7.3.11-12): a NaN input is ignored unless .NaN; -0.0 < +0.0;
  * .xorsign.abs compares magnitudes and gives the result the XOR of the
@@ -179,9 +178,9 @@ static float f32_minmax_x(float a, float b, bool is_max, uint32_t mods) {
   }
   return f32_minmax(a, b, is_max, mods);
 }
-EXEC(min_f32) { F32_ALU2(f32_minmax_x(a[l], b[l], false, x->mods)); }
-EXEC(max_f32) { F32_ALU2(f32_minmax_x(a[l], b[l], true, x->mods)); }
-EXEC(copysign_f32) {
+LANE_HANDLER(exec_min_f32) { F32_ALU2(f32_minmax_x(a[l], b[l], false, x->mods)); }
+LANE_HANDLER(exec_max_f32) { F32_ALU2(f32_minmax_x(a[l], b[l], true, x->mods)); }
+LANE_HANDLER(exec_copysign_f32) {
   uint32_t t[WARP_SIZE], *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]);
   FOR_LANES(l) t[l] = (a[l] & 0x80000000u) | (b[l] & 0x7fffffffu);
   merge32(R32(w, x->slot[0]), t, mask);
@@ -189,14 +188,14 @@ EXEC(copysign_f32) {
 }
 
 /* ---- f64 ---- */
-EXEC(add_f64) { F64_ALU2(a[l] + b[l]); }
-EXEC(sub_f64) { F64_ALU2(a[l] - b[l]); }
-EXEC(mul_f64) { F64_ALU2(a[l] * b[l]); }
-EXEC(fma_f64) { F64_ALU3(fma(a[l], b[l], c[l])); }
-EXEC(div_f64) { F64_ALU2(a[l] / b[l]); }
-EXEC(rcp_f64) { F64_ALU1(1.0 / a[l]); }
-EXEC(sqrt_f64) { F64_ALU1(sqrt(a[l])); }
-EXEC(rsqrt_f64) { F64_ALU1(1.0 / sqrt(a[l])); }
+LANE_HANDLER(exec_add_f64) { F64_ALU2(a[l] + b[l]); }
+LANE_HANDLER(exec_sub_f64) { F64_ALU2(a[l] - b[l]); }
+LANE_HANDLER(exec_mul_f64) { F64_ALU2(a[l] * b[l]); }
+LANE_HANDLER(exec_fma_f64) { F64_ALU3(fma(a[l], b[l], c[l])); }
+LANE_HANDLER(exec_div_f64) { F64_ALU2(a[l] / b[l]); }
+LANE_HANDLER(exec_rcp_f64) { F64_ALU1(1.0 / a[l]); }
+LANE_HANDLER(exec_sqrt_f64) { F64_ALU1(sqrt(a[l])); }
+LANE_HANDLER(exec_rsqrt_f64) { F64_ALU1(1.0 / sqrt(a[l])); }
 
 /* rcp.approx.ftz.f64, rsqrt.approx.ftz.f64: the upper word of a (1.11.20),
  * subnormals flushed, result truncated to its upper word. */
@@ -206,7 +205,7 @@ static uint64_t f64_upper_op(uint64_t a, bool is_rsqrt) {
   if ((hi & 0x7ff0000000000000ull) == 0) hi &= 0x8000000000000000ull;   /* ftz input */
   double v = bits_f64(hi);
   double r = is_rsqrt ? 1.0 / sqrt(v) : 1.0 / v;
-  if (is_rsqrt && v == 0) r = copysign(INFINITY, v);
+  if (is_rsqrt && v == 0) r = copysign((double)INFINITY, v);
   uint64_t u = f64_bits(r);
   if ((u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull) return 0x7fffffff00000000ull;
   if ((u & 0x7ff0000000000000ull) == 0) u &= 0x8000000000000000ull;       /* ftz result */
@@ -218,8 +217,8 @@ static XStatus f64_upper(Warp *w, const XInsn *x, uint32_t mask, bool is_rsqrt) 
   merge64(R64(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }
-EXEC(rcp_approx_ftz_f64) { return f64_upper(w, x, mask, false); }
-EXEC(rsqrt_approx_ftz_f64) { return f64_upper(w, x, mask, true); }
+LANE_HANDLER(exec_rcp_approx_ftz_f64) { return f64_upper(w, x, mask, false); }
+LANE_HANDLER(exec_rsqrt_approx_ftz_f64) { return f64_upper(w, x, mask, true); }
 
 static double f64_minmax(double a, double b, bool is_max) {
   bool na = isnan(a), nb = isnan(b);
@@ -229,8 +228,8 @@ static double f64_minmax(double a, double b, bool is_max) {
   if (a == b) return (signbit(a) != 0) == is_max ? b : a;
   return is_max ? (a > b ? a : b) : (a < b ? a : b);
 }
-EXEC(min_f64) { F64_ALU2(f64_minmax(a[l], b[l], false)); }
-EXEC(max_f64) { F64_ALU2(f64_minmax(a[l], b[l], true)); }
+LANE_HANDLER(exec_min_f64) { F64_ALU2(f64_minmax(a[l], b[l], false)); }
+LANE_HANDLER(exec_max_f64) { F64_ALU2(f64_minmax(a[l], b[l], true)); }
 static XStatus f64_signop(Warp *w, const XInsn *x, uint32_t mask, uint64_t andm, uint64_t xorm) {
   uint64_t t[WARP_SIZE], *a = R64(w, x->slot[1]);
   FOR_LANES(l) {
@@ -240,9 +239,9 @@ static XStatus f64_signop(Warp *w, const XInsn *x, uint32_t mask, uint64_t andm,
   merge64(R64(w, x->slot[0]), t, mask);
   return XS_NEXT;
 }
-EXEC(abs_f64) { return f64_signop(w, x, mask, 0x7fffffffffffffffull, 0); }
-EXEC(neg_f64) { return f64_signop(w, x, mask, ~0ull, 0x8000000000000000ull); }
-EXEC(copysign_f64) {
+LANE_HANDLER(exec_abs_f64) { return f64_signop(w, x, mask, 0x7fffffffffffffffull, 0); }
+LANE_HANDLER(exec_neg_f64) { return f64_signop(w, x, mask, ~0ull, 0x8000000000000000ull); }
+LANE_HANDLER(exec_copysign_f64) {
   uint64_t t[WARP_SIZE], *a = R64(w, x->slot[1]), *b = R64(w, x->slot[2]);
   FOR_LANES(l) t[l] = (a[l] & 0x8000000000000000ull) | (b[l] & 0x7fffffffffffffffull);
   merge64(R64(w, x->slot[0]), t, mask);
@@ -264,13 +263,13 @@ static bool testp_class(int cls, int sub) {
 static void pred_merge(Warp *w, uint32_t slot, uint32_t bits, uint32_t mask) {
   w->pred[slot] = (w->pred[slot] & ~mask) | (bits & mask);
 }
-EXEC(testp_f32) {
+LANE_HANDLER(exec_testp_f32) {
   uint32_t *a = R32(w, x->slot[1]), p = 0;
   FOR_LANES(l) p |= (uint32_t)testp_class(fpclassify(bits_f32(a[l])), x->sub) << l;
   pred_merge(w, x->slot[0], p, mask);
   return XS_NEXT;
 }
-EXEC(testp_f64) {
+LANE_HANDLER(exec_testp_f64) {
   uint64_t *a = R64(w, x->slot[1]);
   uint32_t p = 0;
   FOR_LANES(l) p |= (uint32_t)testp_class(fpclassify(bits_f64(a[l])), x->sub) << l;

@@ -112,8 +112,8 @@ static inline float bf16_to_f32(uint16_t h) {
   if ((h & 0x7fff) > 0x7f80) return bits_f32(F32_CNAN);
   return bits_f32((uint32_t)h << 16);
 }
-static inline uint16_t f32_to_f16(float f, int rnd) { return (uint16_t)fp_round(f, 5, 10, rnd, false); }
-static inline uint16_t f32_to_bf16(float f, int rnd) { return (uint16_t)fp_round(f, 8, 7, rnd, false); }
+static inline uint16_t f32_to_f16(float f, int rnd) { return (uint16_t)fp_round((double)f, 5, 10, rnd, false); }
+static inline uint16_t f32_to_bf16(float f, int rnd) { return (uint16_t)fp_round((double)f, 8, 7, rnd, false); }
 static inline uint16_t f64_to_f16(double d, int rnd) { return (uint16_t)fp_round(d, 5, 10, rnd, false); }
 static inline uint16_t f64_to_bf16(double d, int rnd) { return (uint16_t)fp_round(d, 8, 7, rnd, false); }
 static inline uint32_t f64_to_f32_bits(double d, int rnd) { return (uint32_t)fp_round(d, 8, 23, rnd, false); }
@@ -151,6 +151,26 @@ static inline double f8_decode(uint8_t v, bool e4m3) {
   double r = e ? __builtin_ldexp(8.0 + m, (int)e - 10) : __builtin_ldexp((double)m, -9);
   return (v & 0x80) ? -r : r;
 }
+
+/* double -> f16 / bf16 to nearest even, for atomics and initializers: a
+ * NaN becomes a quiet NaN that keeps its sign (f16: 0x7e00 | sign) or, for
+ * bf16, the upper half of the f32 NaN with the quiet bit set (those two
+ * paths have always kept the host's NaN rather than the canonical one).
+ * bf16 rounds the f32 nearest to d: for what the callers pass (a sum, min
+ * or max of two bf16 values; an f32 initializer) that double rounding is
+ * innocuous (53 >= 2*24+2, 24 >= 2*8+2), for any double it is not. */
+static inline uint16_t f16_round_qnan(double d) {
+  if (d != d) return (uint16_t)(0x7e00 | (f64_bits(d) >> 48 & 0x8000));
+  return (uint16_t)fp_round(d, 5, 10, FR_RN, false);
+}
+static inline uint16_t bf16_round_qnan(double d) {
+  uint32_t u = f32_bits((float)d);
+  if (f32_is_nan(u)) return (uint16_t)(u >> 16 | 0x40);
+  return (uint16_t)fp_round((double)bits_f32(u), 8, 7, FR_RN, false);
+}
+/* bf16 -> double exactly, a NaN keeping its sign and payload (the f32 of the
+ * same upper bits). */
+static inline double bf16_widen(uint16_t h) { return (double)bits_f32((uint32_t)h << 16); }
 
 static inline bool f16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7c00; }
 static inline bool bf16_is_nan(uint16_t h) { return (h & 0x7fff) > 0x7f80; }

@@ -118,22 +118,22 @@ static XStatus half_op(Warp *w, const XInsn *x, uint32_t mask, int op, bool bf, 
   return XS_NEXT;
 }
 
-#define EXEC(name) LANE_CLONES static XStatus exec_##name(Warp *w, const XInsn *x, uint32_t mask)
-#define HALF_HANDLERS(op, name, nsrc) \
-  EXEC(name##_f16) { return half_op(w, x, mask, op, false, 1, nsrc); } \
-  EXEC(name##_f16x2) { return half_op(w, x, mask, op, false, 2, nsrc); } \
-  EXEC(name##_bf16) { return half_op(w, x, mask, op, true, 1, nsrc); } \
-  EXEC(name##_bf16x2) { return half_op(w, x, mask, op, true, 2, nsrc); }
-HALF_HANDLERS(H_ADD, add, 2)
-HALF_HANDLERS(H_SUB, sub, 2)
-HALF_HANDLERS(H_MUL, mul, 2)
-HALF_HANDLERS(H_FMA, fma, 3)
-HALF_HANDLERS(H_NEG, neg, 1)
-HALF_HANDLERS(H_ABS, abs, 1)
-HALF_HANDLERS(H_MIN, min, 2)
-HALF_HANDLERS(H_MAX, max, 2)
-HALF_HANDLERS(H_TANH, tanh, 1)
-HALF_HANDLERS(H_EX2, ex2, 1)
+/* The four handlers of one operation: f16, f16x2, bf16, bf16x2. */
+#define HALF_HANDLERS(op, nsrc, F16, F16X2, BF16, BF16X2) \
+  LANE_HANDLER(F16) { return half_op(w, x, mask, op, false, 1, nsrc); } \
+  LANE_HANDLER(F16X2) { return half_op(w, x, mask, op, false, 2, nsrc); } \
+  LANE_HANDLER(BF16) { return half_op(w, x, mask, op, true, 1, nsrc); } \
+  LANE_HANDLER(BF16X2) { return half_op(w, x, mask, op, true, 2, nsrc); }
+HALF_HANDLERS(H_ADD, 2, exec_add_f16, exec_add_f16x2, exec_add_bf16, exec_add_bf16x2)
+HALF_HANDLERS(H_SUB, 2, exec_sub_f16, exec_sub_f16x2, exec_sub_bf16, exec_sub_bf16x2)
+HALF_HANDLERS(H_MUL, 2, exec_mul_f16, exec_mul_f16x2, exec_mul_bf16, exec_mul_bf16x2)
+HALF_HANDLERS(H_FMA, 3, exec_fma_f16, exec_fma_f16x2, exec_fma_bf16, exec_fma_bf16x2)
+HALF_HANDLERS(H_NEG, 1, exec_neg_f16, exec_neg_f16x2, exec_neg_bf16, exec_neg_bf16x2)
+HALF_HANDLERS(H_ABS, 1, exec_abs_f16, exec_abs_f16x2, exec_abs_bf16, exec_abs_bf16x2)
+HALF_HANDLERS(H_MIN, 2, exec_min_f16, exec_min_f16x2, exec_min_bf16, exec_min_bf16x2)
+HALF_HANDLERS(H_MAX, 2, exec_max_f16, exec_max_f16x2, exec_max_bf16, exec_max_bf16x2)
+HALF_HANDLERS(H_TANH, 1, exec_tanh_f16, exec_tanh_f16x2, exec_tanh_bf16, exec_tanh_bf16x2)
+HALF_HANDLERS(H_EX2, 1, exec_ex2_f16, exec_ex2_f16x2, exec_ex2_bf16, exec_ex2_bf16x2)
 
 #ifndef EXEC_UNIT_TEST
 #define PICK(name) (t == TY_F16 ? exec_##name##_f16 : t == TY_F16X2 ? exec_##name##_f16x2 : \

@@ -313,7 +313,7 @@ static void div_zero(Warp *w, const XInsn *x, uint32_t mask, int bits) {
 }
 #define DIVREM(NAME, W, BITS, F) \
   ALU2(NAME##_alu, W, W, W, F(a[l], b[l])) \
-  static XStatus NAME(Warp *w, const XInsn *x, uint32_t mask) { \
+  HANDLER(NAME) { \
     if (exec_checking(w)) div_zero(w, x, mask, BITS); \
     return NAME##_alu(w, x, mask); \
   }

@@ -45,8 +45,9 @@
  * and a CTA spinning on a flag that a later CTA sets does not starve it. */
 #include "../lower/lower.h"
 #include "../sync/bar.h"
-#include "../sync/warpsync.h"
+#include "warpsync.h"
 #include "spin.h"
+#include "../util/check.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -54,7 +55,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PTXVM_STRESS
+enum { QUANTUM = 1, SPIN_LIMIT = 256 };      /* check.h: a turn is one instruction */
+#else
 enum { QUANTUM = 4096, SPIN_LIMIT = 256 };
+#endif
 #define DEFAULT_MAX_STEPS (1ull << 28)
 
 typedef struct Frame { uint32_t ret_pc, func, fp, sp; } Frame;   /* fp, sp: the caller's */
@@ -79,7 +84,7 @@ typedef struct WState {
   bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
-  void *wsync;                      /* warp-level rendezvous (src/sync/warpsync.c) */
+  void *wsync;                      /* warp-level rendezvous (src/exec/warpsync.c) */
   uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
   bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
   bool bypass;                      /* ... or instead of deprioritised lanes (then
@@ -290,6 +295,9 @@ static bool pick_group(Warp *w, WState *s) {
     }
   }
   if (run == live) s->behind = false;
+  /* the group: runnable lanes of one frame and pc, not empty */
+  PTXVM_ASSERT(m != 0 && (m & ~live) == 0 && (m & cand) == m);
+  PTXVM_ASSERT(s->pc[best] < w->launch->prog->ncode);
   if (prev && (m & prev) == prev && m != prev) s->merges++;
   s->gmask = m;
   s->gpc = s->pc[best];
@@ -306,33 +314,31 @@ static bool pick_group(Warp *w, WState *s) {
  * synchronicity shows it. The group to run is a pseudo-random runnable
  * lane's, sometimes only a random part of it, and the choice is made again
  * every few instructions. Instructions that need or observe converged lanes
- * (family SYNC: bar, barrier, bar.warp.sync...; .aligned forms; MMA;
- * activemask and the deprecated shfl and vote) are left to the
- * lowest-pc-first rule: a perturbed group that reaches one gives way
- * (warp_run), so the lanes reconverge before it. So do calls and backward
- * branches, which would put the group ahead of the others for that rule
- * (a deeper frame, or a lower pc in the next iteration of a loop). */
+ * (SCHED and CONV in opcodes.def: the SYNC family, bar, barrier,
+ * bar.warp.sync...; .aligned forms; MMA; activemask and the deprecated shfl
+ * and vote) are left to the lowest-pc-first rule: a perturbed group that
+ * reaches one gives way (warp_run), so the lanes reconverge before it. So do
+ * calls and brx.idx (SCHED) and backward branches, which would put the group
+ * ahead of the others for that rule (a deeper frame, or a lower pc in the
+ * next iteration of a loop). */
 static bool sched_free(const Warp *w, uint32_t pc) {
   const XInsn *x = &w->launch->prog->code[pc];
-  Family f = op_info[x->op].family;
-  if (x->op == OP_CALL || x->op == OP_BRX_IDX || (x->op == OP_BRA && x->target <= pc)) return false;
-  return f != FAM_SYNC && f != FAM_MMA && !(x->mods & XM_ALIGNED) && x->op != OP_ACTIVEMASK &&
-         x->op != OP_SHFL && x->op != OP_VOTE && x->op != OP_VOTE_BALLOT;
+  if (x->op == OP_BRA && x->target <= pc) return false;
+  return !(op_info[x->op].flags & (OPF_SCHED | OPF_CONV)) && !(x->mods & XM_ALIGNED);
 }
 
-/* Whether every lane of the warp must execute x converged: the .aligned
- * forms (bar.sync, bar.arrive and bar.red are aligned), MMA, the
- * deprecated shfl and vote. Lanes passed over a deprioritised group
- * (pick_group) wait before one, as the hardware reconverges them there. */
+/* Whether every lane of the warp must execute x converged: its row says
+ * so (CONV in opcodes.def: bar.sync, bar.arrive and bar.red, MMA, the
+ * deprecated shfl and vote...), or it has .aligned. Lanes passed over a
+ * deprioritised group (pick_group) wait before one, as the hardware
+ * reconverges them there. */
 static bool aligned_insn(const XInsn *x) {
-  return (x->mods & XM_ALIGNED) || op_info[x->op].family == FAM_MMA || x->op == OP_BAR_SYNC ||
-         x->op == OP_BAR_ARRIVE || x->op == OP_BAR_RED_POPC || x->op == OP_BAR_RED_PRED ||
-         x->op == OP_SHFL || x->op == OP_VOTE || x->op == OP_VOTE_BALLOT;
+  return (x->mods & XM_ALIGNED) || op_has(x->op, OPF_CONV);
 }
 
 static void perturb(Warp *w, WState *s, uint32_t cand) {
   if (!s->rng)
-    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * 0x9E3779B97F4A7C15ull ^
+    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * UINT64_C(0x9E3779B97F4A7C15) ^
              ((uint64_t)w->cta->ctaid[0] << 40 ^ (uint64_t)w->cta->ctaid[1] << 20 ^ w->cta->ctaid[2]);
   uint64_t r = sched_next(&s->rng);
   if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */
@@ -347,6 +353,7 @@ static void perturb(Warp *w, WState *s, uint32_t cand) {
   if (r >> 32 & 1) m &= (uint32_t)(r >> 33) | 1u << l;   /* a part of the group */
   for (int i = 0; i < WARP_SIZE; i++)
     if ((cand & ~m) >> i & 1 && s->depth[i] == s->depth[l] && s->pc[i] < lim) lim = s->pc[i];
+  PTXVM_ASSERT((m >> l & 1) && (m & ~cand) == 0);   /* a part of cand holding lane l */
   uint32_t soon = s->pc[l] + 1 + (uint32_t)(r >> 60);   /* choose again within 1..16 */
   s->gmask = m;
   s->gpc = s->pc[l];

@@ -337,7 +337,12 @@ static inline void changed(Cta *c, MbCta *t, int k) {
   if (!e->woken || e->woke_phase != e->m.phase || e->woke_valid != e->m.valid) wake(c, t, k);
 }
 
-static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
+/* The statistics' mbarrier phase completions: m's phase moved on from `before`. */
+static void count_phases(const Mbar *m, uint32_t before) {
+  for (; before != m->phase; before++) exec_count(EV_MBAR_PHASE);
+}
+
+HANDLER(exec_mbar) {
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, -1, "out of memory");
   const MbInsn *a = x->aux;
@@ -384,10 +389,13 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
       err = mbar_expect_tx(&e->m, R32(w, x->slot[1])[l]);
       if (!err) { store(oc, e); t->idle = 0; }
       break;
-    case MO_COMPLETE_TX:
+    case MO_COMPLETE_TX: {
+      uint32_t ph = e->m.phase;
       err = mbar_complete_tx(&e->m, R32(w, x->slot[1])[l], &done);
+      count_phases(&e->m, ph);
       if (!err) { store(oc, e); changed(oc, t, k); }
       break;
+    }
     case MO_ARRIVE: {
       uint64_t st = 0;
       uint32_t cnt = a->has_count && !a->has_tx ? R32(w, x->slot[2])[l] : 1;
@@ -399,7 +407,9 @@ static XStatus exec_mbar(Warp *w, const XInsn *x, uint32_t mask) {
                     "observed phase %u complete (each phase must be observed before the next "
                     "one's arrivals)", e->m.phase, on, e->m.phase - 1);
       }
+      uint32_t ph = e->m.phase;
       err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
+      count_phases(&e->m, ph);
       if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
       break;
     }
@@ -484,8 +494,10 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   const char *err = "the object is not a valid mbarrier (uninitialized or invalidated)";
   bool done = false;
   if (e && e->m.valid) {
+    uint32_t ph = e->m.phase;
     err = it->tx ? mbar_complete_tx(&e->m, it->size, &done)
                  : mbar_arrive(&e->m, it->moff, 1, false, false, false, 0, NULL, &done);
+    count_phases(&e->m, ph);
     if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
   char why[400];
@@ -570,7 +582,9 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
     return XS_NEXT;
   }
   bool done = false;
+  uint32_t ph = e->m.phase;
   err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
+  count_phases(&e->m, ph);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   changed(w->cta, t, (int)(e - t->e));
@@ -726,9 +740,9 @@ bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
   case OP_MBARRIER_ARRIVE_DROP_EXPECT_TX: case OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE:
     x->sub = MO_ARRIVE;
     mi = 1;
-    a->drop = strstr(insn_mnemonic(in), "arrive_drop") != NULL;
-    a->nocomplete = in->op == OP_MBARRIER_ARRIVE_NOCOMPLETE || in->op == OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE;
-    a->has_tx = in->op == OP_MBARRIER_ARRIVE_EXPECT_TX || in->op == OP_MBARRIER_ARRIVE_DROP_EXPECT_TX;
+    a->drop = op_has(in->op, OPF_DROP);
+    a->nocomplete = op_has(in->op, OPF_NOCOMP);
+    a->has_tx = op_has(in->op, OPF_TX);
     a->has_count = in->nopds > 2;
     x->slot[0] = lower_dst(L, &o[0]);
     a->sink = o[0].kind == OPD_SINK;

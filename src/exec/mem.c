@@ -318,7 +318,7 @@ LANE_CLONES static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint3
   }
 }
 
-static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_ld) {
   const MemOp *m = x->aux;
   uint32_t total = (uint32_t)m->size * m->n;
   uint64_t bmin, bmax;
@@ -341,7 +341,7 @@ static XStatus exec_ld(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_st(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_st) {
   const MemOp *m = x->aux;
   uint32_t total = (uint32_t)m->size * m->n;
   uint64_t bmin, bmax;
@@ -377,12 +377,12 @@ bool mem_describe_load(Warp *w, const XInsn *x, int lane, char *buf, size_t n) {
   return true;
 }
 
-static XStatus exec_mem_nop(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mem_nop) {
   (void)w, (void)x, (void)mask;
   return XS_NEXT;
 }
 
-static XStatus exec_createpolicy(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_createpolicy) {
   FOR_LANES(l) if (ACTIVE(mask, l)) R64(w, x->slot[0])[l] = 0;
   return XS_NEXT;
 }
@@ -485,7 +485,7 @@ static uint64_t addr_src(Warp *w, const XInsn *x, const AddrOp *a, int l) {
   return v;
 }
 
-static XStatus exec_cvta(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_cvta) {
   const AddrOp *a = x->aux;
   Space sp = (Space)x->space;
   uint64_t base = window_of(sp);
@@ -524,7 +524,7 @@ static bool is_shared(const Warp *w, const XInsn *x, uint64_t a) {
   return x->sub ? hi <= n : hi == 0 || hi == own + 1u;
 }
 
-static XStatus exec_isspacep(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_isspacep) {
   const AddrOp *a = x->aux;
   uint32_t *p = &w->pred[a->dst], r = 0;
   FOR_LANES(l) {

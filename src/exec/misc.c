@@ -21,17 +21,17 @@
  * rather than a corrupt stack. */
 #include "../lower/lower.h"
 
-static XStatus exec_trap(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_trap) {
   (void)mask;
   return exec_fault_kind(w, x, -1, FAULT_TRAP, "trap");
 }
 
-static XStatus exec_brkpt(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_brkpt) {
   (void)mask;
   return exec_fault_kind(w, x, -1, FAULT_TRAP, "brkpt: breakpoint reached (no debugger attached)");
 }
 
-static XStatus exec_pmevent(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_pmevent) {
   (void)w; (void)x; (void)mask;
   return XS_NEXT;
 }
@@ -50,7 +50,7 @@ static void set64(Warp *w, const XInsn *x, uint32_t slot, int l, uint64_t v) {
   else R32(w, slot)[l] = (uint32_t)v;
 }
 
-static XStatus exec_alloca(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_alloca) {
   uint32_t *sp = R32(w, w->launch->prog->sp_slot);
   uint64_t align = (uint64_t)x->imm;
   FOR_LANES(l) {
@@ -67,13 +67,13 @@ static XStatus exec_alloca(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_stacksave(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_stacksave) {
   const uint32_t *sp = R32(w, w->launch->prog->sp_slot);
   FOR_LANES(l) if (ACTIVE(mask, l)) set64(w, x, x->slot[0], l, sp[l]);
   return XS_NEXT;
 }
 
-static XStatus exec_stackrestore(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_stackrestore) {
   const Program *p = w->launch->prog;
   uint32_t *sp = R32(w, p->sp_slot);
   const uint32_t *fp = R32(w, p->fp_slot);

@@ -23,7 +23,7 @@
 typedef struct Piece { uint8_t file, bits; uint32_t slot; } Piece;   /* file: 0 r32, 1 r64 */
 typedef struct Pieces { int nsrc, ndst; Piece src[8], dst[8]; } Pieces;
 
-static XStatus exec_mov32(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mov32) {
   const uint32_t *a = R32(w, x->slot[1]);
   uint32_t t[WARP_SIZE], keep = (uint32_t)x->imm;
   FOR_LANES(l) t[l] = a[l] & keep;
@@ -31,12 +31,12 @@ static XStatus exec_mov32(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_mov64(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mov64) {
   merge64(R64(w, x->slot[0]), R64(w, x->slot[1]), mask);
   return XS_NEXT;
 }
 
-static XStatus exec_mov_pred(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mov_pred) {
   uint32_t *d = &w->pred[x->slot[0]];
   *d = (*d & ~mask) | (w->pred[x->slot[1]] & mask);
   return XS_NEXT;
@@ -67,7 +67,7 @@ static void bits_put(uint64_t *lo, uint64_t *hi, int at, uint64_t v) {
   if (at) *hi |= v >> (64 - at);
 }
 
-static XStatus exec_mov_pieces(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mov_pieces) {
   const Pieces *p = x->aux;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
@@ -169,7 +169,7 @@ static bool select_mov_b(Lower *L, const Insn *in, XInsn *x) {
  * is written, so {b, a} <- {a, b} swaps. slot[0..n) are the destinations,
  * slot[n..2n) the sources; x->sub = n, x->imm the bits kept (16-bit
  * values live zero-extended in the 32-bit file). */
-static XStatus exec_mov_vec(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mov_vec) {
   int n = x->sub;
   if (type_size((Type)x->type) == 8) {
     uint64_t t[4][WARP_SIZE];
@@ -222,7 +222,7 @@ static const uint8_t prmt_modes[6][4][4] = {
   /* rc16 */ { {0, 1, 0, 1}, {2, 3, 2, 3}, {0, 1, 0, 1}, {2, 3, 2, 3} },
 };
 
-static XStatus exec_prmt(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_prmt) {
   const uint32_t *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]), *c = R32(w, x->slot[3]);
   uint32_t t[WARP_SIZE];
   FOR_LANES(l) {
@@ -240,7 +240,7 @@ static XStatus exec_prmt(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_prmt_mode(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_prmt_mode) {
   const uint32_t *a = R32(w, x->slot[1]), *b = R32(w, x->slot[2]), *c = R32(w, x->slot[3]);
   const uint8_t (*tab)[4] = prmt_modes[x->sub - 1];
   uint32_t t[WARP_SIZE];

@@ -241,6 +241,7 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
   }
   return XS_NEXT;
 }
+HANDLER_NAME(exec_vprintf);
 
 /* Up to n - 1 bytes of the C string at generic address addr for lane l
  * (stops at a bad address; the fault is then already reported). */
@@ -267,3 +268,4 @@ XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
   return exec_fault_kind(w, x, l, FAULT_ASSERT, "assertion failed: %s (%s:%u, in %s)", msg, file,
                     (unsigned)opd_u64(w, &ci->args[2], l), func);
 }
+HANDLER_NAME(exec_assertfail);

@@ -50,21 +50,6 @@ void exec_where(const Program *p, const XInsn *x, char *buf, size_t n) {
   if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
 }
 
-/* A lane mask as ranges, "0-3,8"; "none" when empty. */
-void lanes_text(uint32_t m, char *buf, size_t n) {
-  size_t k = 0;
-  if (!n) return;
-  buf[0] = 0;
-  for (int l = 0; l < WARP_SIZE && k + 12 < n; l++) {
-    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
-    int e = l;
-    while (e + 1 < WARP_SIZE && (m >> (e + 1) & 1)) e++;
-    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
-    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
-  }
-  if (!k) snprintf(buf, n, "none");
-}
-
 /* msg + "\n  at FILE:LINE:COL (CUDA:LINE), kernel K, %ctaid (..), %tid (..)"
  * for lane of w (malloc'd; NULL when memory runs out): the one format of
  * faults and findings (STYLE.md §6). */

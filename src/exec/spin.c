@@ -65,27 +65,7 @@ enum { NOTE_SECONDS = 4 };
 
 bool exec_effect(const XInsn *x) {
   if (x->fn == exec_sreg_load) return sreg_timed(x);
-  switch (op_info[x->op].family) {
-  case FAM_INT: case FAM_FLOAT: case FAM_HALF: case FAM_LOGIC: case FAM_CMP: case FAM_CVT:
-  case FAM_VIDEO: case FAM_MOV:   /* mov, cvta, isspacep, mapa, getctarank, prmt */
-    return false;
-  default:
-    break;
-  }
-  switch ((Opcode)x->op) {
-  case OP_LD: case OP_LDU: case OP_LD_NC: case OP_LD_SEM: case OP_LD_VOLATILE: case OP_PREFETCH:
-  case OP_PREFETCHU: case OP_PREFETCH_EVICT: case OP_PREFETCH_TENSORMAP: case OP_CREATEPOLICY_CVT:
-  case OP_CREATEPOLICY_FRAC: case OP_CREATEPOLICY_RANGE:
-  case OP_BRA: case OP_BRX_IDX:
-  case OP_MEMBAR: case OP_MEMBAR_PROXY: case OP_FENCE: case OP_FENCE_CLUSTER: case OP_FENCE_ONEWAY:
-  case OP_FENCE_PROXY_ALIAS: case OP_FENCE_PROXY_ASYNC: case OP_FENCE_MBARRIER_INIT:
-  case OP_NANOSLEEP:   /* time only; reading it is the effect */
-  case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TEST_WAIT_SEM: case OP_MBARRIER_TEST_WAIT_PARITY:
-  case OP_MBARRIER_TEST_WAIT_PARITY_SEM: case OP_MBARRIER_PENDING_COUNT:
-    return false;
-  default:
-    return true;
-  }
+  return op_has(x->op, OPF_FX);   /* FX in opcodes.def */
 }
 
 /* A warp's detector state: its snapshot and what was proven. */

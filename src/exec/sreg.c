@@ -152,3 +152,4 @@ XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask) {
   }
   return XS_NEXT;
 }
+HANDLER_NAME(exec_sreg_load);

@@ -100,7 +100,12 @@ static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const
   return true;
 }
 
-static XStatus exec_bar(Warp *w, const XInsn *x, uint32_t mask) {
+/* The statistics' CTA barrier completions since `before` (BarCta.completions). */
+static void count_completions(const BarCta *b, uint64_t before) {
+  for (; before < b->completions; before++) exec_count(EV_BAR_CTA);
+}
+
+HANDLER(exec_bar) {
   BarCta *b = bar_state(w->cta);
   if (!b) return exec_fault(w, x, -1, "out of memory");
   BarReq r = {.kind = (BarKind)x->sub, .has_count = x->imm & BF_COUNT,
@@ -116,8 +121,10 @@ static XStatus exec_bar(Warp *w, const XInsn *x, uint32_t mask) {
   }
   refresh(w->cta, b);
   char err[768], nm[96];
+  uint64_t done = b->completions;
   if (!bar_exec(b, w->id, mask, &r, x, err, sizeof err))
     return exec_fault(w, x, -1, "%s: %s", insn_text(x->src, nm, sizeof nm), err);
+  count_completions(b, done);
   bool go = (b->w[w->id].release & mask) == mask;
   apply(w->cta, b, w, mask);
   return go ? XS_NEXT : XS_WAIT;
@@ -127,7 +134,9 @@ bool sync_cta_poll(Cta *c) {
   BarCta *b = c->sync;
   if (!b) return false;
   refresh(c, b);
+  uint64_t done = b->completions;
   bar_poll(b);
+  count_completions(b, done);
   bool released = apply(c, b, NULL, 0);
   return mbar_cta_poll(c, released) || released;
 }
@@ -137,12 +146,12 @@ void sync_cta_free(Cta *c) {
   c->sync = NULL;
 }
 
-static XStatus exec_fence(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_fence) {
   (void)w; (void)x; (void)mask;
   return XS_NEXT;
 }
 
-static XStatus exec_nanosleep(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_nanosleep) {
   const uint32_t *t = R32(w, x->slot[0]);
   uint32_t most = 0;
   FOR_LANES(l) if (ACTIVE(mask, l) && t[l] > most) most = t[l];

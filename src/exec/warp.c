@@ -5,7 +5,7 @@
  * exec_select_SYNC).
  *
  * The .sync forms are thin handlers over the warp rendezvous of
- * src/sync/warpsync.c: each executing lane supplies its inputs and
+ * src/exec/warpsync.c: each executing lane supplies its inputs and
  * membermask and waits until every non-exited lane of the mask has arrived
  * with the same opcode and qualifiers, from any instruction (sm_70+
  * semantics); the completion callbacks below compute every participant's
@@ -30,7 +30,7 @@
  * Operand slots (x->slot): 0 destination (NOSLOT for a sink), 1 predicate
  * destination (NOSLOT if absent), 2 a, 3 b, 4 c, 5 membermask. x->sub is the
  * mode or reduction operator. */
-#include "../sync/warpsync.h"
+#include "warpsync.h"
 
 #include "../lower/lower.h"
 #include "alu.h"
@@ -101,7 +101,7 @@ static void shfl_done(Warp *w, const WsGather *g, uint32_t lanes) {
   if (nbad) shfl_report(w, g, bad_lane, bad_src, nbad);
 }
 
-static XStatus exec_shfl(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_shfl) {
   uint64_t in[WARP_SIZE][3];
   uint32_t mb[WARP_SIZE];
   const uint32_t *a = R32(w, x->slot[2]), *b = R32(w, x->slot[3]), *c = R32(w, x->slot[4]);
@@ -134,7 +134,7 @@ static void vote_done(Warp *w, const WsGather *g, uint32_t lanes) {
   }
 }
 
-static XStatus exec_vote(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_vote) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE], q = w->pred[x->slot[2]];
   if (x->imm) q = ~q;
@@ -144,7 +144,7 @@ static XStatus exec_vote(Warp *w, const XInsn *x, uint32_t mask) {
 }
 
 /* the deprecated vote: over the executing lanes, at once */
-static XStatus exec_vote_old(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_vote_old) {
   WsGather g;
   uint32_t q = w->pred[x->slot[2]];
   if (x->imm) q = ~q;
@@ -168,7 +168,7 @@ static void match_done(Warp *w, const WsGather *g, uint32_t lanes) {
   }
 }
 
-static XStatus exec_match(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_match) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE];
   if (x->type == TY_B64) { const uint64_t *a = R64(w, x->slot[2]); FOR_LANES(l) in[l][0] = a[l]; }
@@ -234,7 +234,7 @@ static void redux_done(Warp *w, const WsGather *g, uint32_t lanes) {
   FOR_LANES(l) if (ACTIVE(lanes, l)) put32(w, g->at[l]->slot[0], l, r);
 }
 
-static XStatus exec_redux(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_redux) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE];
   const uint32_t *a = R32(w, x->slot[2]);
@@ -254,7 +254,7 @@ static void elect_done(Warp *w, const WsGather *g, uint32_t lanes) {
   }
 }
 
-static XStatus exec_elect(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_elect) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE];
   return warpsync_arrive(w, x, mask, "elect.sync", key_of(x), masks_of(w, x, mask, mb),
@@ -278,7 +278,7 @@ static void bws_done(Warp *w, const WsGather *g, uint32_t lanes) {
               none ? "do not exist" : "", ex | none);
 }
 
-static XStatus exec_bar_warp_sync(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_bar_warp_sync) {
   uint64_t in[WARP_SIZE][3] = {{0}};
   uint32_t mb[WARP_SIZE];
   return warpsync_arrive(w, x, mask, "bar.warp.sync", key_of(x), masks_of(w, x, mask, mb),
@@ -295,7 +295,7 @@ bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x) {
 
 /* ---- activemask (§13): the executing lanes ---- */
 
-static XStatus exec_activemask(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_activemask) {
   FOR_LANES(l) if (ACTIVE(mask, l)) R32(w, x->slot[0])[l] = mask;
   return XS_NEXT;
 }

@@ -137,7 +137,7 @@ static const char *lex_float_bits(Lexer *L, Token *t, const char *p, int ndig) {
     uint32_t b = (uint32_t)v;
     float f;
     memcpy(&f, &b, 4);
-    t->fval = f;
+    t->fval = (double)f;
     t->is_f32 = true;
   } else {
     memcpy(&t->fval, &v, 8);

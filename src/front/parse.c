@@ -563,7 +563,7 @@ static void parse_init(Parser *P, InitVec *out, const Symbol *s, int level) {
   if (level == 0) return;
   uint64_t pad = size - n;
   for (int l = level + 1; l < nlevels; l++) pad *= init_level_size(s, l);
-  if (out->n + pad > (1u << 24))
+  if ((uint64_t)out->n + pad > (1u << 24))
     diag_error_tok(P, &open, "initializer of '%s' too large", s->name);
   InitElem zero = {.kind = INIT_INT, .line = open.line, .col = open.col, .mask_shift = -1};
   for (uint64_t i = 0; i < pad; i++) vec_push(&P->m->arena, *out, zero);

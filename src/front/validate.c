@@ -903,12 +903,12 @@ void validate_operands(Parser *P, Insn *in) {
       *o = o->elems[0];
     if (o->kind == OPD_PAIR) {
       if (!sp->pair) opd_error(P, in, o, "unexpected 'd|p' pair");
-      check_one(P, in, &o->elems[0], sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_one(P, in, &o->elems[0], sp->kind, sp->type_index, (int)sp->tmode, sp->fixed);
       check_one(P, in, &o->elems[1], sp->pair_kind, sp->pair_type_index, OT_INSN, TY_NONE);
     } else {
       if (sp->pair && !sp->pair_optional)
         opd_error(P, in, o, "expected a pair d|p here");
-      check_one(P, in, o, sp->kind, sp->type_index, sp->tmode, sp->fixed);
+      check_one(P, in, o, sp->kind, sp->type_index, (int)sp->tmode, sp->fixed);
       check_value(P, in, o, sp);
     }
   }
@@ -967,8 +967,7 @@ void validate_target(Parser *P, const Insn *in) {
                m->sm_suffix ? &m->sm_suffix : "");
   /* The warp collectives without .sync (PTX ISA 9.0 9.7.8.6, 9.7.8.8) are
    * gone for sm_70 and later from PTX ISA 6.4, as ptxas says. */
-  bool unsynced = in->op == OP_SHFL || in->op == OP_VOTE || in->op == OP_VOTE_BALLOT;
-  if (unsynced && m->sm >= 70 && ver >= 64)
+  if (op_has(in->op, OPF_GONE) && m->sm >= 70 && ver >= 64)
     diag_error(P, in->line, in->col, (uint32_t)strlen(oi->mnemonic),
                "'%s' without .sync is not supported on .target sm_70 and higher from PTX ISA "
                "version 6.4 (use %s.sync)", oi->mnemonic, oi->mnemonic);

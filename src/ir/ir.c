@@ -31,7 +31,8 @@ static const char *const spaces[] = {
 const char *space_name(Space s) { return s < SP_COUNT ? spaces[s] : "?"; }
 
 const OpInfo op_info[OP_COUNT] = {
-#define X(id, mn, fam, mods, opds, sm, ptx) {#id, mn, FAM_##fam, mods, opds, sm, ptx},
+#define X(id, mn, fam, mods, opds, sm, ptx, flags, meaning) \
+  {#id, mn, FAM_##fam, mods, opds, sm, ptx, flags, meaning},
 #include "opcodes.def"
 #undef X
 };

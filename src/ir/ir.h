@@ -59,11 +59,25 @@ typedef enum {
 
 /* ---- opcodes (opcodes.def): one per row ---- */
 typedef enum {
-#define X(id, mn, fam, mods, opds, sm, ptx) OP_##id,
+#define X(id, mn, fam, mods, opds, sm, ptx, flags, meaning) OP_##id,
 #include "opcodes.def"
 #undef X
   OP_COUNT
 } Opcode;
+
+/* Properties of an instruction, the FLAGS column of opcodes.def (its header
+ * says what each means there). Code asks op_has(op, OPF_...), never lists
+ * opcodes. */
+typedef enum {
+  OPF_CONV = 1 << 0,    /* must execute converged: every non-exited lane of the warp */
+  OPF_SCHED = 1 << 1,   /* scheduling point: a perturbed lane group gives way before it */
+  OPF_FX = 1 << 2,      /* an effect the spin detector must see (spin.c exec_effect) */
+  OPF_GONE = 1 << 3,    /* removed for .target sm_70 and higher from PTX ISA 6.4 */
+  OPF_DROP = 1 << 4,    /* sub-operation: mbarrier arrive_drop */
+  OPF_NOCOMP = 1 << 5,  /* sub-operation: mbarrier .noComplete arrive */
+  OPF_TX = 1 << 6,      /* sub-operation: mbarrier arrive with expect_tx */
+  OPF_NORES = 1 << 7,   /* sub-operation: red, atom without a result */
+} OpFlag;
 
 typedef struct OpInfo {
   const char *name;       /* "OP" id for debugging */
@@ -72,8 +86,13 @@ typedef struct OpInfo {
   const char *mods;       /* modifier pattern */
   const char *opds;       /* operand pattern */
   int min_sm, min_ptx;
+  unsigned flags;         /* OPF_* */
+  const char *meaning;    /* one line: what it computes */
 } OpInfo;
 extern const OpInfo op_info[OP_COUNT];
+
+/* Whether opcode op has every property of `flags` (OPF_*). */
+static inline bool op_has(int op, unsigned flags) { return (op_info[op].flags & flags) == flags; }
 
 /* ---- symbols ---- */
 typedef enum {

@@ -49,6 +49,7 @@
  * kernels keep constant addresses. */
 #include "lower.h"
 #include "../exec/spin.h"
+#include "../exec/fpconv.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -580,7 +581,7 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
   if (s->kind == SYM_FUNC) {
     int i = s->func ? func_def(L->p, s->func) : -1;
     if (i < 0) lower_fail(L, L->in, "function '%s' has no address", s->name);
-    return FUNC_ADDR_BASE + (uint64_t)i;
+    return (uint64_t)FUNC_ADDR_BASE + (uint64_t)i;
   }
   uint64_t a;
   if (!program_lookup_var(L->p, s, &a) && s->is_extern && (s->space == SP_GLOBAL || s->space == SP_CONST))
@@ -602,37 +603,11 @@ static uint64_t sym_addr(Lower *L, const Symbol *s, Space sp) {
 
 /* ---- initializers (§5.4.4) ---- */
 
-static uint16_t f32_to_f16(float f) {
-  uint32_t x; memcpy(&x, &f, 4);
-  uint32_t sign = (x >> 16) & 0x8000, exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-  if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-  int e = (int)exp - 127 + 15;
-  if (e >= 31) return (uint16_t)(sign | 0x7c00);
-  if (e <= 0) {
-    if (e < -10) return (uint16_t)sign;
-    man |= 0x800000;
-    uint32_t shift = (uint32_t)(14 - e), h = man >> shift, rem = man & ((1u << shift) - 1);
-    uint32_t half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (h & 1))) h++;
-    return (uint16_t)(sign | h);
-  }
-  uint32_t h = ((uint32_t)e << 10) | (man >> 13), rem = man & 0x1fff;
-  if (rem > 0x1000 || (rem == 0x1000 && (h & 1))) h++;
-  return (uint16_t)(sign | h);
-}
-
-static uint16_t f32_to_bf16(float f) {
-  uint32_t x; memcpy(&x, &f, 4);
-  if ((x & 0x7fffffff) > 0x7f800000) return (uint16_t)((x >> 16) | 0x40);
-  x += 0x7fff + ((x >> 16) & 1);
-  return (uint16_t)(x >> 16);
-}
-
 /* Bits of a number converted to type t (size bytes, little-endian). */
 static uint64_t float_bits(Type t, double v) {
   int size = type_size(t);
-  if (t == TY_BF16 || t == TY_BF16X2) return f32_to_bf16((float)v);
-  if (size == 2) return f32_to_f16((float)v);
+  if (t == TY_BF16 || t == TY_BF16X2) return bf16_round_qnan((double)(float)v);   /* fpconv.h */
+  if (size == 2) return f16_round_qnan((double)(float)v);
   if (size == 4) { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); return b; }
   uint64_t b; memcpy(&b, &v, 8); return b;
 }
@@ -788,7 +763,7 @@ static uint32_t sreg_slot(Lower *L, const Operand *o) {
 
 /* A variable of a .func frame used as a value: the lane's frame pointer
  * plus x->imm, into slot[0] (64-bit file when x->type is 8 bytes wide). */
-static XStatus exec_frame_addr(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_frame_addr) {
   const uint32_t *fp = R32(w, x->slot[1]);
   if (type_size((Type)x->type) == 8) {
     uint64_t *d = R64(w, x->slot[0]);
@@ -982,7 +957,7 @@ static void emit(Lower *L, const XInsn *x) {
 
 /* The trap in place of a refused instruction. A launch refuses every kernel
  * that can reach it, so it runs only if that reasoning has a hole. */
-static XStatus exec_refused(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_refused) {
   return exec_fault(w, x, mask ? __builtin_ctz(mask) : 0, "%s", (const char *)x->aux);
 }
 
@@ -1310,45 +1285,4 @@ uint64_t program_var_addr(const Program *p, const Symbol *var) {
   uint64_t a = 0;
   if (!program_lookup_var(p, var, &a)) return 0;
   return (var->space == SP_GLOBAL || var->space == SP_CONST) ? a : 0;
-}
-
-/* ---- dump ---- */
-
-static void dump_insn(const Program *p, uint32_t pc, FILE *out) {
-  const XInsn *x = &p->code[pc];
-  char buf[256];
-  fprintf(out, "  %5u: ", pc);
-  if (x->guard >= 0) fprintf(out, "@%sp%d ", x->guard_neg ? "!" : "", x->guard);
-  if (x->fn == exec_sreg_load)
-    fprintf(out, "<sreg %s.%d -> %u>", ((const Symbol *)x->aux)->name, (int)x->imm, x->slot[0]);
-  else if (x->fn == exec_refused)
-    fprintf(out, "<refused: %s>", (const char *)x->aux);
-  else if (x->fn == exec_frame_addr)
-    fprintf(out, "<frame address fp+0x%llx -> %u>", (unsigned long long)x->imm, x->slot[0]);
-  else if (x->src && x->op == x->src->op)
-    fprintf(out, "%s", insn_text(x->src, buf, sizeof buf));
-  else
-    fprintf(out, "<%s>", op_info[x->op].mnemonic);
-  for (int i = 0; i < x->nslots; i++) fprintf(out, "%s%u", i ? "," : " s", x->slot[i]);
-  if (x->target) fprintf(out, " ->%u", x->target);
-  if (x->imm) fprintf(out, " imm=%lld", (long long)x->imm);
-  if (x->src) fprintf(out, "   ; %u:%u", x->src->line, x->src->col);
-  fputc('\n', out);
-}
-
-void program_dump(const Program *p, FILE *out) {
-  fprintf(out, "program: %u insns, slots r32 %u r64 %u pred %u, local %u\n",
-          p->ncode, p->n32, p->n64, p->npred, p->local_size);
-  for (int i = 0; i < p->nvars; i++)
-    fprintf(out, "  var %s (%s) @ %s0x%llx\n", p->vars[i].sym->name,
-            space_name(p->vars[i].sym->space), p->vars[i].rel ? "fp+" : "",
-            (unsigned long long)p->vars[i].addr);
-  for (int i = 0; i < p->nfuncs; i++) {
-    const FuncInfo *fi = &p->funcs[i];
-    fprintf(out, "%s %s: pc %u+%u, r32 %u+%u, r64 %u+%u, pred %u+%u, frame %u+%u, shared %llu\n",
-            fi->f->is_entry ? ".entry" : ".func", fi->f->name, fi->pc, fi->npc, fi->r32,
-            fi->n32, fi->r64, fi->n64, fi->p0, fi->np, fi->frame, fi->frame_size,
-            (unsigned long long)fi->shared_base);
-    for (uint32_t pc = fi->pc; pc < fi->pc + fi->npc; pc++) dump_insn(p, pc, out);
-  }
 }

@@ -132,7 +132,15 @@ const Refusal *program_kernel_refusal(const Program *p, const Function *kernel);
  * of a .func frame: the offset from the frame pointer). */
 bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr);
 int program_func_index(const Program *p, const Function *f);
+/* The lowered program as text (dump.c): its slot counts and variables,
+ * then each function's header and decoded instructions, one a line (pc,
+ * guard, handler, operand slots, the fields a family set, source line and
+ * instruction). program_dump_source prints only the function called
+ * `name` (NULL: all, as program_dump), false when there is none, and
+ * shows each instruction's line of src (the module's PTX text; NULL: its
+ * mnemonic). */
 void program_dump(const Program *p, FILE *out);
+bool program_dump_source(const Program *p, const char *name, const char *src, FILE *out);
 
 /* ---- lowering services for the CTRL and MOV families (lower.c) ---- */
 /* The branch target (XInsn.target) of the instruction being selected. */

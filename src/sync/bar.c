@@ -1,6 +1,6 @@
 /* bar.c: the CTA barrier state machine (bar.h; sync digest §5.2, §5.3). */
 #include "bar.h"
-#include "../exec/exec.h"
+#include "../util/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +45,7 @@ static void reset(Barrier *br) {
 /* Releases every lane parked at id with the .red result; resets. */
 static void complete(BarCta *b, uint32_t id) {
   Barrier *br = &b->bar[id];
-  exec_count(EV_BAR_CTA);
+  b->completions++;
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;
@@ -120,13 +120,11 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   bool red = r->kind >= BK_RED_POPC;
   BarWarp *w = &b->w[wid];
   Barrier *br = &b->bar[id];
-  char t1[160], t2[160];
   if (r->aligned && mask != w->live) {
-    lanes_text(mask, t1, sizeof t1);
-    lanes_text(w->live, t2, sizeof t2);
-    snprintf(err, n, "aligned barrier %u (%s) reached by lanes %s of warp %d, which are not "
-             "converged: its non-exited lanes are %s (use the non-aligned barrier.%s)",
-             id, kn, t1, wid, t2, kn);
+    char what[64], instead[32];
+    snprintf(what, sizeof what, "aligned barrier %u (%s)", id, kn);
+    snprintf(instead, sizeof instead, "barrier.%s", kn);
+    bar_unconverged_text(err, n, what, mask, wid, w->live, instead);
     return false;
   }
   if (br->arrived_warps >> wid & 1) {
@@ -164,7 +162,7 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   /* park the lanes */
   if (mask == UINT32_MAX) {   /* loops without branches for a converged warp */
     memset(w->at, (int8_t)id, sizeof w->at);
-    memset(w->kind, r->kind, sizeof w->kind);
+    memset(w->kind, (int)r->kind, sizeof w->kind);
     for (int l = 0; l < 32; l++) { w->dst[l] = r->dst; w->cnt[l] = cnt; w->where[l] = where; }
   } else {
     for (int l = 0; l < 32; l++) {
@@ -188,6 +186,15 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   }
   if ((w->gather[id] & w->live) == w->live) warp_arrives(b, wid, id, cnt, red);
   return true;
+}
+
+void bar_unconverged_text(char *buf, size_t n, const char *what, uint32_t mask, int wid,
+                          uint32_t live, const char *instead) {
+  char t1[160], t2[160];
+  lanes_text(mask, t1, sizeof t1);
+  lanes_text(live, t2, sizeof t2);
+  snprintf(buf, n, "%s reached by lanes %s of warp %d, which are not converged: its non-exited "
+           "lanes are %s (use the non-aligned %s)", what, t1, wid, t2, instead);
 }
 
 bool bar_poll(BarCta *b) {

@@ -69,6 +69,7 @@ typedef struct BarCta {
   int nwarps;
   Barrier bar[BAR_IDS];
   BarWarp *w;
+  uint64_t completions;         /* of any barrier, so far (the caller's statistics) */
   /* Other CTA-wide waiting state (the mbarrier table of src/exec/mbar.c):
      bar_free frees it with ext_free; bar_describe asks ext_describe about a
      lane that is not parked at a CTA barrier. */
@@ -87,6 +88,14 @@ void bar_set_live(BarCta *b, int wid, uint32_t live);
  * `mask`) are added to the warps' release masks. */
 bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *where,
               char *err, size_t n);
+
+/* The one message for an aligned barrier (what: "aligned barrier 0 (sync)",
+ * "barrier.cluster.arrive.aligned") reached by lanes `mask` of warp wid while
+ * its non-exited lanes are `live` (mask != live: not converged; PTX ISA
+ * 9.7.13.1), suggesting the non-aligned form `instead`; also for
+ * src/exec/cluster.c. */
+void bar_unconverged_text(char *buf, size_t n, const char *what, uint32_t mask, int wid,
+                          uint32_t live, const char *instead);
 
 /* Re-checks gathering and no-count completion after exits. Returns true
  * if any lane was released. */

@@ -1,6 +1,5 @@
 /* mbarrier.c: the mbarrier object state machine (see mbarrier.h). */
 #include "mbarrier.h"
-#include "../exec/exec.h"
 
 #include <stdio.h>
 
@@ -38,7 +37,6 @@ const char *mbar_inval(Mbar *m) {
 static void complete(Mbar *m, bool *completed) {
   if (m->pending == 0 && m->tx == 0) {
     m->phase++;
-    exec_count(EV_MBAR_PHASE);
     m->pending = m->expected;
     if (completed) *completed = true;
   }

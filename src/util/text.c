@@ -1,6 +1,7 @@
-/* text.c: the growable text buffer of text.h. */
+/* text.c: the growable text buffer, sizes and lane masks of text.h. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,4 +41,19 @@ bool text_parse_size(const char *s, uint64_t *out) {
   if (*end || (shift && v > UINT64_MAX >> shift)) return false;
   *out = v << shift;
   return true;
+}
+
+/* Ranges of consecutive lanes, lowest first. */
+void lanes_text(uint32_t m, char *buf, size_t n) {
+  size_t k = 0;
+  if (!n) return;
+  buf[0] = 0;
+  for (int l = 0; l < 32 && k + 12 < n; l++) {
+    if (!(m >> l & 1) || (l > 0 && (m >> (l - 1) & 1))) continue;
+    int e = l;
+    while (e + 1 < 32 && (m >> (e + 1) & 1)) e++;
+    k += (size_t)snprintf(buf + k, n - k, k ? ",%d" : "%d", l);
+    if (e > l) k += (size_t)snprintf(buf + k, n - k, "-%d", e);
+  }
+  if (!k) snprintf(buf, n, "none");
 }

@@ -17,4 +17,7 @@ void text_put(Text *t, const char *s, size_t n);
  * (KiB, MiB, GiB: "64M"). false when s is not one or it overflows. */
 bool text_parse_size(const char *s, uint64_t *out);
 
+/* A lane mask as ranges for messages: "0-3,8", or "none". */
+void lanes_text(uint32_t m, char *buf, size_t n);
+
 #endif

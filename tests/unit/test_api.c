@@ -252,7 +252,7 @@ static int alloc_until_full(ptxvm_context *ctx, size_t each, ptxvm_devptr *got, 
   while (n < max && (*st = ptxvm_mem_alloc(ctx, each, &got[n])) == PTXVM_SUCCESS) {
     n++;
     if (rss() > r0 + ((uint64_t)256 << 20)) {
-      CHECK(!"allocations commit host memory");
+      CHECK(0 && "allocations commit host memory");
       break;
     }
   }

@@ -41,7 +41,7 @@ static uint64_t run64(ExecFn fn, uint32_t mods, uint64_t a, uint64_t b, uint64_t
 }
 /* cvt: dt <- st, source and destination in the files their types name. */
 static uint64_t runcvt(Type dt, Type st, uint32_t mods, uint64_t a) {
-  XInsn x = { .fn = exec_cvt, .mods = mods, .type = dt, .type2 = st, .slot = {0, 1} };
+  XInsn x = { .fn = exec_cvt, .mods = mods, .type = (uint8_t)dt, .type2 = (uint8_t)st, .slot = {0, 1} };
   if (type_size(st) == 8) x.sub |= CV_SRC64;
   if (type_size(dt) == 8) x.sub |= CV_DST64;
   R32(&W, 1)[0] = (uint32_t)a; R64(&W, 1)[0] = a;
@@ -188,8 +188,8 @@ static void test_cvt(void) {
   check("cvt.rzi.s32.f32 NaN", runcvt(TY_S32, TY_F32, XM_RZI, 0x7fc00000), 0);
   check("cvt.rzi.s32.f64 NaN", runcvt(TY_S32, TY_F64, XM_RZI, 0x7ff8000000000000ull), 0x80000000);
   check("cvt.rzi.s64.f32 NaN", runcvt(TY_S64, TY_F32, XM_RZI, 0x7fc00000), 0x8000000000000000ull);
-  check("cvt.rzi.u64.f64 inf", runcvt(TY_U64, TY_F64, XM_RZI, D(INFINITY)), ~0ull);
-  check("cvt.rzi.s64.f64 -inf", runcvt(TY_S64, TY_F64, XM_RZI, D(-INFINITY)), 0x8000000000000000ull);
+  check("cvt.rzi.u64.f64 inf", runcvt(TY_U64, TY_F64, XM_RZI, D((double)INFINITY)), ~0ull);
+  check("cvt.rzi.s64.f64 -inf", runcvt(TY_S64, TY_F64, XM_RZI, D(-(double)INFINITY)), 0x8000000000000000ull);
   check("cvt.rzi.ftz.s32.f32", runcvt(TY_S32, TY_F32, XM_RPI | XM_FTZ, 1), 0);
   check("cvt.rpi.s32.f32 sub", runcvt(TY_S32, TY_F32, XM_RPI, 1), 1);
   /* int -> int */

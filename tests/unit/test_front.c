@@ -131,6 +131,28 @@ static void test_opcodes(void) {
     }
   }
   CHECK(unreachable == 0);
+  /* the FLAGS column against what the rows themselves say (ISA 9.0): a
+   * required .aligned (in the mnemonic or the modifiers) means converged,
+   * every MMA row is converged, every SYNC row a scheduling point, a
+   * converged row an effect; the sub-operation flags follow the mnemonic */
+  int wrong = 0;
+  for (int r = 0; r < OP_COUNT; r++) {
+    const OpInfo *o = &op_info[r];
+    const char *al = strstr(o->mods, ".aligned");
+    bool aligned = strstr(o->mnemonic, ".aligned") || (al && al[8] != '?');
+    bool ok = (!aligned || op_has(r, OPF_CONV)) && (o->family != FAM_MMA || op_has(r, OPF_CONV)) &&
+              (o->family != FAM_SYNC || op_has(r, OPF_SCHED)) &&
+              (!op_has(r, OPF_CONV) || op_has(r, OPF_FX)) &&
+              op_has(r, OPF_DROP) == (strstr(o->mnemonic, "arrive_drop") != NULL) &&
+              op_has(r, OPF_NORES) == !strcmp(o->mnemonic, "red") &&
+              op_has(r, OPF_NOCOMP) == (strstr(o->mnemonic, ".noComplete") != NULL) &&
+              op_has(r, OPF_TX) == (strstr(o->mnemonic, "arrive") && strstr(o->mnemonic, ".expect_tx")) &&
+              o->meaning && o->meaning[0];
+    if (!ok) { wrong++; printf("  row %s: its FLAGS or meaning disagree with the row\n", o->name); }
+  }
+  CHECK(wrong == 0);
+  CHECK(op_has(OP_SHFL, OPF_GONE | OPF_CONV) && op_has(OP_VOTE, OPF_GONE) && !op_has(OP_SHFL_SYNC, OPF_GONE));
+  CHECK(op_has(OP_CALL, OPF_SCHED) && op_has(OP_ACTIVEMASK, OPF_SCHED) && !op_has(OP_ADD_INT, OPF_FX));
   CHECK(op_spelling(".s32", 4) != NULL);
   CHECK(op_spelling(".nosuchmod", 10) == NULL);
 }
@@ -155,7 +177,7 @@ static const char *const good_ptx =
     "}\n";
 
 static int load(ptxvm_context *ctx, const char *text, ptxvm_module **mod) {
-  return ptxvm_module_load_data(ctx, text, strlen(text), "t.ptx", mod);
+  return (int)ptxvm_module_load_data(ctx, text, strlen(text), "t.ptx", mod);
 }
 
 static int same_info(ptxvm_module *a, ptxvm_module *b) {

@@ -63,8 +63,9 @@ static void test_dump(void) {
     FILE *f = open_memstream(&text, &len);
     program_dump(p, f);
     fclose(f);
-    CHECK(strstr(text, ".entry k:") && strstr(text, "<sreg %tid.0"));
-    CHECK(strstr(text, "<exit>") != NULL);   /* the implicit end */
+    CHECK(strstr(text, ".entry k:") && strstr(text, "exec_sreg_load") && strstr(text, "%tid.x"));
+    CHECK(strstr(text, "exec_exit_implicit") != NULL);   /* the implicit end */
+    CHECK(strstr(text, "(unnamed handler)") == NULL);
     free(text);
   }
   free(err);

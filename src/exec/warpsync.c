@@ -13,18 +13,37 @@
  *
  * Fast path: when the executing lanes complete their gathering by
  * themselves (the converged full-warp case), the result is computed at once
- * and nothing is recorded. */
+ * and nothing is recorded.
+ *
+ * It lives in src/exec/, not beside the pure state machines of src/sync/
+ * (bar.c, mbarrier.c), because it works on the warp itself: its lanes'
+ * validity, faults, the interpreter's release (scripts/layers.py). */
 #include "warpsync.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../lower/lower.h"
+#include "../util/check.h"
 
 typedef struct WarpSync {
   WsGather g[WARP_SIZE];
   int n;
 } WarpSync;
+
+#ifdef PTXVM_DEBUG
+/* The invariants (check.h): open gatherings have pairwise disjoint masks
+ * and a non-empty set of arrived lanes inside their mask. */
+static bool consistent(const WarpSync *ws) {
+  uint32_t seen = 0;
+  for (int i = 0; i < ws->n; i++) {
+    const WsGather *g = &ws->g[i];
+    if ((g->mask & seen) || !g->arrived || (g->arrived & ~g->mask)) return false;
+    seen |= g->mask;
+  }
+  return ws->n <= WARP_SIZE;
+}
+#endif
 
 static uint32_t needed(const Warp *w, uint32_t mask) { return mask & w->valid & ~w->exited; }
 
@@ -101,6 +120,7 @@ XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name
     g->arrived |= sets[k];
     fill(g, sets[k], x, in);
   }
+  PTXVM_ASSERT(consistent(ws));
   return XS_WAIT;
 }
 
@@ -116,6 +136,7 @@ void warpsync_poll(Warp *w) {
     interp_release(w, lanes);
     ws->g[k] = ws->g[--ws->n];
   }
+  PTXVM_ASSERT(consistent(ws));
 }
 
 bool warpsync_describe(Warp *w, int lane, char *buf, size_t n) {

@@ -18,7 +18,7 @@
 #ifndef PTXVM_WARPSYNC_H
 #define PTXVM_WARPSYNC_H
 
-#include "../exec/exec.h"
+#include "exec.h"
 
 /* One open gathering: its mask and key, the lanes that arrived, and for each
  * the instruction it arrived at and up to three 64-bit inputs. */
