@@ -147,11 +147,12 @@ static const struct { const char *command, *text; } cli_help[] = {
   {"info",
   "usage: ptxvm info FILE.ptx\n"
   "\n"
-  "Lists each .entry and .func of the module: its name, with the demangled name\n"
-  "beside a mangled one, and each parameter's name, state space, type, size,\n"
-  "alignment and offset, then the performance directives (.reqntid, .maxntid,\n"
-  ".reqnctapercluster, ...). An executable's modules are listed each after a\n"
-  "module FILE#N: line.\n"
+  "Lists each .entry and .func of the module: a line with its name, its parameter\n"
+  "count and bytes and, for a mangled name, its demangled signature (.entry\n"
+  "_Z6reducePKiPii: 3 params, 20 bytes  // reduce(int const*, int*, int)), then\n"
+  "one line per parameter (name, state space, type, size, alignment, offset) and\n"
+  "per performance directive (.reqntid, .maxntid, .reqnctapercluster, ...). An\n"
+  "executable's modules are listed each after a module FILE#N: line.\n"
   "\n"
   "  -h, --help              print this text\n"},
   {"exec",

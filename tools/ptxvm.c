@@ -162,9 +162,10 @@ static void info_module(ptxvm_module *mod) {
     ptxvm_function_get_info(fn, &fi);
     char name[256], sig[512];
     bool readable = demangle(fi.name, name, sizeof name, sig, sizeof sig);
-    printf("%s %s%s%s%s%s: %d param%s, %" PRIu64 " bytes\n", fi.is_entry ? ".entry" : ".func", fi.name,
-           readable ? " (" : "", readable ? sig : "", readable ? ")" : "",
-           fi.has_body ? "" : " (declaration)", fi.nparams, fi.nparams == 1 ? "" : "s", fi.param_bytes);
+    /* the demangled signature last, so the line's start stays what scripts match */
+    printf("%s %s%s: %d param%s, %" PRIu64 " bytes%s%s\n", fi.is_entry ? ".entry" : ".func", fi.name,
+           fi.has_body ? "" : " (declaration)", fi.nparams, fi.nparams == 1 ? "" : "s", fi.param_bytes,
+           readable ? "  // " : "", readable ? sig : "");
     ptxvm_param_info pi;
     for (int k = 0; k < fi.nrets; k++)
       if (ptxvm_function_get_param(fn, 1, k, &pi) == PTXVM_SUCCESS) print_param("return", k, &pi);
