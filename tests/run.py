@@ -86,7 +86,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    and the sanitizer build; exit 0
   cli:tests/cli/test_*.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`,
-                   test_exec.sh for `ptxvm exec`): exit 0
+                   test_exec.sh for `ptxvm exec`, test_help.sh: the help and
+                   man page against docs/cli.md and the code,
+                   test_demangle.sh: kernel names): exit 0
   python:tests/python/test_python.py
                    the Python package (python/ptxvm) on the build's
                    libptxvm.so, with a Python that imports numpy; skipped,
