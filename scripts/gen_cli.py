@@ -95,9 +95,11 @@ def plain(s):
 
 def help_text(blocks):
     out = []
+    prev = None
     for b in blocks:
-        if out and b[0] != "item" or (out and b[0] == "item" and out[-1] and not out[-1].startswith(" ")):
+        if out and not (b[0] == "item" and prev == "item"):   # items run together; blocks apart
             out.append("")
+        prev = b[0]
         if b[0] == "pre":
             out.extend(b[1])
         elif b[0] == "p":
@@ -176,7 +178,6 @@ def man(title, sections):
            '.TH PTXVM 1 "" "ptxvm %s" "User Commands"' % version(),
            ".SH NAME", "ptxvm \\- " + roff_text(what)]
     for head, blocks in sections:
-        words = head.split()
         out.append('.SH "%s"' % ("DESCRIPTION" if head == "ptxvm" else head.upper()))
         for b in blocks:
             if b[0] == "pre":
@@ -186,8 +187,7 @@ def man(title, sections):
             elif b[0] == "h3":
                 out.append('.SS "%s"' % b[1])
             else:
-                out += [".TP", "\\fB" + roff_text(b[1].replace("`", "")) + "\\fR", roff_line(b[2])]
-        del words
+                out += [".TP", "\\fB" + roff_text(b[1]) + "\\fR", roff_line(b[2])]
     return "\n".join(out) + "\n"
 
 
