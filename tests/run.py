@@ -162,6 +162,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAN_ENV = {
@@ -562,7 +563,8 @@ def t_runtime(tid, src, build, timeout, san_build=None):
     os.makedirs(out_dir, exist_ok=True)
     binary = os.path.join(out_dir, "%s-%s" % (os.path.splitext(os.path.basename(src))[0], h))
     if not os.path.exists(binary):
-        tmp = binary + ".tmp%d" % os.getpid()
+        # runtime: and san-runtime: of one source build it at once, on two threads
+        tmp = binary + ".tmp%d-%d" % (os.getpid(), threading.get_ident())
         rc, out, err = run_cmd([nvcc] + flags + ["-o", tmp, os.path.join(ROOT, src)], timeout * 2)
         if rc != 0:
             return Result(tid, "fail", "nvcc: %s" % first_line(err or out))
