@@ -13,7 +13,9 @@
 #   make test-numba-suite numba-cuda's own test suite under ptxvm exec: pass rate, causes
 #   make install    PREFIX (/usr/local) and DESTDIR: bin, lib (.so.MAJOR, .a),
 #                   include, lib/pkgconfig/ptxvm.pc, lib/ptxvm (the CUDA driver
-#                   and runtime, off the system's library path); make uninstall
+#                   and runtime, off the system's library path),
+#                   share/man/man1/ptxvm.1 (made from docs/cli.md:
+#                   scripts/gen_cli.py); make uninstall
 
 CC      ?= cc
 WARN    := -Wall -Wextra -Wshadow -Wpointer-arith -Wcast-qual -Wstrict-prototypes \
@@ -89,7 +91,10 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 	$(CC) -shared $(LDFLAGS) -Wl,-soname,libptxvm.so.$(VERSION_MAJOR) \
 	    -Wl,--version-script=src/ptxvm.map -o $@ $(LIB_OBJ) $(LDLIBS)
 
-$(B)/ptxvm: $(B)/tools/ptxvm.o $(B)/tools/runargs.o $(B)/tools/exec.o $(B)/tools/image.o \
+# what ptxvm run and gpurun share: the options and argument specs, kernel
+# names (demangle.c), "did you mean" (suggest.c)
+RUN_OBJ := $(B)/tools/runargs.o $(B)/tools/demangle.o $(B)/tools/suggest.o
+$(B)/ptxvm: $(B)/tools/ptxvm.o $(RUN_OBJ) $(B)/tools/exec.o $(B)/tools/image.o \
             $(B)/tools/lowered.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -121,7 +126,7 @@ $(B)/libcudart.so: $(B)/libcudart.so.13
 # truth (tests/gpu/README.md); needs cuda.h and libcuda, so not in `all`.
 gpurun: $(B)/gpurun
 $(B)/tools/gpurun.o: CFLAGS += -I$(CUDA_HOME)/include
-$(B)/gpurun: $(B)/tools/gpurun.o $(B)/tools/runargs.o $(B)/libptxvm.a
+$(B)/gpurun: $(B)/tools/gpurun.o $(RUN_OBJ) $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ -L$(CUDA_HOME)/lib64/stubs -lcuda $(LDLIBS)
 
 # opcov: which opcodes.def rows execute (tools/opcov.c)
@@ -193,21 +198,23 @@ clean:
 	rm -rf build build-san build-debug build-tsan build-fuzz
 
 # install, uninstall: the GNU variables (PREFIX, DESTDIR, BINDIR, LIBDIR,
-# INCLUDEDIR); ptxvm.pc's Libs.private are the libraries the library links.
+# INCLUDEDIR, MANDIR); ptxvm.pc's Libs.private are the libraries the library links.
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
 # the CUDA driver and runtime: in their own directory, where `ptxvm exec`
 # finds them (../lib/ptxvm beside bin/ptxvm) and no other program does, so
 # they never shadow a real driver
 CUDALIBDIR ?= $(LIBDIR)/ptxvm
 CUDA_INSTALL := $(if $(DRIVER),libcuda.so.1 libcuda.so nvjitlink/libnvJitLink.so.13 nvjitlink/libnvJitLink.so.12) \
                 $(if $(RUNTIME),libcudart.so.13 libcudart.so)
-INSTALL_FILES := $(addprefix $(CUDALIBDIR)/,$(CUDA_INSTALL)) $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
+INSTALL_FILES := $(addprefix $(CUDALIBDIR)/,$(CUDA_INSTALL)) $(MANDIR)/man1/ptxvm.1 $(BINDIR)/ptxvm $(LIBDIR)/libptxvm.so.$(VERSION) $(LIBDIR)/libptxvm.so.$(VERSION_MAJOR) \
                  $(LIBDIR)/libptxvm.so $(LIBDIR)/libptxvm.a $(INCLUDEDIR)/ptxvm.h $(LIBDIR)/pkgconfig/ptxvm.pc
-install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in $(DRIVER) $(RUNTIME)
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
+install: $(B)/ptxvm $(B)/libptxvm.so $(B)/libptxvm.a src/ptxvm.pc.in $(DRIVER) $(RUNTIME) share/man/man1/ptxvm.1
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(MANDIR)/man1
+	install -m 644 share/man/man1/ptxvm.1 $(DESTDIR)$(MANDIR)/man1/ptxvm.1
 	install -m 755 $(B)/ptxvm $(DESTDIR)$(BINDIR)/ptxvm
 	install -m 755 $(B)/libptxvm.so $(DESTDIR)$(LIBDIR)/libptxvm.so.$(VERSION)
 	ln -sf libptxvm.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libptxvm.so.$(VERSION_MAJOR)
@@ -235,7 +242,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/exec.c tools/image.c tools/lowered.c tools/opcov.c tools/nvjitlink_hidden.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/demangle.c tools/suggest.c tools/exec.c tools/image.c tools/lowered.c tools/opcov.c tools/nvjitlink_hidden.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -246,7 +253,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/demangle.d $(B)/tools/suggest.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/opcov.d
 
 # The Python clients (tests/clients/README.md; not in test: they install from
 # PyPI): a virtual environment under build/ with numba-cuda, cuda-python,

@@ -86,7 +86,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    and the sanitizer build; exit 0
   cli:tests/cli/test_*.sh
                    the command-line tests (`sh tests/cli/test_cli.sh BUILD`,
-                   test_exec.sh for `ptxvm exec`): exit 0
+                   test_exec.sh for `ptxvm exec`, test_help.sh: the help and
+                   man page against docs/cli.md and the code,
+                   test_demangle.sh: kernel names): exit 0
   layers:scripts/layers.py
                    the include graph between the folders of src/ has no
                    cycle but the ones the script lists as known (each with
@@ -164,6 +166,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SAN_ENV = {
@@ -564,7 +567,8 @@ def t_runtime(tid, src, build, timeout, san_build=None):
     os.makedirs(out_dir, exist_ok=True)
     binary = os.path.join(out_dir, "%s-%s" % (os.path.splitext(os.path.basename(src))[0], h))
     if not os.path.exists(binary):
-        tmp = binary + ".tmp%d" % os.getpid()
+        # runtime: and san-runtime: of one source build it at once, on two threads
+        tmp = binary + ".tmp%d-%d" % (os.getpid(), threading.get_ident())
         rc, out, err = run_cmd([nvcc] + flags + ["-o", tmp, os.path.join(ROOT, src)], timeout * 2)
         if rc != 0:
             return Result(tid, "fail", "nvcc: %s" % first_line(err or out))

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "exec.h"
+#include "suggest.h"
 
 enum { EXEC_INPUT = 2, EXEC_NOT_FOUND = 127, EXEC_CANNOT_RUN = 126 };
 
@@ -206,7 +207,12 @@ int cmd_exec(int argc, char **argv) {
     else if (!strcmp(a, "--schedule")) rc = number_opt(argv, &i, argc, "PTXVM_SCHEDULE");
     else if (!strcmp(a, "--async-delay")) rc = number_opt(argv, &i, argc, "PTXVM_ASYNC_DELAY");
     else if (!strcmp(a, "--max-steps")) rc = number_opt(argv, &i, argc, "PTXVM_MAX_STEPS");
-    else return bad("unknown option %s", a);
+    else {
+      static const char *const options[] = {"--check", "--stats", "--quiet", "--jobs", "--schedule",
+                                            "--async-delay", "--max-steps", "--help"};
+      const char *near = suggest(a, options, sizeof options / sizeof options[0]);
+      return near ? bad("unknown option %s; did you mean %s?", a, near) : bad("unknown option %s", a);
+    }
     if (rc) return rc;
   }
   if (i >= argc) return bad("%s", "no PROGRAM given");

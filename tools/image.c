@@ -149,14 +149,10 @@ void image_unload(Loaded *l) {
   *l = (Loaded){NULL, NULL, 0};
 }
 
-/* Whether mod has a kernel named `name` (any kernel: name NULL). */
+/* Whether mod has a kernel `name` names (runargs.c "KERNEL"; any kernel:
+ * name NULL). */
 static bool has_kernel(ptxvm_module *mod, const char *name) {
-  for (int i = 0; i < ptxvm_module_function_count(mod); i++) {
-    ptxvm_function_info fi;
-    ptxvm_function_get_info(ptxvm_module_function_at(mod, i), &fi);
-    if (fi.is_entry && fi.has_body && (!name || !strcmp(fi.name, name))) return true;
-  }
-  return false;
+  return run_count_kernels(mod, name) > 0;
 }
 
 ptxvm_module *image_pick(const Loaded *l, const char *kernel) {

@@ -11,7 +11,10 @@
  *   ptxvm ptx FILE                          the PTX of an executable or fatbin
  *
  * FILE may also be an image holding PTX (a CUDA executable, object or
- * fatbin; tools/image.c).
+ * fatbin; tools/image.c). The help each command prints is its section of
+ * docs/cli.md, the reference the man page is made from too (cli_help.h,
+ * scripts/gen_cli.py); a misspelled command or option names the nearest
+ * (suggest.c).
  *
  * `run` turns each -a SPEC into a parameter value: a scalar's bits, or a
  * device buffer (allocated, initialised, its address passed), launches, and
@@ -33,66 +36,24 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli_help.h"
+#include "demangle.h"
 #include "exec.h"
 #include "image.h"
 #include "lowered.h"
 #include "runargs.h"
+#include "suggest.h"
 
-static void usage(FILE *f) {
-  fputs("usage: ptxvm run [OPTIONS] FILE.ptx [KERNEL]\n"
-        "       ptxvm check FILE.ptx\n"
-        "       ptxvm check --dump-lowered FILE.ptx [KERNEL]\n"
-        "           print the lowered code of every function (or of KERNEL, an .entry or\n"
-        "           .func): per decoded instruction its pc, guard, handler, operand slots,\n"
-        "           the fields lowering set, and its source line and text\n"
-        "       ptxvm info FILE.ptx\n"
-        "       ptxvm exec [OPTIONS] [--] PROGRAM [ARGS...]\n"
-        "           run PROGRAM with ptxvm as its CUDA driver (libcuda.so.1); OPTIONS:\n"
-        "           --check, -j N, --schedule SEED, --async-delay NS, --max-steps N,\n"
-        "           --stats, -q, as for run, applied to every launch;\n"
-        "           --keep-nvjitlink: do not hide nvJitLink from CUDA Python\n"
-        "       ptxvm ptx FILE           write the PTX of an executable or fatbin\n"
-        "       ptxvm --version\n"
-        "Every command takes --help (-h).\n"
-        "FILE may be - for standard input, or in place of FILE.ptx a CUDA executable,\n"
-        "object or fatbin that holds PTX.\n"
-        "run options:\n"
-        "  -g, --grid X[,Y[,Z]]     grid size in CTAs (1,1,1)\n"
-        "  -b, --block X[,Y[,Z]]    CTA size in threads (.reqntid, else 1,1,1)\n"
-        "  -c, --cluster X[,Y[,Z]]  cluster size in CTAs (.reqnctapercluster, else 1,1,1)\n"
-        "  -s, --shared BYTES       dynamic shared memory per CTA (0)\n"
-        "  -a, --arg SPEC           one kernel parameter, in order: TYPE:VALUE or\n"
-        "                           TYPE[N]:{zero|iota|fill=V|rand=SEED|V0,V1,...|@PATH}\n"
-        "                           (for an array parameter, e.g. a struct: its bytes)\n"
-        "  -o, --dump N[=PATH]      print buffer argument N after the launch, or write\n"
-        "                           its raw bytes to PATH\n"
-        "  -j, --jobs N             host threads (number of CPUs)\n"
-        "      --check              detect synchronization and memory hazards;\n"
-        "                           findings go to stderr and make the exit status 1\n"
-        "      --schedule SEED      warp order: 0 in order (default), else a\n"
-        "                           pseudo-random order and quanta from SEED, which\n"
-        "                           also varies the order of lane groups in a warp\n"
-        "      --max-steps N        watchdog: warp-instructions per CTA before a\n"
-        "                           runaway report, exit 1 (268435456 = 2^28); a\n"
-        "                           provably endless spin is a livelock at once\n"
-        "      --async-delay NS     virtual ns before an asynchronous copy lands\n"
-        "                           (0: at issue; default $PTXVM_ASYNC_DELAY or 2000)\n"
-        "      --device-memory SIZE device memory, in bytes or with K, M, G (default\n"
-        "                           $PTXVM_DEVICE_MEMORY, else 3/4 of the available\n"
-        "                           host memory, at most 64G)\n"
-        "      --printf-buffer SIZE printf output kept per cluster (CTA): the rest of\n"
-        "                           a cluster's calls are dropped, counted on stderr (1M)\n"
-        "      --cooperative        a cooperative launch (cuLaunchCooperativeKernel):\n"
-        "                           every CTA resident at once, the grid workspace of\n"
-        "                           cooperative_groups::this_grid().sync(); a grid larger\n"
-        "                           than the sm_90 holds at once is refused (exit 2)\n"
-        "      --stats              after the launch, print what it executed on stderr:\n"
-        "                           warp- and thread-instructions (total, per family),\n"
-        "                           barrier and mbarrier completions, lane-group splits\n"
-        "                           and merges, wall time, rate, peak memory\n"
-        "  -q, --quiet              print nothing but dumps and errors (no note\n"
-        "                           that a CTA still runs after 4 s)\n", f);
+/* The help text of command cmd ("" for ptxvm's own): docs/cli.md's
+ * section, made into tools/cli_help.h by scripts/gen_cli.py. */
+static const char *help_of(const char *cmd) {
+  for (size_t i = 0; i < sizeof cli_help / sizeof cli_help[0]; i++)
+    if (!strcmp(cli_help[i].command, cmd)) return cli_help[i].text;
+  return cli_help[0].text;
 }
+
+static void usage(FILE *f) { fputs(help_of(""), f); }
+static void run_usage(FILE *f) { fputs(help_of("run"), f); }
 
 /* --stats: the block on stderr (ptxvm_launch_stats); nothing when no
  * launch ran. bench/run.py reads the "thread-instructions:" line. */
@@ -203,9 +164,12 @@ static void info_module(ptxvm_module *mod) {
     ptxvm_function *fn = ptxvm_module_function_at(mod, i);
     ptxvm_function_info fi;
     ptxvm_function_get_info(fn, &fi);
-    printf("%s %s%s: %d param%s, %" PRIu64 " bytes\n", fi.is_entry ? ".entry" : ".func", fi.name,
-           fi.has_body ? "" : " (declaration)", fi.nparams, fi.nparams == 1 ? "" : "s",
-           fi.param_bytes);
+    char name[256], sig[512];
+    bool readable = demangle(fi.name, name, sizeof name, sig, sizeof sig);
+    /* the demangled signature last, so the line's start stays what scripts match */
+    printf("%s %s%s: %d param%s, %" PRIu64 " bytes%s%s\n", fi.is_entry ? ".entry" : ".func", fi.name,
+           fi.has_body ? "" : " (declaration)", fi.nparams, fi.nparams == 1 ? "" : "s", fi.param_bytes,
+           readable ? "  // " : "", readable ? sig : "");
     ptxvm_param_info pi;
     for (int k = 0; k < fi.nrets; k++)
       if (ptxvm_function_get_param(fn, 1, k, &pi) == PTXVM_SUCCESS) print_param("return", k, &pi);
@@ -333,7 +297,7 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
 static int cmd_run(int argc, char **argv) {
   RunOpts o;
   Arg *args;
-  int rc = run_begin(argc, argv, &o, &args, usage);
+  int rc = run_begin(argc, argv, &o, &args, run_usage);
   ptxvm_context *ctx = NULL;
   Loaded l = {NULL, NULL, 0};
   if (rc == EXIT_OK) {
@@ -356,12 +320,54 @@ static int cmd_run(int argc, char **argv) {
   return rc;
 }
 
-/* The commands other than run (whose options getopt parses), for --help. */
-static bool is_command(const char *cmd) {
-  static const char *const commands[] = {"check", "info", "exec", "ptx"};
-  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-    if (!strcmp(cmd, commands[i])) return true;
-  return false;
+static const char *const commands[] = {"run", "check", "info", "exec", "ptx"};
+
+static bool is_help(const char *arg) { return !strcmp(arg, "--help") || !strcmp(arg, "-h"); }
+
+/* A usage error of command cmd ("" for ptxvm itself): the message, the
+ * nearest of `words` to `word` when one is near, and where help is. */
+static int usage_error(const char *cmd, const char *what, const char *word, const char *const *words, size_t n) {
+  const char *near = word ? suggest(word, words, n) : NULL;
+  fprintf(stderr, "ptxvm%s%s: %s%s%s%s\n", *cmd ? " " : "", cmd, what, near ? "; did you mean " : "",
+          near ? near : "", near ? "?" : "");
+  fprintf(stderr, "(ptxvm%s%s --help prints the usage)\n", *cmd ? " " : "", cmd);
+  return EXIT_INPUT;
+}
+
+/* check, info, ptx: FILE and nothing else; --help anywhere is help. */
+static int cmd_file(const char *cmd, int argc, char **argv) {
+  bool check = !strcmp(cmd, "check");
+  static const char *const options[] = {"--help", "--dump-lowered"};
+  const char *file = NULL, *kernel = NULL;
+  bool dump = false;
+  for (int i = 2; i < argc; i++)
+    if (is_help(argv[i])) {
+      fputs(help_of(cmd), stdout);
+      return EXIT_OK;
+    }
+  for (int i = 2; i < argc; i++) {
+    char what[256];
+    if (check && !dump && !file && !strcmp(argv[i], "--dump-lowered")) {
+      dump = true;
+      continue;
+    }
+    if (argv[i][0] == '-' && argv[i][1]) {
+      snprintf(what, sizeof what, "unknown option %s", argv[i]);
+      return usage_error(cmd, what, argv[i], options, check ? 2 : 1);
+    }
+    if (file && dump && !kernel) {   /* check --dump-lowered FILE KERNEL */
+      kernel = argv[i];
+      continue;
+    }
+    if (file) {
+      snprintf(what, sizeof what, "unexpected argument '%s' (one FILE)", argv[i]);
+      return usage_error(cmd, what, NULL, NULL, 0);
+    }
+    file = argv[i];
+  }
+  if (!file) return usage_error(cmd, "missing FILE", NULL, NULL, 0);
+  if (dump) return lowered_dump(file, kernel);
+  return !strcmp(cmd, "check") ? cmd_check(file) : !strcmp(cmd, "info") ? cmd_info(file) : image_cmd_ptx(file);
 }
 
 static int dispatch(int argc, char **argv) {
@@ -370,7 +376,7 @@ static int dispatch(int argc, char **argv) {
     return EXIT_INPUT;
   }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help")) {
+  if (is_help(cmd)) {
     usage(stdout);
     return EXIT_OK;
   }
@@ -379,19 +385,20 @@ static int dispatch(int argc, char **argv) {
     return EXIT_OK;
   }
   if (!strcmp(cmd, "run")) return cmd_run(argc - 1, argv + 1);
-  if (is_command(cmd) && argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-    usage(stdout);
-    return EXIT_OK;
+  if (!strcmp(cmd, "exec")) {
+    if (argc >= 3 && is_help(argv[2])) {
+      fputs(help_of("exec"), stdout);
+      return EXIT_OK;
+    }
+    return cmd_exec(argc - 1, argv + 1);
   }
-  if (!strcmp(cmd, "exec")) return cmd_exec(argc - 1, argv + 1);
-  if (!strcmp(cmd, "ptx") && argc == 3) return image_cmd_ptx(argv[2]);
-  if (!strcmp(cmd, "check") && (argc == 4 || argc == 5) && !strcmp(argv[2], "--dump-lowered"))
-    return lowered_dump(argv[3], argc == 5 ? argv[4] : NULL);
-  if ((!strcmp(cmd, "check") || !strcmp(cmd, "info")) && argc == 3)
-    return !strcmp(cmd, "check") ? cmd_check(argv[2]) : cmd_info(argv[2]);
-  fprintf(stderr, "ptxvm: unknown command or wrong arguments: %s\n", cmd);
-  usage(stderr);
-  return EXIT_INPUT;
+  if (!strcmp(cmd, "check") || !strcmp(cmd, "info") || !strcmp(cmd, "ptx")) return cmd_file(cmd, argc, argv);
+  static const char *const top_options[] = {"--help", "--version"};
+  char what[256];
+  bool option = cmd[0] == '-';
+  snprintf(what, sizeof what, "unknown %s %s", option ? "option" : "command", cmd);
+  return option ? usage_error("", what, cmd, top_options, 2)
+                : usage_error("", what, cmd, commands, sizeof commands / sizeof commands[0]);
 }
 
 /* Output that could not be written (a full disk, a closed pipe or stdout)

@@ -10,7 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "demangle.h"
 #include "runargs.h"
+#include "suggest.h"
 #include "../src/util/text.h"
 
 const char *run_prog = "ptxvm";
@@ -362,33 +364,113 @@ static void print_elem(const ArgType *t, const uint8_t *p) {
   }
 }
 
-/* Picks KERNEL, or the module's only .entry. */
-ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name) {
-  ptxvm_function *fn = NULL;
-  if (name) {
-    if (ptxvm_module_get_function(mod, name, &fn) != PTXVM_SUCCESS) {
-      run_bad("no kernel '%s' in the module", name);
-      return NULL;
+/* ---- KERNEL: by its mangled or demangled name, or a prefix ----
+ * The ways to name a kernel, strongest first: its .entry name, or its
+ * demangled name or signature, exactly (`_Z6reducePKiPii`, `reduce`,
+ * `reduce(int const*, int*, int)`); else a prefix of its .entry or demangled
+ * name. The first way that matches decides; matching several kernels is an
+ * error that lists them. */
+
+typedef struct Kernel {
+  ptxvm_function *fn;
+  const char *mangled;
+  char name[256], sig[512];   /* empty where demangle() cannot read it */
+} Kernel;
+
+/* The module's kernels (.entry with a body), in module order; *n of them. */
+static Kernel *kernels(ptxvm_module *mod, int *n) {
+  int count = ptxvm_module_function_count(mod);
+  Kernel *k = calloc(count > 0 ? (size_t)count : 1, sizeof *k);
+  *n = 0;
+  for (int i = 0; k && i < count; i++) {
+    ptxvm_function *f = ptxvm_module_function_at(mod, i);
+    ptxvm_function_info fi;
+    ptxvm_function_get_info(f, &fi);
+    if (!fi.is_entry || !fi.has_body) continue;
+    Kernel *e = &k[(*n)++];
+    e->fn = f;
+    e->mangled = fi.name;
+    if (!demangle(fi.name, e->name, sizeof e->name, e->sig, sizeof e->sig)) e->name[0] = e->sig[0] = 0;
+  }
+  return k;
+}
+
+static bool starts(const char *s, const char *prefix) { return !strncmp(s, prefix, strlen(prefix)); }
+
+/* Marks in hit[] the kernels `want` names by the strongest way that names
+ * any; returns how many. */
+static int match(const Kernel *k, int n, const char *want, bool *hit) {
+  int hits = 0;
+  for (int way = 0; way < 3 && !hits; way++)
+    for (int i = 0; i < n; i++) {
+      bool m = way == 0 ? !strcmp(k[i].mangled, want)
+             : way == 1 ? *k[i].name && (!strcmp(k[i].name, want) || !strcmp(k[i].sig, want))
+             : starts(k[i].mangled, want) || (*k[i].name && starts(k[i].name, want));
+      hit[i] = m;
+      hits += m;
     }
+  return hits;
+}
+
+int run_count_kernels(ptxvm_module *mod, const char *want) {
+  int n, hits = 0;
+  Kernel *k = kernels(mod, &n);
+  bool *hit = calloc((size_t)n + 1, sizeof *hit);
+  if (k && hit) hits = want ? match(k, n, want, hit) : n;
+  free(hit);
+  free(k);
+  return hits;
+}
+
+/* The kernels marked (all: hit NULL), one a line on stderr: the .entry
+ * name and, where it differs, the signature. */
+static void list_kernels(const Kernel *k, int n, const bool *hit) {
+  for (int i = 0; i < n; i++)
+    if (!hit || hit[i]) fprintf(stderr, "  %s%s%s\n", k[i].mangled, *k[i].sig ? "  " : "", k[i].sig);
+}
+
+ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *want) {
+  ptxvm_function *fn = NULL;
+  if (want && ptxvm_module_get_function(mod, want, &fn) == PTXVM_SUCCESS) {
     ptxvm_function_info fi;
     ptxvm_function_get_info(fn, &fi);
     if (!fi.is_entry || !fi.has_body) {
-      run_bad("'%s' is not a kernel (.entry with a body)", name);
+      run_bad("'%s' is not a kernel (.entry with a body)", want);
       return NULL;
     }
     return fn;
   }
-  int entries = 0;
-  for (int i = 0; i < ptxvm_module_function_count(mod); i++) {
-    ptxvm_function *f = ptxvm_module_function_at(mod, i);
-    ptxvm_function_info fi;
-    ptxvm_function_get_info(f, &fi);
-    if (fi.is_entry && fi.has_body) { fn = f; entries++; }
-  }
-  if (entries != 1) {
-    run_bad(entries ? "the module has %d kernels; name one" : "the module has no kernel (.entry)", entries);
+  int n;
+  Kernel *k = kernels(mod, &n);
+  bool *hit = calloc((size_t)n + 1, sizeof *hit);
+  if (!k || !hit) {
+    free(k);
+    free(hit);
+    run_bad("out of memory");
     return NULL;
   }
+  fn = NULL;
+  if (!want) {
+    if (n == 1) fn = k[0].fn;
+    else if (!n) run_bad("the module has no kernel (.entry)");
+    else {
+      run_bad("the module has %d kernels; name one of them:", n);
+      list_kernels(k, n, NULL);
+    }
+  } else {
+    int hits = match(k, n, want, hit);
+    for (int i = 0; hits == 1 && i < n; i++)
+      if (hit[i]) fn = k[i].fn;
+    if (hits > 1) {
+      run_bad("kernel '%s' is ambiguous: %d kernels match it:", want, hits);
+      list_kernels(k, n, hit);
+    } else if (!hits) {
+      run_bad(n ? "no kernel '%s' in the module; its kernels:" : "no kernel '%s' in the module (it has none)", want);
+      list_kernels(k, n, NULL);
+    }
+  }
+  free(hit);
+  free(k);
   return fn;
 }
 
@@ -405,6 +487,32 @@ static bool parse_dump(const char *s, Dump *d) {
   d->arg = (int)v;
   d->path = eq ? eq + 1 : NULL;
   return !eq || eq[1];
+}
+
+/* An option getopt_long did not take: a short one (optopt), an ambiguous
+ * abbreviation of long ones (listed), or an unknown long one, with the
+ * nearest long option when one is near. */
+static int bad_option(const char *arg, const struct option *longs) {
+  if (optopt) return run_bad("unknown option -%c", optopt);
+  if (strncmp(arg, "--", 2)) return run_bad("unknown option %s", arg);
+  const char *word = arg + 2;
+  size_t len = strcspn(word, "=");
+  const char *names[64];
+  size_t n = 0, prefixed = 0;
+  char list[512] = "";
+  for (; longs[n].name && n < sizeof names / sizeof names[0]; n++) {
+    names[n] = longs[n].name;
+    if (len && !strncmp(names[n], word, len)) {
+      size_t at = strlen(list);
+      snprintf(list + at, sizeof list - at, "%s--%s", prefixed++ ? ", " : "", names[n]);
+    }
+  }
+  if (prefixed > 1) return run_bad("ambiguous option --%.*s: %s", (int)len, word, list);
+  char w[64];
+  snprintf(w, sizeof w, "%.*s", (int)(len < sizeof w ? len : sizeof w - 1), word);
+  const char *near = suggest(w, names, n);
+  if (near) return run_bad("unknown option --%s; did you mean --%s?", w, near);
+  return run_bad("unknown option --%s", w);
 }
 
 static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) {
@@ -424,6 +532,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
   int c;
   optind = 1;
   opterr = 0;
+  optopt = 0;
   while ((c = getopt_long(argc, argv, ":g:b:c:s:a:o:j:qh", longs, NULL)) != -1) {
     switch (c) {
     case 'g': if (!parse_dims(optarg, o->grid)) return run_bad("bad grid '%s' (X[,Y[,Z]], each >= 1)", optarg); break;
@@ -456,7 +565,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
               break;
     case 'h': usage(stdout); exit(EXIT_OK);
     case ':': return run_bad("option '%s' needs a value", argv[optind - 1]);
-    default: return run_bad("unknown option '%s'", argv[optind - 1]);
+    default: return bad_option(argv[optind - 1], longs);
     }
   }
   if (optind >= argc) return run_bad("run: missing FILE.ptx");
@@ -513,6 +622,22 @@ static bool writable(const char *path) {
   return !access(dir, W_OK | X_OK);
 }
 
+/* Whether a scalar or buffer argument may be given for a parameter of PTX
+ * type ptype, of its width (checked apart): NULL, or why not (docs/cli.md
+ * "Argument specs"). A .b parameter and a b argument are untyped: their
+ * bits pass as they are; integers of either signedness go to an integer
+ * parameter (nvcc declares an `int` .u32) when the value fits the type
+ * given; a float goes only to a float parameter, and an address (a
+ * buffer) only to an integer one. */
+static const char *type_mismatch(const Arg *a, const char *ptype) {
+  char pk = !strcmp(ptype, "bf16") || !strncmp(ptype, "bf16x", 5) ? 'f' : ptype[0];
+  if (a->is_buf) return pk == 'f' ? "a buffer passes its address, an integer (.u64, .s64 or .b64)" : NULL;
+  if (pk == 'b' || a->t->kind == 'b') return NULL;
+  if (pk == 'f' && a->t->kind != 'f') return "a float parameter takes f (or b, for its bits)";
+  if ((pk == 'u' || pk == 's') && a->t->kind == 'f') return "an integer parameter takes u or s (or b, for its bits)";
+  return NULL;
+}
+
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   ptxvm_function_info fi;
   ptxvm_function_get_info(fn, &fi);
@@ -551,6 +676,10 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
       return run_bad("argument %d '%s' is %u bytes but parameter %s is .%s of %" PRIu64 " bytes%s", i,
                      args[i].spec, size, pi.name, pi.type, pi.size,
                      args[i].is_buf ? " (a buffer passes a 64-bit address)" : "");
+    const char *why = type_mismatch(&args[i], pi.type);
+    if (why)
+      return run_bad("argument %d '%s' does not fit parameter %s, which is .%s: %s", i, args[i].spec, pi.name,
+                     pi.type, why);
   }
   for (int i = 0; i < o->ndumps; i++)
     if (o->dumps[i].path && !writable(o->dumps[i].path))

@@ -79,8 +79,14 @@ void run_end(RunOpts *o, Arg *args);
  * NUL); NULL when it cannot be read, or when it holds more than `max` bytes
  * (then *len > max; no more than max + 1 bytes are read). */
 uint8_t *run_read_stream(FILE *f, size_t max, size_t *len);
-/* KERNEL, or the module's only .entry; NULL after a message. */
+/* The kernel `name` names (its .entry name, its demangled name or
+ * signature, or a unique prefix of either; runargs.c "KERNEL"), or with
+ * name NULL the module's only kernel; NULL after a message (listing the
+ * candidates, when several). */
 ptxvm_function *run_pick_kernel(ptxvm_module *mod, const char *name);
+/* How many kernels of mod `name` names that way (all kernels: NULL);
+ * prints nothing. */
+int run_count_kernels(ptxvm_module *mod, const char *name);
 /* The CTA and cluster shape: -b/-c, else .reqntid/.reqnctapercluster. */
 void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], unsigned cluster[3]);
 /* Checks the args against fn's parameters and the dumps against the args;

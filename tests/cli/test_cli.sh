@@ -215,16 +215,16 @@ expect_exit 2 "bad step limit" run --max-steps 0 "$K" -a 'u32[1]:zero'
 expect_exit 2 "bad step limit" run --max-steps x "$K" -a 'u32[1]:zero'
 expect_exit 2 "bad async delay" run --async-delay x "$K" -a 'u32[1]:zero'
 expect_out "" run --max-steps 1 "$K" -a 'u32[1]:zero'
-"$PTXVM" --help >"$T/help" 2>&1
+"$PTXVM" run --help >"$T/help" 2>&1
 if grep -q -- "--max-steps N" "$T/help" && grep -q "268435456" "$T/help" && grep -q "lane groups" "$T/help"; then
-  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --help lacks --max-steps, its default or the --schedule lane groups"; fi
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: run --help lacks --max-steps, its default or the --schedule lane groups"; fi
 
 # every command takes --help and -h (check and info once took it for a FILE):
-# the usage on stdout, exit 0; --version is the header's version
-for c in run check info; do
+# its own usage on stdout, exit 0 (test_help.sh compares the whole text with
+# docs/cli.md); --version is the header's version
+for c in run check info exec ptx; do
   for h in --help -h; do
-    if "$PTXVM" $c $h >"$T/help" 2>"$T/err" && grep -q "^usage: ptxvm run" "$T/help" &&
-       grep -q "ptxvm $c" "$T/help" && [ ! -s "$T/err" ]; then
+    if "$PTXVM" $c $h >"$T/help" 2>"$T/err" && grep -q "^usage: ptxvm $c" "$T/help" && [ ! -s "$T/err" ]; then
       pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: ptxvm $c $h: $(head -c 200 "$T/err")"; fi
   done
 done
@@ -442,6 +442,80 @@ rc=$?
 if [ "$rc" = 2 ] && ! LC_ALL=C grep -q "$(printf '[\001\033]')" "$T/err" &&
    grep -qF 'sm_90\x1b[31m\x01' "$T/err"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: control bytes in a diagnostic: $(od -c "$T/err" | head -5)"; fi
+
+# ---- issue 20: a misspelled command or option names the nearest (exit 2) ----
+expect_exit 2 "unknown option --grd; did you mean --grid?" run --grd 4 "$K"
+expect_exit 2 "unknown option --chek; did you mean --check?" run --chek "$K"
+expect_exit 2 "unknown option --max-stesp; did you mean --max-steps?" run --max-stesp=9 "$K"
+expect_exit 2 "bad step limit" run --max-step=9x "$K"   # a unique abbreviation is the option (getopt)
+expect_exit 2 "ambiguous option --s: --shared, --schedule, --stats" run --s 1 "$K"
+expect_exit 2 "unknown option -x" run -x "$K"
+expect_exit 2 "unknown option --frobnicate" run --frobnicate "$K"
+if ! grep -q "did you mean" "$T/err"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: --frobnicate got a suggestion: $(cat "$T/err")"; fi
+expect_exit 2 "unknown command rn; did you mean run?" rn "$K"
+expect_exit 2 "unknown command ifno; did you mean info?" ifno "$K"
+expect_exit 2 "unknown option --verison; did you mean --version?" --verison
+expect_exit 2 "unknown option --hlep; did you mean --help?" check --hlep "$K"
+expect_exit 2 "unknown option --stat; did you mean --stats?" exec --stat true
+expect_exit 2 "check: missing FILE" check
+expect_exit 2 "unexpected argument" info "$K" "$K"
+
+# ---- issue 20: kernels by demangled name or unique prefix ----
+cat > "$T/cpp.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry _Z6reducePKiPii(.param .u64 a, .param .u64 b, .param .u32 n)
+{
+  ret;
+}
+.visible .entry _Z5scalePff(.param .u64 p, .param .f32 f)
+{
+  ret;
+}
+.visible .entry _Z5scalePdd(.param .u64 p, .param .f64 f)
+{
+  ret;
+}
+PTX
+C="$T/cpp.ptx"
+expect_out "" run "$C" _Z6reducePKiPii -a 's32[1]:zero' -a 's32[1]:zero' -a s32:1
+expect_out "" run "$C" reduce -a 's32[1]:zero' -a 's32[1]:zero' -a s32:1
+expect_out "" run "$C" red -a 's32[1]:zero' -a 's32[1]:zero' -a s32:1
+expect_out "" run "$C" _Z6red -a 's32[1]:zero' -a 's32[1]:zero' -a s32:1
+expect_out "" run "$C" 'reduce(int const*, int*, int)' -a 's32[1]:zero' -a 's32[1]:zero' -a s32:1
+expect_out "" run "$C" 'scale(double*, double)' -a 'f64[1]:zero' -a f64:2
+expect_exit 2 "kernel 'scale' is ambiguous: 2 kernels match it:" run "$C" scale -a 'f32[1]:zero' -a f32:2
+if grep -q "^  _Z5scalePff  scale(float\*, float)$" "$T/err" && grep -q "^  _Z5scalePdd  scale(double\*, double)$" "$T/err" &&
+   ! grep -q reduce "$T/err"; then pass=$((pass + 1)); else
+  fail=$((fail + 1)); echo "FAIL: ambiguous 'scale' lists: $(cat "$T/err")"; fi
+expect_exit 2 "the module has 3 kernels; name one of them:" run "$C" -a 'f32[1]:zero'
+if [ "$(grep -c '^  _Z' "$T/err")" = 3 ] && grep -q "^  _Z6reducePKiPii  reduce(int const\*, int\*, int)$" "$T/err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: unnamed kernel lists: $(cat "$T/err")"; fi
+expect_exit 2 "no kernel 'sum' in the module; its kernels:" run "$C" sum
+# the exact name wins over a prefix: kernel a, and ab that a prefixes
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry a()\n{\n  ret;\n}\n.visible .entry ab()\n{\n  ret;\n}\n' > "$T/ab.ptx"
+expect_out "" run "$T/ab.ptx" a
+expect_out "" run "$T/ab.ptx" ab
+"$PTXVM" info "$C" > "$T/info"
+if grep -q '^\.entry _Z6reducePKiPii: 3 params, 20 bytes  // reduce(int const\*, int\*, int)$' "$T/info"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: info shows no demangled name: $(head -1 "$T/info")"; fi
+
+# ---- issue 20: a scalar of the wrong type is an error, not raw bits ----
+expect_exit 2 "argument 2 'f32:100' does not fit parameter n, which is .u32: an integer parameter takes u or s" \
+  run "$C" reduce -a 's32[1]:zero' -a 's32[1]:zero' -a f32:100
+expect_exit 2 "argument 1 'u32:1' does not fit parameter f, which is .f32: a float parameter takes f" \
+  run "$C" _Z5scalePff -a 'f32[1]:zero' -a u32:1
+expect_exit 2 "argument 1 'f64[1]:zero' is 8 bytes but parameter f is .f32" run "$C" _Z5scalePff -a 'f32[1]:zero' -a 'f64[1]:zero'
+expect_exit 2 "argument 1 'f64[1]:zero' does not fit parameter f, which is .f64: a buffer passes its address" \
+  run "$C" _Z5scalePdd -a 'f64[1]:zero' -a 'f64[1]:zero'
+# the same width, reinterpreted as documented: s for u, b for anything
+expect_out "" run "$C" reduce -a 's32[1]:zero' -a 's32[1]:zero' -a s32:-1
+expect_out "" run "$C" reduce -a 's32[1]:zero' -a 's32[1]:zero' -a b32:0xffffffff
+expect_out "" run "$C" _Z5scalePff -a 'f32[1]:zero' -a b32:0x3f800000
+expect_out "" run "$C" _Z5scalePff -a 'f32[1]:zero' -a f32:1.5
+expect_out "" run "$C" reduce -a 'u64:0' -a 's64:0' -a u32:1
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]

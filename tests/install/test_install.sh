@@ -3,8 +3,8 @@
 # built against the staged tree with pkg-config: the soname and its links,
 # only ptxvm_* exported from libptxvm.so (nm -D), the .pc file's flags, a
 # kernel launched through the shared library, the CUDA driver and runtime
-# in lib/ptxvm with a CUDA program run by the installed `ptxvm exec`, and
-# `make uninstall`.
+# in lib/ptxvm with a CUDA program run by the installed `ptxvm exec`, the
+# man page, and `make uninstall`.
 #   sh tests/install/test_install.sh [BUILD_DIR]     (default build)
 # Prints "N passed, M failed"; exits 1 on a failure.
 B=${1:-build}
@@ -36,7 +36,8 @@ if nm "$B/libptxvm.a" 2>/dev/null | grep -q ' T ir_\| T front_\| T sched_\| T me
 
 if make -s install B="$B" DESTDIR="$D" PREFIX=/usr/local >"$T/make.out" 2>&1; then ok; else
   bad "make install: $(tail -3 "$T/make.out")"; fi
-for f in bin/ptxvm include/ptxvm.h lib/libptxvm.a lib/libptxvm.so.$VERSION lib/pkgconfig/ptxvm.pc; do
+for f in bin/ptxvm include/ptxvm.h lib/libptxvm.a lib/libptxvm.so.$VERSION lib/pkgconfig/ptxvm.pc \
+         share/man/man1/ptxvm.1; do
   if [ -f "$D/usr/local/$f" ] && [ ! -L "$D/usr/local/$f" ]; then ok; else bad "not installed: $f"; fi
 done
 # the installed header speaks only of public things: no source paths
@@ -48,6 +49,13 @@ if [ "$(readlink "$L/libptxvm.so.$MAJOR")" = "libptxvm.so.$VERSION" ] &&
 soname=$(readelf -d "$L/libptxvm.so.$VERSION" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 if [ "$soname" = "libptxvm.so.$MAJOR" ]; then ok; else bad "soname '$soname', want libptxvm.so.$MAJOR"; fi
 if [ "$("$D/usr/local/bin/ptxvm" --version)" = "ptxvm $VERSION" ]; then ok; else bad "installed ptxvm --version"; fi
+
+# the man page is the committed one, and man reads it (where man is installed)
+if cmp -s share/man/man1/ptxvm.1 "$D/usr/local/share/man/man1/ptxvm.1"; then ok; else bad "installed ptxvm.1 differs"; fi
+if command -v man >/dev/null 2>&1; then
+  if MANWIDTH=80 man -l "$D/usr/local/share/man/man1/ptxvm.1" 2>"$T/man.err" | grep -q 'ptxvm run \[OPTIONS\] FILE.ptx' &&
+     [ ! -s "$T/man.err" ]; then ok; else bad "man -l ptxvm.1: $(head -3 "$T/man.err")"; fi
+fi
 
 # pkg-config on the staged tree: the sysroot prefixes its -I and -L
 PC="env PKG_CONFIG_PATH=$L/pkgconfig PKG_CONFIG_SYSROOT_DIR=$D pkg-config"
