@@ -102,6 +102,10 @@ static XStatus converged(Warp *w, const XInsn *x, uint32_t mask, const char *nam
   char t1[160], t2[160];
   lanes_text(mask, t1, sizeof t1);
   lanes_text(w->valid & ~w->exited, t2, sizeof t2);
+  if (mask == (w->valid & ~w->exited))
+    return exec_fault(w, x, -1, "%s.sync.aligned executed by warp %d with only lanes %s: it "
+                      "needs all 32 lanes of the warp (a partial warp, or lanes that exited)",
+                      name, w->id, t1);
   return exec_fault(w, x, -1, "%s.sync.aligned reached by lanes %s of warp %d, which are not "
                     "converged: every lane of the warp (0-31) must execute it together; its "
                     "non-exited lanes are %s", name, t1, w->id, t2);
