@@ -336,7 +336,7 @@ static bool mma_form(int m, int n, int k, const int *ek) {
   bool fa = a == EK_F16 && b == EK_F16, ba = a == EK_BF16 && b == EK_BF16;
   bool ia = (a == EK_S8 || a == EK_U8) && (b == EK_S8 || b == EK_U8);
   bool acc32 = d == EK_F32 && c == EK_F32;
-  bool acc16 = (d == EK_F32 || d == EK_F16) && (c == EK_F32 || c == EK_F16);
+  bool acc16 = (d == EK_F32 || d == EK_F16) && c == d;   /* ptxas: .dtype = .ctype */
   if (m == 16 && n == 8 && (k == 16 || k == 8) && (fa ? acc16 : ba ? acc32 : false)) return true;
   if (m == 16 && n == 8 && (k == 8 || k == 4) && a == EK_TF32 && b == EK_TF32 && acc32) return true;
   if (m == 16 && n == 8 && (k == 32 || k == 16) && ia && d == EK_S32 && c == EK_S32) return true;
