@@ -1,6 +1,5 @@
 /* unsupported.c: selectors of the families that later issues implement —
- * TEX (textures and surfaces),
- * MMA (wmma, mma, wgmma, ldmatrix) and VIDEO. Each refuses every form, so
+ * TEX (textures and surfaces) and VIDEO. Each refuses every form, so
  * lowering reports "FILE:LINE:COL: <instruction> is not supported". When a
  * family gets its own file, delete its selector here. */
 #include "exec.h"
@@ -12,5 +11,4 @@
   }
 
 REFUSE(exec_select_TEX)
-REFUSE(exec_select_MMA)
 REFUSE(exec_select_VIDEO)

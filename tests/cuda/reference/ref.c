@@ -1706,6 +1706,54 @@ static void k_gridsync(void)
     gridsync_case(6, 64, 4, " -j 1");
 }
 
+/* mma_tile: C = A*B by tensor-core tiles; small integers, so exact in any order of accumulation */
+static void k_mma_tile(void)
+{
+    enum { M = 32, N = 16, K = 32 };
+    float a[M * K], b[K * N], c[M * N];
+    seed(1800);
+    for (int i = 0; i < M * K; ++i) a[i] = (float)rnd(-8, 8);
+    for (int i = 0; i < K * N; ++i) b[i] = (float)rnd(-8, 8);
+    for (int r = 0; r < M; ++r)
+        for (int col = 0; col < N; ++col) {
+            float acc = 0;
+            for (int k = 0; k < K; ++k) acc = fmaf(a[r * K + k], b[k * N + col], acc);
+            c[r * N + col] = acc;
+        }
+    sreset(&A);
+    sadd(&A, "-b 128 -a f32[%d]:", M * K);
+    lit_f32(&A, a, M * K);
+    sadd(&A, " -a f32[%d]:", K * N);
+    lit_f32(&A, b, K * N);
+    sadd(&A, " -a f32[%d]:zero -o 2", M * N);
+    sreset(&E);
+    d_f32(&E, c, M * N);
+    emit("mma_tile", "mma_f16", sget(&A), sget(&E));
+
+    /* s8: A 16x32, Bt 8x32 (B transposed), D = A*B + C over the whole int8 range */
+    i32 sa[16 * 32], sb[8 * 32], sc[16 * 8], sd[16 * 8];
+    for (int i = 0; i < 16 * 32; ++i) sa[i] = (i32)rnd(-128, 127);
+    for (int i = 0; i < 8 * 32; ++i) sb[i] = (i32)rnd(-128, 127);
+    for (int i = 0; i < 16 * 8; ++i) sc[i] = (i32)rnd(-1000000, 1000000);
+    for (int r = 0; r < 16; ++r)
+        for (int col = 0; col < 8; ++col) {
+            i64 acc = sc[r * 8 + col];
+            for (int k = 0; k < 32; ++k) acc += (i64)sa[r * 32 + k] * sb[col * 32 + k];
+            sd[r * 8 + col] = (i32)acc;
+        }
+    sreset(&A);
+    sadd(&A, "-b 32 -a s8[512]:");
+    lit_i32(&A, sa, 512);
+    sadd(&A, " -a s8[256]:");
+    lit_i32(&A, sb, 256);
+    sadd(&A, " -a s32[128]:");
+    lit_i32(&A, sc, 128);
+    sadd(&A, " -a s32[128]:zero -o 3");
+    sreset(&E);
+    d_i32(&E, sd, 128);
+    emit("mma_tile", "mma_s8", sget(&A), sget(&E));
+}
+
 int main(void)
 {
     fesetround(FE_TONEAREST);
@@ -1769,5 +1817,6 @@ int main(void)
     k_cub();
     k_lookback();
     k_gridsync();
+    k_mma_tile();
     return 0;
 }

@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""gen.py: writes the conformance cases of tests/ptx/mma/ (ldmatrix,
+stmatrix, movmatrix, mma.sync) with numpy as the independent reference.
+
+    python3 tests/ptx/mma/gen.py        # rewrites the .ptx files here
+
+Each kernel is one warp. The mma kernels load every lane's fragment
+registers from a buffer that this script packs from whole matrices by the
+PTX ISA's fragment tables ("Matrix fragments for mma.m16n8k16" etc.,
+written out again below, separately from src/exec/mma.c), run one mma, and
+store the D registers; the expected output is numpy's A @ B + C packed the
+same way. The inputs are small integers and powers of two, so every result
+is exact under any order of accumulation. ldmatrix/stmatrix move 8x8 b16
+matrices through shared memory with row addresses in a scrambled order;
+movmatrix transposes a fragment. Deterministic (fixed seeds)."""
+import os
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
+
+
+# ---- the ISA's fragment tables (lane l: g = l >> 2, t = l % 4) ----
+
+def frag_a(shape, kind, l, i):
+    """(row, col) of element i of A (the i-th element of the lane's list)."""
+    m, n, k = shape
+    g, t = l >> 2, l % 4
+    if kind in ("f16", "bf16"):
+        row = g if (i < 2 or 4 <= i < 6) else g + 8
+        col = t * 2 + (i & 1) + (8 if i >= 4 else 0)
+    elif kind == "tf32":
+        row = g + 8 * (i & 1)          # a0, a2: g; a1, a3: g + 8
+        col = t + (4 if i >= 2 else 0)
+    elif kind in ("s8", "u8"):
+        row = g if (i < 4 or 8 <= i < 12) else g + 8
+        col = t * 4 + (i & 3) + (16 if i >= 8 else 0)
+    else:                               # f64 m8n8k4
+        row, col = g, t
+    return row, col
+
+
+def frag_b(shape, kind, l, i):
+    g, t = l >> 2, l % 4
+    if kind in ("f16", "bf16"):
+        row = t * 2 + (i & 1) + (8 if i >= 2 else 0)
+    elif kind == "tf32":
+        row = t + (4 if i >= 1 else 0)
+    elif kind in ("s8", "u8"):
+        row = t * 4 + (i & 3) + (16 if i >= 4 else 0)
+    else:
+        row = t
+    return row, g
+
+
+def frag_c(shape, kind, l, i):
+    g, t = l >> 2, l % 4
+    if shape[0] == 8:                   # f64 m8n8k4
+        return g, t * 2 + i
+    return (g if i < 2 else g + 8), t * 2 + (i & 1)
+
+
+BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s8": 8, "u8": 8, "s32": 32}
+
+
+def encode(kind, v):
+    """Encoding of the integer-valued (or power-of-two) element v."""
+    if kind == "f16":
+        return int(np.float16(v).view(np.uint16))
+    if kind == "bf16":
+        return int(np.float32(v).view(np.uint32)) >> 16   # exact: small values
+    if kind in ("tf32", "f32"):
+        return int(np.float32(v).view(np.uint32))
+    if kind == "f64":
+        return int(np.float64(v).view(np.uint64))
+    if kind in ("s8", "u8"):
+        return int(v) & 0xff
+    return int(v) & 0xffffffff
+
+
+def pack(mat, kind, fragfn, shape):
+    """Register values, lane-major: lane l's registers in order."""
+    bits = BITS[kind]
+    per = 64 // bits if kind == "f64" else 32 // bits
+    nel = mat.size // 32
+    out = []
+    for l in range(32):
+        regs = [0] * (nel // per)
+        for i in range(nel):
+            r, c = fragfn(shape, kind, l, i)
+            regs[i // per] |= encode(kind, mat[r, c]) << (bits * (i % per))
+        out += regs
+    return out
+
+
+def mma_kernel(name, mnem, nregs, wide):
+    """PTX of a kernel: lane l loads nregs[q] registers of operand q from
+    buffer q at l * nregs[q], runs mnem, stores D."""
+    rt = {"d": wide[0], "a": wide[1], "b": wide[2], "c": wide[3]}
+    s = [f".visible .entry {name}(.param .u64 pd, .param .u64 pa, .param .u64 pb, .param .u64 pc)", "{"]
+    s.append("  .reg .b32 %r<2>;\n  .reg .b64 %rd<10>;")
+    for q in "dabc":
+        s.append(f"  .reg .{rt[q]} %{q}<{nregs[q]}>;")
+    s.append("  mov.u32 %r1, %tid.x;")
+    for j, q in enumerate("dabc"):
+        size = int(rt[q][1:]) // 8
+        s.append(f"  ld.param.u64 %rd{j}, [p{q}];")
+        s.append(f"  mul.wide.u32 %rd{j + 4}, %r1, {nregs[q] * size};")
+        s.append(f"  add.u64 %rd{j}, %rd{j}, %rd{j + 4};")
+    for j, q in enumerate("abc"):
+        size = int(rt[q][1:]) // 8
+        for r in range(nregs[q]):
+            s.append(f"  ld.global.{rt[q]} %{q}{r}, [%rd{j + 1}+{r * size}];")
+    lists = ["{" + ", ".join(f"%{q}{r}" for r in range(nregs[q])) + "}" for q in "dabc"]
+    s.append(f"  {mnem} {lists[0]}, {lists[1]}, {lists[2]}, {lists[3]};")
+    size = int(rt["d"][1:]) // 8
+    for r in range(nregs["d"]):
+        s.append(f"  st.global.{rt['d']} [%rd0+{r * size}], %d{r};")
+    s.append("  ret;\n}")
+    return "\n".join(s) + "\n"
+
+
+def regtype(kind):
+    return {"f32": "f32", "f64": "f64", "s32": "b32"}.get(kind, "b32")
+
+
+# (name, shape, D, A, B, C, satfinite, value range of A/B, of C)
+MMA_CASES = [
+    ("m16n8k16_f32_f16", (16, 8, 16), "f32", "f16", "f16", "f32", False, (-4, 4), (-64, 64)),
+    ("m16n8k16_f16_f16", (16, 8, 16), "f16", "f16", "f16", "f16", False, (-3, 3), (-16, 16)),
+    ("m16n8k16_f32_bf16", (16, 8, 16), "f32", "bf16", "bf16", "f32", False, (-8, 8), (-100, 100)),
+    ("m16n8k8_f32_f16", (16, 8, 8), "f32", "f16", "f16", "f32", False, (-4, 4), (-64, 64)),
+    ("m16n8k8_f32_bf16", (16, 8, 8), "f32", "bf16", "bf16", "f32", False, (-8, 8), (-64, 64)),
+    ("m16n8k8_f32_tf32", (16, 8, 8), "f32", "tf32", "tf32", "f32", False, (-100, 100), (-1000, 1000)),
+    ("m16n8k4_f32_tf32", (16, 8, 4), "f32", "tf32", "tf32", "f32", False, (-100, 100), (-1000, 1000)),
+    ("m8n8k4_f64", (8, 8, 4), "f64", "f64", "f64", "f64", False, (-1000, 1000), (-10**6, 10**6)),
+    ("m16n8k32_s32_s8", (16, 8, 32), "s32", "s8", "s8", "s32", False, (-128, 127), (-10**6, 10**6)),
+    ("m16n8k32_s32_u8_s8", (16, 8, 32), "s32", "u8", "s8", "s32", False, (-128, 255), (-10**6, 10**6)),
+    ("m16n8k16_s32_u8", (16, 8, 16), "s32", "u8", "u8", "s32", False, (0, 255), (-10**6, 10**6)),
+    ("m16n8k32_s32_s8_sat", (16, 8, 32), "s32", "s8", "s8", "s32", True, (-128, 127), None),
+    ("m16n8k32_s32_s8_wrap", (16, 8, 32), "s32", "s8", "s8", "s32", False, (-128, 127), None),
+]
+
+
+def int_range(kind, lo, hi):
+    if kind == "s8":
+        return max(lo, -128), min(hi, 127)
+    if kind == "u8":
+        return max(lo, 0), min(hi, 255)
+    return lo, hi
+
+
+def gen_mma():
+    out = ["// mma.sync.aligned, one warp per kernel (generated by gen.py: numpy's A @ B + C",
+           "// packed into the ISA's fragment layouts; exact small-integer inputs).",
+           "// Each RUN prints the D registers lane by lane (lane 0's first) as bits."]
+    kernels, expects = [], []
+    for ci, (name, shape, dk, ak, bk, ck, sat, abr, cr) in enumerate(MMA_CASES):
+        rng = np.random.default_rng(1000 + ci)
+        m, n, k = shape
+        A = rng.integers(*int_range(ak, *abr), endpoint=True, size=(m, k))
+        B = rng.integers(*int_range(bk, *abr), endpoint=True, size=(k, n))
+        if cr is None:   # saturation / wrap: C near the int32 limits
+            C = rng.choice([2**31 - 5, -2**31 + 5, 0, 7], size=(m, n))
+            A[:, :] = rng.choice([127, -128], size=(m, k))
+            B[:, :] = rng.choice([127, -128], size=(k, n))
+        else:
+            C = rng.integers(cr[0], cr[1], endpoint=True, size=(m, n))
+        if ak in ("f16", "bf16", "tf32"):   # some powers of two below one
+            A = A.astype(np.float64)
+            A[0, :] = 0.25
+            A[1, 0] = -0.5
+        D = A.astype(object) @ B.astype(object) + C.astype(object)   # exact (Python ints/floats)
+        if dk == "s32":
+            D = np.array([[int(v) for v in row] for row in D], dtype=object)
+            if sat:
+                D = np.vectorize(lambda v: max(-2**31, min(2**31 - 1, v)), otypes=[object])(D)
+        D = np.array(D, dtype=np.float64 if dk not in ("s32",) else object)
+        mods = "mma.sync.aligned." + "m%dn%dk%d" % shape + ".row.col"
+        if sat:
+            mods += ".satfinite"
+        mods += f".{dk}.{ak}.{bk}.{ck}"
+        per = {q: (2 if kk in ("f16", "bf16") else 4 if kk in ("s8", "u8") else 1)
+               for q, kk in zip("dabc", (dk, ak, bk, ck))}
+        nregs = {"d": m * n // 32 // per["d"], "a": m * k // 32 // per["a"],
+                 "b": k * n // 32 // per["b"], "c": m * n // 32 // per["c"]}
+        wide = [regtype(kk) for kk in (dk, ak, bk, ck)]
+        kernels.append(mma_kernel(name, mods, nregs, wide))
+        pa = pack(A, ak, frag_a, shape)
+        pb = pack(B, bk, frag_b, shape)
+        pc = pack(C, ck, frag_c, shape)
+        pd = pack(D, dk, frag_c, shape)
+        w = {q: wide[j][1:] for j, q in enumerate("dabc")}
+        def arg(q, vals):
+            return f"-a 'u{w[q]}[{len(vals)}]:" + ",".join(str(v) for v in vals) + "'"
+        out.append(f"// RUN: ptxvm run %s {name} -b 32 -a 'u{w['d']}[{len(pd)}]:zero' "
+                   f"{arg('a', pa)} {arg('b', pb)} {arg('c', pc)} -o 0")
+        expects.append("// EXPECT: " + " ".join(str(v) for v in pd))
+    text = "\n".join(out + expects) + "\n" + HEAD + "\n" + "\n".join(kernels)
+    open(os.path.join(HERE, "mma_sync.ptx"), "w").write(text)
+
+
+# ---- ldmatrix / stmatrix / movmatrix ----
+
+def frag_ld(mats, count, trans):
+    """Lane l's registers after ldmatrix of count 8x8 matrices."""
+    out = []
+    for l in range(32):
+        g, t = l >> 2, l % 4
+        for i in range(count):
+            M = mats[i].T if trans else mats[i]
+            out.append(int(M[g, 2 * t]) | int(M[g, 2 * t + 1]) << 16)
+    return out
+
+
+def gen_matrix():
+    rng = np.random.default_rng(7)
+    mats = rng.integers(0, 65536, size=(4, 8, 8))
+    order = rng.permutation(32)   # row j of the shared buffer holds matrix row order[j]
+    smem = np.zeros((32, 8), dtype=np.int64)
+    for j in range(32):
+        smem[j] = mats[order[j] // 8, order[j] % 8]
+    # lane L supplies the address of matrix L // 8, row L % 8: the shared row j with order[j] == L
+    where = [int(np.nonzero(order == L)[0][0]) for L in range(32)]
+    out = ["// ldmatrix, stmatrix, movmatrix .m8n8 .b16 (generated by gen.py from numpy).",
+           "// The 4 8x8 matrices lie in shared memory in a scrambled row order; lane L",
+           "// supplies the row address of matrix L/8, row L%8 (arg 2 gives each lane's row);",
+           "// lanes past 8*count supply garbage (unused). Output: the registers lane by lane."]
+    kernels, expects = [], []
+    rows = ",".join(str(v) for v in where)
+    smem_list = ",".join(str(int(v)) for v in smem.flatten())
+    for count in (1, 2, 4):
+        for trans in (False, True):
+            name = f"ld_x{count}{'_trans' if trans else ''}"
+            regs = "{" + ", ".join(f"%d{i}" for i in range(count)) + "}"
+            body = LD_TEMPLATE.format(name=name, count=count, regs=regs, lanes=8 * count, bytes=4 * count,
+                                      trans=".trans" if trans else "",
+                                      stores="\n".join(f"  st.global.b32 [%rd4+{4 * i}], %d{i};"
+                                                       for i in range(count)))
+            kernels.append(body)
+            exp = frag_ld(mats, count, trans)
+            out.append(f"// RUN: ptxvm run %s {name} -b 32 -a 'u32[{32 * count}]:zero' "
+                       f"-a 'u16[256]:{smem_list}' -a 'u32[32]:{rows}' -o 0")
+            expects.append("// EXPECT: " + " ".join(map(str, exp)))
+    # stmatrix: the fragments of ldmatrix, stored back: the shared image again
+    for count in (1, 2, 4):
+        for trans in (False, True):
+            name = f"st_x{count}{'_trans' if trans else ''}"
+            frags = frag_ld(mats, count, trans)
+            regs = "{" + ", ".join(f"%d{i}" for i in range(count)) + "}"
+            loads = "\n".join(f"  ld.global.b32 %d{i}, [%rd4+{4 * i}];" for i in range(count))
+            kernels.append(ST_TEMPLATE.format(name=name, count=count, regs=regs, loads=loads,
+                                              lanes=8 * count, bytes=4 * count,
+                                              trans=".trans" if trans else ""))
+            img = np.zeros((32, 8), dtype=np.int64)   # rows not written stay zero
+            for j in range(32):
+                if order[j] < 8 * count:
+                    img[j] = mats[order[j] // 8, order[j] % 8]
+            out.append(f"// RUN: ptxvm run %s {name} -b 32 -a 'u16[256]:zero' "
+                       f"-a 'u32[{32 * count}]:" + ",".join(map(str, frags)) + f"' -a 'u32[32]:{rows}' -o 0")
+            expects.append("// EXPECT: " + " ".join(str(int(v)) for v in img.flatten()))
+    # movmatrix: the fragment of matrix 0 becomes that of its transpose
+    kernels.append(MOV_TEMPLATE)
+    out.append("// RUN: ptxvm run %s mov_trans -b 32 -a 'u32[32]:zero' -a 'u32[32]:"
+               + ",".join(map(str, frag_ld(mats, 1, False))) + "' -o 0")
+    expects.append("// EXPECT: " + " ".join(map(str, frag_ld(mats, 1, True))))
+    text = "\n".join(out + expects) + "\n" + HEAD + "\n" + "\n".join(kernels)
+    open(os.path.join(HERE, "matrix.ptx"), "w").write(text)
+
+
+LD_TEMPLATE = """.visible .entry {name}(.param .u64 pout, .param .u64 pin, .param .u64 prow)
+{{
+  .reg .b32 %r<8>;
+  .reg .b32 %d<4>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  .shared .align 16 .b8 sm[512];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [prow];
+  ld.param.u64 %rd3, [pout];
+  // lane l copies 16 bytes (one row) to shared memory
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd1, %rd5;
+  ld.global.v4.b32 {{%r2, %r3, %r4, %r5}}, [%rd6];
+  mov.u32 %r6, sm;
+  shl.b32 %r7, %r1, 4;
+  add.u32 %r7, %r6, %r7;
+  st.shared.v4.b32 [%r7], {{%r2, %r3, %r4, %r5}};
+  bar.sync 0;
+  // my row address: sm + 16 * row[l] (lanes past 8*count: an odd address, unused)
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd2, %rd5;
+  ld.global.u32 %r2, [%rd6];
+  shl.b32 %r2, %r2, 4;
+  add.u32 %r2, %r6, %r2;
+  setp.ge.u32 %p1, %r1, {lanes};
+  @%p1 add.u32 %r2, %r2, 3;
+  ldmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16 {regs}, [%r2];
+  mul.wide.u32 %rd5, %r1, {bytes};
+  add.u64 %rd4, %rd3, %rd5;
+{stores}
+  ret;
+}}
+"""
+
+ST_TEMPLATE = """.visible .entry {name}(.param .u64 pout, .param .u64 pin, .param .u64 prow)
+{{
+  .reg .b32 %r<8>;
+  .reg .b32 %d<4>;
+  .reg .b64 %rd<8>;
+  .reg .pred %p<2>;
+  .shared .align 16 .b8 sm[512];
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [prow];
+  ld.param.u64 %rd3, [pout];
+  mov.u32 %r6, sm;
+  shl.b32 %r7, %r1, 4;
+  add.u32 %r7, %r6, %r7;
+  mov.u32 %r2, 0;
+  st.shared.v4.b32 [%r7], {{%r2, %r2, %r2, %r2}};
+  bar.sync 0;
+  mul.wide.u32 %rd5, %r1, {bytes};
+  add.u64 %rd4, %rd1, %rd5;
+{loads}
+  mul.wide.u32 %rd5, %r1, 4;
+  add.u64 %rd6, %rd2, %rd5;
+  ld.global.u32 %r2, [%rd6];
+  shl.b32 %r2, %r2, 4;
+  add.u32 %r2, %r6, %r2;
+  setp.ge.u32 %p1, %r1, {lanes};
+  @%p1 add.u32 %r2, %r2, 3;
+  stmatrix.sync.aligned.m8n8.x{count}{trans}.shared.b16 [%r2], {regs};
+  bar.sync 0;
+  ld.shared.v4.b32 {{%r2, %r3, %r4, %r5}}, [%r7];
+  mul.wide.u32 %rd5, %r1, 16;
+  add.u64 %rd6, %rd3, %rd5;
+  st.global.v4.b32 [%rd6], {{%r2, %r3, %r4, %r5}};
+  ret;
+}}
+"""
+
+MOV_TEMPLATE = """.visible .entry mov_trans(.param .u64 pout, .param .u64 pin)
+{
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<6>;
+  mov.u32 %r1, %tid.x;
+  ld.param.u64 %rd1, [pin];
+  ld.param.u64 %rd2, [pout];
+  mul.wide.u32 %rd3, %r1, 4;
+  add.u64 %rd4, %rd1, %rd3;
+  ld.global.b32 %r2, [%rd4];
+  movmatrix.sync.aligned.m8n8.trans.b16 %r3, %r2;
+  add.u64 %rd5, %rd2, %rd3;
+  st.global.b32 [%rd5], %r3;
+  ret;
+}
+"""
+
+if __name__ == "__main__":
+    gen_mma()
+    gen_matrix()
