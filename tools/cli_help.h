@@ -189,8 +189,14 @@ static const struct { const char *command, *text; } cli_help[] = {
   "  --max-steps N           the watchdog ($PTXVM_MAX_STEPS)\n"
   "  --stats                 at exit, the totals of every launch on standard error\n"
   "                          ($PTXVM_STATS=1)\n"
-  "  -q, --quiet             accepted; the driver prints only errors, findings and\n"
-  "                          statistics already ($PTXVM_QUIET=1)\n"
+  "  -q, --quiet             no ptxvm notices (such as the nvJitLink one), only\n"
+  "                          errors, findings and statistics ($PTXVM_QUIET=1)\n"
+  "  --keep-nvjitlink        do not hide nvJitLink from the program: by default\n"
+  "                          exec preloads a stand-in libnvJitLink.so.13/.so.12\n"
+  "                          that carries none of its functions, so CUDA Python\n"
+  "                          (cuda.core, Numba) links PTX through the driver's\n"
+  "                          cuLink* instead of building a cubin ptxvm cannot\n"
+  "                          load; a one-line notice says so\n"
   "  -h, --help              print this text\n"},
   {"ptx",
   "usage: ptxvm ptx FILE\n"

@@ -209,7 +209,7 @@ int cmd_exec(int argc, char **argv) {
     else if (!strcmp(a, "--max-steps")) rc = number_opt(argv, &i, argc, "PTXVM_MAX_STEPS");
     else {
       static const char *const options[] = {"--check", "--stats", "--quiet", "--jobs", "--schedule",
-                                            "--async-delay", "--max-steps", "--help"};
+                                            "--async-delay", "--max-steps", "--keep-nvjitlink", "--help"};
       const char *near = suggest(a, options, sizeof options / sizeof options[0]);
       return near ? bad("unknown option %s; did you mean %s?", a, near) : bad("unknown option %s", a);
     }

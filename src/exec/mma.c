@@ -189,7 +189,7 @@ static uint64_t dot(const MmaOp *m, const uint64_t *A, const uint64_t *B, uint64
   return f32_is_nan(u) ? F32_CNAN : u;
 }
 
-static XStatus exec_mma(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_mma) {
   if (converged(w, x, mask, "mma") != XS_NEXT) return XS_TRAP;
   const MmaOp *m = x->aux;
   uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
@@ -236,7 +236,7 @@ static void mat_pos(bool trans, int l, int h, int *row, int *col) {
   *col = trans ? g : c;
 }
 
-static XStatus exec_ldmatrix(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_ldmatrix) {
   if (converged(w, x, mask, "ldmatrix") != XS_NEXT) return XS_TRAP;
   const MatOp *o = x->aux;
   uint16_t M[4][8][8];
@@ -259,7 +259,7 @@ static XStatus exec_ldmatrix(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_stmatrix(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_stmatrix) {
   if (converged(w, x, mask, "stmatrix") != XS_NEXT) return XS_TRAP;
   const MatOp *o = x->aux;
   uint16_t M[4][8][8];
@@ -281,7 +281,7 @@ static XStatus exec_stmatrix(Warp *w, const XInsn *x, uint32_t mask) {
   return XS_NEXT;
 }
 
-static XStatus exec_movmatrix(Warp *w, const XInsn *x, uint32_t mask) {
+HANDLER(exec_movmatrix) {
   if (converged(w, x, mask, "movmatrix") != XS_NEXT) return XS_TRAP;
   const uint32_t *a = R32(w, x->slot[1]);
   uint32_t t[WARP_SIZE];
