@@ -198,6 +198,13 @@ static CUresult launch_result(CUcontext c, ptxvm_status st) {
       [PTXVM_FAULT_NONE] = CUDA_ERROR_LAUNCH_FAILED, [PTXVM_FAULT_ADDRESS] = CUDA_ERROR_ILLEGAL_ADDRESS,
       [PTXVM_FAULT_MISALIGNED] = CUDA_ERROR_MISALIGNED_ADDRESS, [PTXVM_FAULT_TRAP] = CUDA_ERROR_LAUNCH_FAILED,
       [PTXVM_FAULT_ASSERT] = CUDA_ERROR_ASSERT, [PTXVM_FAULT_OTHER] = CUDA_ERROR_LAUNCH_FAILED};
+    /* a failed device assert: first the lines a GPU prints, unprefixed, so
+       what matches them on a GPU matches them here; then the located report */
+    const char *gpu = ptxvm_launch_assertion(c->vm);
+    if (gpu) {
+      fputs(gpu, stderr);
+      fflush(stderr);
+    }
     drv_say_lines(msg);
     c->sticky = codes[ptxvm_launch_fault(c->vm)];
     return CUDA_SUCCESS;
