@@ -841,6 +841,17 @@ typedef enum ptxvm_fault {
 } ptxvm_fault;
 ptxvm_fault ptxvm_launch_fault(const ptxvm_context *ctx);
 
+/* After a launch of ctx that failed with PTXVM_FAULT_ASSERT: the lines a GPU
+ * prints on stderr for the failed assertion, one per thread of the warp
+ * that failed it first, each ending in '\n':
+ *   FILE:LINE: FUNCTION: block: [x,y,z], thread: [x,y,z] Assertion `COND` failed.
+ * (the launch stops at that warp, so threads of other warps that would also
+ * fail print nothing). NULL after any other outcome and for ctx NULL or not
+ * a live context. The text stays valid until ctx's next launch or its
+ * destruction; like ptxvm_launch_fault, this may be called while another
+ * call on ctx is in progress. */
+const char *ptxvm_launch_assertion(const ptxvm_context *ctx);
+
 /* Instrumentation: what the last ptxvm_launch of ctx executed (also after a
  * fault; zero before the first launch). A warp-instruction is one
  * instruction issued for a lane group, guard-false ones included; its

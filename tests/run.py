@@ -48,7 +48,8 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    /usr/local/cuda): each program is compiled with cc against
                    it and the build's libcuda.so.1 (ptxvm's CUDA driver), run
                    as `ptxvm exec OPTIONS PROGRAM` (OPTIONS: the header's
-                   `EXEC: options` line, else -j 2) and must exit 0; its header's
+                   `EXEC: options` line, else -j 2) and must exit 0 (or the
+                   header's `EXIT: N`) with no stdout line starting FAIL; its header's
                    `STDERR: text` lines must occur on stderr, `STDERR-ONCE:
                    text` exactly once. san-driver: the same with the
                    sanitizer build (program compiled with the sanitizers too)
@@ -496,6 +497,7 @@ def t_script(tid, argv, timeout):
 CUDA_HOME = os.environ.get("CUDA_HOME", "/usr/local/cuda")
 DRIVER_STDERR_RE = re.compile(r"^\W*(STDERR|STDERR-ONCE):\s?(.*)$", re.M)
 DRIVER_EXEC_RE = re.compile(r"^\W*EXEC:\s?(.*)$", re.M)
+DRIVER_EXIT_RE = re.compile(r"^\W*EXIT:\s*(\d+)\s*$", re.M)
 
 
 def t_driver(tid, src, build, timeout, san=False):
@@ -524,9 +526,11 @@ def t_driver(tid, src, build, timeout, san=False):
     rep = san_report(err)
     if rep:
         return Result(tid, "fail", rep)
-    if rc != 0:
-        bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
-        return Result(tid, "fail", "exit %s: %s" % (rc, " | ".join(bad) or first_line(err)))
+    want_rc = DRIVER_EXIT_RE.findall(text)
+    want_rc = int(want_rc[0]) if want_rc else 0
+    bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
+    if rc != want_rc or bad:
+        return Result(tid, "fail", "exit %s (want %d): %s" % (rc, want_rc, " | ".join(bad) or first_line(err)))
     for kind, want in DRIVER_STDERR_RE.findall(text):
         n = err.count(want.rstrip())
         if n == 0 or (kind == "STDERR-ONCE" and n != 1):

@@ -7,7 +7,9 @@
  * LD_LIBRARY_PATH, so PROGRAM and whatever it dlopens find ptxvm's driver;
  * the launch options become the environment variables the driver reads at
  * cuInit (README "ptxvm exec"); then PROGRAM replaces this process, so its
- * exit status is the program's own. Options end at the first argument that
+ * exit status is the program's own (under --check, PROGRAM runs as a child
+ * instead, and a program that exits 0 after checker findings makes the
+ * status 1: run_checked). Options end at the first argument that
  * is not one (or at --): PROGRAM's own options are never read.
  *
  * The same directory holds ptxvm's CUDA runtime (libcudart.so.13), which a
@@ -23,12 +25,16 @@
  * PTX through the driver's cuLink* instead of writing cubins. */
 #include <elf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -190,6 +196,50 @@ static int hide_nvjitlink(const char *dir, bool quiet) {
   return 0;
 }
 
+/* Under --check: PROGRAM runs as a child with PTXVM_CHECK_FD naming a
+ * pipe, down which the driver writes a byte per launch with findings; the
+ * exit status is the program's, except 1 when it exits 0 after findings
+ * (as `ptxvm run --check`). A program killed by a signal: this process dies
+ * of the same signal. The child dies with this process (PR_SET_PDEATHSIG),
+ * and SIGINT/SIGQUIT, which reach both, are left to the child. */
+static int run_checked(char **prog) {
+  int fds[2];
+  if (pipe(fds) != 0) return bad("pipe: %s", strerror(errno));
+  fcntl(fds[1], F_SETFL, O_NONBLOCK);   /* the driver never blocks on it */
+  fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+  char num[16];
+  snprintf(num, sizeof num, "%d", fds[1]);
+  setenv("PTXVM_CHECK_FD", num, 1);
+  pid_t parent = getpid(), pid = fork();
+  if (pid < 0) return bad("fork: %s", strerror(errno));
+  if (pid == 0) {
+    close(fds[0]);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent) _exit(EXEC_CANNOT_RUN);   /* it died already */
+    execvp(prog[0], prog);
+    int e = errno;
+    fprintf(stderr, "ptxvm exec: %s: %s\n", prog[0], strerror(e));
+    _exit(e == ENOENT ? EXEC_NOT_FOUND : EXEC_CANNOT_RUN);
+  }
+  close(fds[1]);
+  signal(SIGINT, SIG_IGN);
+  signal(SIGQUIT, SIG_IGN);
+  int status;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return bad("waitpid: %s", strerror(errno));
+  fcntl(fds[0], F_SETFL, O_NONBLOCK);   /* a grandchild may hold the write end */
+  char b;
+  bool findings = read(fds[0], &b, 1) == 1;
+  close(fds[0]);
+  if (WIFSIGNALED(status)) {
+    signal(WTERMSIG(status), SIG_DFL);
+    raise(WTERMSIG(status));
+    return 128 + WTERMSIG(status);
+  }
+  int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+  return rc == 0 && findings ? 1 : rc;
+}
+
 int cmd_exec(int argc, char **argv) {
   bool keep_nvjitlink = false;
   const char *q = getenv("PTXVM_QUIET");
@@ -237,6 +287,8 @@ int cmd_exec(int argc, char **argv) {
     if (rc) return rc;
   }
   fflush(NULL);
+  const char *check = getenv("PTXVM_CHECK");
+  if (check && *check && strcmp(check, "0") != 0) return run_checked(argv + i);
   execvp(argv[i], argv + i);
   int e = errno;
   fprintf(stderr, "ptxvm exec: %s: %s\n", argv[i], strerror(e));

@@ -53,6 +53,7 @@ struct Ctx {
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
   ptxvm_stats stats;        /* of the last launch (ptxvm_launch_stats) */
   ptxvm_fault fault;        /* of the last launch (ptxvm_launch_fault) */
+  char *assertion;          /* of the last launch (ptxvm_launch_assertion) */
   atomic_int cancel;        /* ptxvm_cancel; cleared as a launch starts */
 };
 

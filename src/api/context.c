@@ -49,6 +49,7 @@ ptxvm_status ptxvm_context_destroy(ptxvm_context *h) {
   while (ctx->modules) api_module_free(ctx->modules);
   dev_destroy(ctx->dev);
   free(ctx->error);
+  free(ctx->assertion);
   handle_free(ctx->h);   /* also ends the call: the slot is no longer busy */
   free(ctx);
   return PTXVM_SUCCESS;

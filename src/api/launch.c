@@ -117,6 +117,7 @@ static ptxvm_status run(Fn *fn, Launch *l) {
   }
   if (ok) {
     free(l->error);
+    free(l->assertion);
     return found ? api_fail_owned(ctx, PTXVM_ERROR_HAZARD, found) : api_ok(ctx);
   }
   ptxvm_status st = l->deadlock ? PTXVM_ERROR_DEADLOCK : PTXVM_ERROR_LAUNCH_FAILED;
@@ -124,6 +125,7 @@ static ptxvm_status run(Fn *fn, Launch *l) {
                                       [FAULT_MISALIGNED] = PTXVM_FAULT_MISALIGNED,
                                       [FAULT_TRAP] = PTXVM_FAULT_TRAP, [FAULT_ASSERT] = PTXVM_FAULT_ASSERT};
   if (!l->deadlock) ctx->fault = kinds[l->fault_kind];
+  ctx->assertion = l->assertion;   /* NULL but for a failed assertion */
   if (!l->error) {
     free(found);
     return api_fail(ctx, st, "kernel '%s' failed", fn->f->name);
@@ -167,6 +169,8 @@ static uint64_t grid_workspace(Ctx *ctx, Launch *l) {
 static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsigned block[3],
                            const ptxvm_launch_options *o, bool legacy, void **params) {
   ctx->fault = PTXVM_FAULT_NONE;
+  free(ctx->assertion);
+  ctx->assertion = NULL;
   if (!grid || !block) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_launch: NULL grid or block");
   if (!fn->f->is_entry || !fn->f->has_body)
     return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "'%s' is not a kernel (.entry with a body)",
@@ -321,6 +325,11 @@ static ptxvm_status launch_stats(Ctx *ctx, ptxvm_stats *out) {
 ptxvm_fault ptxvm_launch_fault(const ptxvm_context *h) {
   const Ctx *ctx = handle_obj(h, H_CONTEXT);
   return ctx ? ctx->fault : PTXVM_FAULT_NONE;
+}
+
+const char *ptxvm_launch_assertion(const ptxvm_context *h) {
+  const Ctx *ctx = handle_obj(h, H_CONTEXT);
+  return ctx ? ctx->assertion : NULL;
 }
 
 ptxvm_status ptxvm_launch_stats(ptxvm_context *h, ptxvm_stats *out) {

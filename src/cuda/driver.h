@@ -44,6 +44,9 @@ typedef struct DrvOptions {
   uint64_t max_steps;       /* PTXVM_MAX_STEPS (0: default) */
   bool quiet;               /* PTXVM_QUIET=1: no ptxvm notices, only errors */
   bool stats;               /* PTXVM_STATS=1: totals on stderr at exit */
+  int check_fd;             /* PTXVM_CHECK_FD (set by `ptxvm exec --check`):
+                               a byte is written there per launch with
+                               findings; -1: none */
 } DrvOptions;
 
 struct CUctx_st {

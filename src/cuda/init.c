@@ -7,6 +7,7 @@
  * PTXVM_STATS; PTXVM_ASYNC_DELAY is read by ptxvm itself. */
 #include <ctype.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 
 enum { DRIVER_VERSION = 13000 };   /* the CUDA version whose ABI this driver serves */
 
-DrvOptions drv_opt;
+DrvOptions drv_opt = {.check_fd = -1};
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static atomic_int initialized;
 static CUresult init_result = CUDA_SUCCESS;
@@ -81,6 +82,8 @@ static void init_options(void) {
   drv_opt.max_steps = env_u64("PTXVM_MAX_STEPS", 0, &bad);
   drv_opt.quiet = env_u64("PTXVM_QUIET", 0, &bad) != 0;
   drv_opt.stats = env_u64("PTXVM_STATS", 0, &bad) != 0;
+  uint64_t fd = env_u64("PTXVM_CHECK_FD", UINT64_MAX, &bad);
+  drv_opt.check_fd = fd <= INT_MAX ? (int)fd : -1;
   if (bad) init_result = CUDA_ERROR_INVALID_VALUE;
   else if (drv_opt.stats) atexit(print_stats);
 }

@@ -28,9 +28,11 @@
  * and the grid workspace cooperative_groups::this_grid() reads from
  * %envreg1/%envreg2. A plain launch has no workspace, so grid_group::sync()
  * there traps (CUDA_ERROR_LAUNCH_FAILED), as its is_valid() check makes it. */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "driver.h"
 
@@ -167,14 +169,34 @@ static CUresult check_request(CUfunction f, const LaunchRequest *q, unsigned sha
   return CUDA_SUCCESS;
 }
 
+/* The launches that reached ptxvm, in the process, counting from 1: the
+ * index --check findings name. Per process, not per context, so that the
+ * numbers follow the program's own order of <<<>>> and cuLaunchKernel. */
+static _Atomic uint64_t launches;
+
+/* --check findings of the index-th launch, of kernel f: on stderr, the first
+ * line naming the launch; then one byte down PTXVM_CHECK_FD (`ptxvm exec`
+ * exits 1 when a program that exits 0 had findings). The launch succeeds. */
+static void say_findings(CUfunction f, uint64_t index, const char *msg) {
+  char *text = NULL;
+  if (asprintf(&text, "launch %llu (kernel %s): %s", (unsigned long long)index, f->info.name, msg) < 0)
+    text = NULL;
+  drv_say_lines(text ? text : msg);
+  free(text);
+  if (drv_opt.check_fd >= 0) {   /* nonblocking: a full pipe already says so */
+    ssize_t w = write(drv_opt.check_fd, "!", 1);
+    (void)w;
+  }
+}
+
 /* A failed launch's status as the CUDA error of its context. A kernel fault
  * or a deadlock makes it sticky; a refused configuration does not. */
-static CUresult launch_result(CUcontext c, ptxvm_status st) {
+static CUresult launch_result(CUcontext c, CUfunction f, uint64_t index, ptxvm_status st) {
   const char *msg = ptxvm_last_error(c->vm);
   switch (st) {
   case PTXVM_SUCCESS: return CUDA_SUCCESS;
   case PTXVM_ERROR_HAZARD:   /* ran to completion; the findings are the report */
-    drv_say_lines(msg);
+    say_findings(f, index, msg);
     return CUDA_SUCCESS;
   case PTXVM_ERROR_INVALID_CONFIG:
   case PTXVM_ERROR_INVALID_VALUE:
@@ -198,6 +220,13 @@ static CUresult launch_result(CUcontext c, ptxvm_status st) {
       [PTXVM_FAULT_NONE] = CUDA_ERROR_LAUNCH_FAILED, [PTXVM_FAULT_ADDRESS] = CUDA_ERROR_ILLEGAL_ADDRESS,
       [PTXVM_FAULT_MISALIGNED] = CUDA_ERROR_MISALIGNED_ADDRESS, [PTXVM_FAULT_TRAP] = CUDA_ERROR_LAUNCH_FAILED,
       [PTXVM_FAULT_ASSERT] = CUDA_ERROR_ASSERT, [PTXVM_FAULT_OTHER] = CUDA_ERROR_LAUNCH_FAILED};
+    /* a failed device assert: first the lines a GPU prints, unprefixed, so
+       what matches them on a GPU matches them here; then the located report */
+    const char *gpu = ptxvm_launch_assertion(c->vm);
+    if (gpu) {
+      fputs(gpu, stderr);
+      fflush(stderr);
+    }
     drv_say_lines(msg);
     c->sticky = codes[ptxvm_launch_fault(c->vm)];
     return CUDA_SUCCESS;
@@ -271,9 +300,10 @@ static CUresult launch(CUfunction f, const LaunchRequest *q, void **kernelParams
     drv_leave(c);
     return r;
   }
+  uint64_t index = ++launches;
   ptxvm_status st = ptxvm_launch_ex(f->vm, q->grid, q->block, &o, params);
   after_run(c, st);
-  r = launch_result(c, st);
+  r = launch_result(c, f, index, st);
   drv_leave(c);
   free(owned);
   bool done = st == PTXVM_SUCCESS || st == PTXVM_ERROR_HAZARD;

@@ -186,6 +186,11 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...)
 typedef enum FaultKind { FAULT_OTHER, FAULT_ADDRESS, FAULT_MISALIGNED, FAULT_TRAP, FAULT_ASSERT } FaultKind;
 XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
+/* A failed assertion (FAULT_ASSERT) of lane: the located report from fmt,
+ * and gpu_lines (malloc'd, taken), what a GPU prints for it
+ * (ptxvm_launch_assertion). */
+XStatus exec_assert_fault(Warp *w, const XInsn *x, int lane, char *gpu_lines, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 
 /* lanes_text (a lane mask as "0-3,8" for messages) is in src/util/text.h. */
 

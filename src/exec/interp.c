@@ -123,15 +123,23 @@ static bool launch_failed(Launch *l) {
   return f;
 }
 
-static void set_error_kind(Launch *l, char *msg, bool deadlock, FaultKind kind) {
+/* Keeps msg (and a failed assertion's GPU lines) when it is the launch's
+ * first fault in cluster order; frees what is not kept. */
+static void set_error_with(Launch *l, char *msg, bool deadlock, FaultKind kind, char *assertion) {
   pthread_mutex_lock(&error_lock);
   if (!l->error || cur_cluster < l->error_cluster) {
-    char *old = l->error;
+    char *old = l->error, *old_assertion = l->assertion;
     l->error = msg; l->deadlock = deadlock; l->error_cluster = cur_cluster; msg = old;
     l->fault_kind = (int)kind;
+    l->assertion = assertion; assertion = old_assertion;
   }
   pthread_mutex_unlock(&error_lock);
   free(msg);
+  free(assertion);
+}
+
+static void set_error_kind(Launch *l, char *msg, bool deadlock, FaultKind kind) {
+  set_error_with(l, msg, deadlock, kind, NULL);
 }
 
 static void set_error(Launch *l, char *msg, bool deadlock) { set_error_kind(l, msg, deadlock, FAULT_OTHER); }
@@ -160,6 +168,21 @@ XStatus exec_fault(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
   XStatus st = vfault(w, x, lane, FAULT_OTHER, fmt, ap);
   va_end(ap);
   return st;
+}
+
+XStatus exec_assert_fault(Warp *w, const XInsn *x, int lane, char *gpu_lines, const char *fmt, ...) {
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  char *out = exec_located(w, x, lane, msg);
+  if (!out) {
+    free(gpu_lines);
+    return XS_TRAP;
+  }
+  set_error_with(w->launch, out, false, FAULT_ASSERT, gpu_lines);
+  return XS_TRAP;
 }
 
 XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *fmt, ...) {

@@ -85,6 +85,8 @@ struct Launch {
                                lowest cluster index (x, y, z order) is kept */
   uint64_t error_cluster;   /* that index */
   int fault_kind;           /* FaultKind of error, when it is a fault */
+  char *assertion;          /* with a FAULT_ASSERT error: the lines a GPU
+                               prints for it (exec_assert_fault); malloc'd */
   bool deadlock;            /* set with error when the failure is a deadlock
                                or a livelock (PTXVM_ERROR_DEADLOCK) */
   _Atomic uint64_t progress; /* the spin detector (src/exec/spin.c): bumped by

@@ -257,15 +257,44 @@ static bool c_string(Warp *w, const XInsn *x, int l, uint64_t addr, char *buf, s
   return true;
 }
 
+/* __assertfail(message, file, line, function, charSize): the located
+ * report for the lowest lane, and for each lane of the warp that calls it
+ * the line a GPU prints (ptxvm_launch_assertion), as CUDA's device assert
+ * writes it: "FILE:LINE: FUNCTION: block: [x,y,z], thread: [x,y,z]
+ * Assertion `COND` failed." */
 XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
   const CallInfo *ci = x->aux;
-  int l = __builtin_ctz(mask);
-  char msg[256], file[256], func[256];
-  if (!c_string(w, x, l, opd_u64(w, &ci->args[0], l), msg, sizeof msg) ||
-      !c_string(w, x, l, opd_u64(w, &ci->args[1], l), file, sizeof file) ||
-      !c_string(w, x, l, opd_u64(w, &ci->args[3], l), func, sizeof func))
+  int first = __builtin_ctz(mask);
+  char msg[256], file[256], func[256], *gpu = NULL;
+  size_t gpu_len = 0;
+  FILE *lines = open_memstream(&gpu, &gpu_len);
+  if (!lines) return exec_fault(w, x, first, "out of host memory for an assertion's report");
+  const uint32_t *c = w->cta->ctaid;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    int l = __builtin_ctz(m);
+    if (!c_string(w, x, l, opd_u64(w, &ci->args[0], l), msg, sizeof msg) ||
+        !c_string(w, x, l, opd_u64(w, &ci->args[1], l), file, sizeof file) ||
+        !c_string(w, x, l, opd_u64(w, &ci->args[3], l), func, sizeof func)) {
+      fclose(lines);
+      free(gpu);
+      return XS_TRAP;   /* a bad string address: that fault is the report */
+    }
+    fprintf(lines, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
+            (unsigned)opd_u64(w, &ci->args[2], l), func, c[0], c[1], c[2], w->tid[0][l], w->tid[1][l],
+            w->tid[2][l], msg);
+  }
+  if (fclose(lines) != 0) {
+    free(gpu);
+    return exec_fault(w, x, first, "out of host memory for an assertion's report");
+  }
+  /* the located report names the lowest lane, with its own strings */
+  if (!c_string(w, x, first, opd_u64(w, &ci->args[0], first), msg, sizeof msg) ||
+      !c_string(w, x, first, opd_u64(w, &ci->args[1], first), file, sizeof file) ||
+      !c_string(w, x, first, opd_u64(w, &ci->args[3], first), func, sizeof func)) {
+    free(gpu);
     return XS_TRAP;
-  return exec_fault_kind(w, x, l, FAULT_ASSERT, "assertion failed: %s (%s:%u, in %s)", msg, file,
-                    (unsigned)opd_u64(w, &ci->args[2], l), func);
+  }
+  return exec_assert_fault(w, x, first, gpu, "assertion failed: %s (%s:%u, in %s)", msg, file,
+                           (unsigned)opd_u64(w, &ci->args[2], first), func);
 }
 HANDLER_NAME(exec_assertfail);

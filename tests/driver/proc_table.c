@@ -6,11 +6,13 @@
  * zero, under `ptxvm exec --check`: the printf lines reach standard output in
  * thread order, the finding reaches stderr prefixed "ptxvm: ", and the launch
  * still completes (CUDA_SUCCESS, with ptxvm's documented all-ones quotient).
- * Prints "N passed, M failed" (tests/unit/check.h); exits 1 on a failure.
+ * Prints "N passed, M failed" (tests/unit/check.h); exits 1 on a failure
+ * (a FAIL line), and `ptxvm exec --check` exits 1 for the finding anyway.
  *
  * EXEC: --check -j 1
+ * EXIT: 1
  * STDERR: ptxvm: printf output lost: 3 calls (18 bytes) beyond the 16-byte printf buffer of cluster (0,0,0)
- * STDERR: ptxvm: div.u32: integer division by zero in lane 0 (2 lanes): undefined result; ptxvm gives all ones
+ * STDERR: ptxvm: launch 1 (kernel divk): div.u32: integer division by zero in lane 0 (2 lanes): undefined result; ptxvm gives all ones
  */
 #define _DEFAULT_SOURCE   /* mkstemp */
 #include <cuda.h>
