@@ -690,7 +690,9 @@ ptxvm_status ptxvm_function_static_shared(ptxvm_function *fn, size_t *bytes);
 
 /* Runs kernel `fn` (an .entry with a body) over a grid of grid[0] x grid[1] x
  * grid[2] CTAs of block[0] x block[1] x block[2] threads, grouped in clusters
- * of cluster[0] x cluster[1] x cluster[2] CTAs (NULL means 1,1,1), with
+ * of cluster[0] x cluster[1] x cluster[2] CTAs (NULL means 1,1,1; it is a
+ * cluster launch, %is_explicit_cluster true, when it has more than one CTA
+ * or the kernel .explicitcluster or .reqnctapercluster), with
  * `dyn_shared_bytes` bytes of dynamic shared memory per CTA. `params` is
  * cuLaunchKernel-style: params[i] points to the value of parameter i, whose
  * size is the parameter's (ptxvm_function_get_param); it may be NULL when the
@@ -742,7 +744,10 @@ ptxvm_status ptxvm_launch(ptxvm_function *fn, const unsigned grid[3], const unsi
 typedef struct ptxvm_launch_options {
   unsigned cluster[3];       /* CTAs per cluster; 0,0,0: the kernel's
                                 .reqnctapercluster, else 1,1,1 (a kernel with
-                                .explicitcluster and neither is refused) */
+                                .explicitcluster and neither is refused). A
+                                shape given here, 1,1,1 included, makes a
+                                cluster launch: %is_explicit_cluster is true
+                                (as for a kernel with either directive) */
   unsigned dyn_shared_bytes; /* dynamic shared memory per CTA */
   int cluster_nonportable;   /* nonzero: clusters of up to
                                 PTXVM_DEVICE_CLUSTER_MAX CTAs (else

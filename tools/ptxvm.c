@@ -266,7 +266,8 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     sigaction(SIGINT, &sa, &old);
     ptxvm_launch_options lo = {.cluster = {cluster[0], cluster[1], cluster[2]}, .dyn_shared_bytes = o->shared,
                                .cooperative = o->cooperative};
-    ptxvm_status st = o->cooperative ? ptxvm_launch_ex(fn, o->grid, block, &lo, values)
+    ptxvm_status st = o->cooperative || o->has_cluster   /* --cluster 1,1,1 is a cluster launch too */
+                          ? ptxvm_launch_ex(fn, o->grid, block, &lo, values)
                                      : ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
     sigaction(SIGINT, &old, NULL);
     sigint_ctx = NULL;

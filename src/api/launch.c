@@ -140,11 +140,14 @@ static ptxvm_status run(Fn *fn, Launch *l) {
 
 /* The launch's cluster shape from the options: given, else the kernel's
  * .reqnctapercluster, else 1,1,1; false when the kernel is
- * .explicitcluster and neither gives one. */
-static bool cluster_shape(const Function *k, const ptxvm_launch_options *o, uint32_t out[3]) {
+ * .explicitcluster and neither gives one. *explicit: a cluster launch (a
+ * shape given, 1,1,1 too, or either directive). */
+static bool cluster_shape(const Function *k, const ptxvm_launch_options *o, uint32_t out[3],
+                          bool *explicit) {
   bool given = o->cluster[0] || o->cluster[1] || o->cluster[2];
   for (int i = 0; i < 3; i++)
     out[i] = given ? o->cluster[i] : k->reqnctapercluster[0] ? (k->reqnctapercluster[i] ? k->reqnctapercluster[i] : 1) : 1;
+  *explicit = given || k->reqnctapercluster[0] || k->explicitcluster;
   return given || k->reqnctapercluster[0] || !k->explicitcluster;
 }
 
@@ -198,7 +201,9 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   }
   if (legacy) {   /* ptxvm_launch: the cluster as given (1,1,1 for none) */
     memcpy(l.cluster, o->cluster, sizeof l.cluster);
-  } else if (!cluster_shape(fn->f, o, l.cluster)) {
+    l.explicit_cluster = fn->f->explicitcluster || fn->f->reqnctapercluster[0] ||
+                         (uint64_t)l.cluster[0] * l.cluster[1] * l.cluster[2] > 1;
+  } else if (!cluster_shape(fn->f, o, l.cluster, &l.explicit_cluster)) {
     return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': the kernel is .explicitcluster "
                     "and has no .reqnctapercluster: the launch must give a cluster shape", fn->f->name);
   }

@@ -284,6 +284,9 @@ static CUresult launch(CUfunction f, const LaunchRequest *q, void **kernelParams
   r = drv_enter(f->mod->ctx, &c);   /* ptxvm calls on the context need its lock */
   if (r != CUDA_SUCCESS) return r;
   r = check_request(f, q, o.cluster);
+  unsigned req[3];
+  if (!q->has_cluster && drv_required_cluster(f, req) == 0)
+    memset(o.cluster, 0, sizeof o.cluster);   /* not a cluster launch: %is_explicit_cluster false */
   drv_leave(c);
   if (r != CUDA_SUCCESS) return r;
   r = capture(f, q, kernelParams, extra);

@@ -63,6 +63,7 @@ struct Launch {
   uint32_t param_size;
   uint32_t dyn_shared;      /* dynamic shared memory per CTA, bytes */
   bool cooperative;         /* every cluster resident at once (launch_run) */
+  bool explicit_cluster;    /* a cluster launch: %is_explicit_cluster */
   uint32_t envreg[32];      /* %envreg0..31 (ptxvm_launch_ex) */
   uint64_t max_steps;       /* watchdog: warp-instructions per cluster before a
                                runaway report (0 = default) */

@@ -107,9 +107,7 @@ uint64_t sreg_value(Warp *w, int id, int c, int lane) {
   case SR_SMID: return (ct[0] + L->grid[0] * (ct[1] + (uint64_t)L->grid[1] * ct[2])) % NSMID;
   case SR_NSMID: return NSMID;
   case SR_GRIDID: return 1;
-  case SR_IS_EXPLICIT_CLUSTER:   /* a cluster launch (directive or launch dimensions) */
-    return L->kernel->explicitcluster || L->kernel->reqnctapercluster[0] ||
-           cluster_dim(L, 0) * cluster_dim(L, 1) * cluster_dim(L, 2) > 1;
+  case SR_IS_EXPLICIT_CLUSTER: return L->explicit_cluster;
   case SR_LANEMASK_EQ: return bit;
   case SR_LANEMASK_LE: return bit | (bit - 1);
   case SR_LANEMASK_LT: return bit - 1;

@@ -204,7 +204,11 @@ static const char cluster_ptx[] =
   ".version 8.0\n.target sm_90\n.address_size 64\n"
   ".visible .entry cl(.param .u64 out)\n" CLUSTER_BODY
   ".visible .entry req2(.param .u64 out) .reqnctapercluster 2, 1, 1 .explicitcluster\n" CLUSTER_BODY
-  ".visible .entry expl(.param .u64 out) .explicitcluster\n" CLUSTER_BODY;
+  ".visible .entry expl(.param .u64 out) .explicitcluster\n" CLUSTER_BODY
+  ".visible .entry isexpl(.param .u64 out)\n{\n  .reg .pred %p1; .reg .b32 %r<3>; .reg .b64 %rd<4>;\n"
+  "  mov.pred %p1, %is_explicit_cluster; selp.u32 %r1, 1, 0, %p1; mov.u32 %r2, %ctaid.x;\n"
+  "  ld.param.u64 %rd1, [out]; mul.wide.u32 %rd2, %r2, 4; add.s64 %rd3, %rd1, %rd2;\n"
+  "  st.global.u32 [%rd3], %r1;\n  ret;\n}\n";
 
 static int attr(CUfunction f, CUfunction_attribute a) {
   int v = -12345;
@@ -424,11 +428,16 @@ static CUlaunchAttribute cluster_dim(unsigned x) {
 }
 
 static void test_clusters(CUmodule mod) {
-  CUfunction cl, req2, expl;
+  CUfunction cl, req2, expl, isexpl;
   CHECK(cuModuleGetFunction(&cl, mod, "cl") == CUDA_SUCCESS && cuModuleGetFunction(&req2, mod, "req2") ==
         CUDA_SUCCESS && cuModuleGetFunction(&expl, mod, "expl") == CUDA_SUCCESS);
+  CHECK(cuModuleGetFunction(&isexpl, mod, "isexpl") == CUDA_SUCCESS);
   unsigned out[16];
-  CUlaunchAttribute a[4] = {cluster_dim(4)};
+  CUlaunchAttribute a[4] = {cluster_dim(1)};
+  /* a cluster dimension of 1,1,1 makes a cluster launch; none does not */
+  CHECK(run_cluster(isexpl, 2, a, 1, out) == CUDA_SUCCESS && out[0] == 1 && out[1] == 1);
+  CHECK(run_cluster(isexpl, 2, NULL, 0, out) == CUDA_SUCCESS && out[0] == 0 && out[1] == 0);
+  a[0] = cluster_dim(4);
   CHECK(run_cluster(cl, 8, a, 1, out) == CUDA_SUCCESS && clusters_of(out, 8, 4));
   CHECK(run_cluster(cl, 8, NULL, 0, out) == CUDA_SUCCESS && clusters_of(out, 8, 1));
   a[0] = cluster_dim(3);
