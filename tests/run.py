@@ -573,7 +573,10 @@ def t_runtime(tid, src, build, timeout, san_build=None):
     if not os.path.exists(binary):
         # runtime: and san-runtime: of one source build it at once, on two threads
         tmp = binary + ".tmp%d-%d" % (os.getpid(), threading.get_ident())
-        rc, out, err = run_cmd([nvcc] + flags + ["-o", tmp, os.path.join(ROOT, src)], timeout * 2)
+        # Thrust and CUB take nvcc a minute on an idle machine, several under load
+        rc, out, err = run_cmd([nvcc] + flags + ["-o", tmp, os.path.join(ROOT, src)], timeout * 8)
+        if rc is None:
+            return Result(tid, "fail", "nvcc timed out after %ds" % (timeout * 8))
         if rc != 0:
             return Result(tid, "fail", "nvcc: %s" % first_line(err or out))
         os.replace(tmp, binary)
