@@ -99,6 +99,14 @@ static bool linkable_fn(const Function *f) { return f->has_body && (f->is_visibl
 
 static const char *space_word(Space sp) { return space_name(sp); }
 
+/* s (of input part) and the same variable at `at` disagree on
+ * .attribute(.managed): one would be managed memory, the other device memory. */
+static _Noreturn void managed_mismatch(Linker *L, int part, const Symbol *s, const char *how, const char *at) {
+  link_error(L, part, s->line, s->col, "'%s' is %s %s.attribute(.managed) here but %s at %s: every declaration "
+             "of a managed variable must say .attribute(.managed) (PTX ISA §5.4.8)", s->name, how,
+             s->is_managed ? "with " : "without ", s->is_managed ? "not" : "with it", at);
+}
+
 /* A variable definition s of input part against the entry e holding one. */
 static void merge_var(Linker *L, LinkSym *e, Symbol *s, int part) {
   char at[512];
@@ -107,6 +115,7 @@ static void merge_var(Linker *L, LinkSym *e, Symbol *s, int part) {
   if (o->space != s->space)
     link_error(L, part, s->line, s->col, "'%s' is defined in .%s here and in .%s at %s", s->name,
                space_word(s->space), space_word(o->space), at);
+  if (o->is_managed != s->is_managed) managed_mismatch(L, part, s, "defined", at);
   if (o->is_common && s->is_common) {       /* §11.6.4: the largest; one initializer, on it */
     /* the larger; of two as large, the initialized one */
     Symbol *big = s->size > o->size || (s->size == o->size && s->has_init) ? s : o, *small = big == s ? o : s;
@@ -228,6 +237,8 @@ static Symbol *resolve_var(Linker *L, Symbol *s, int part) {
     link_error(L, part, s->line, s->col, "'%s' is declared in .%s here but defined in .%s at %s", s->name,
                space_word(s->space), space_word(e->var->space),
                where(L, e->part, e->var->line, e->var->col, at, sizeof at));
+  if (e->var->is_managed != s->is_managed)
+    managed_mismatch(L, part, s, "declared", where(L, e->part, e->var->line, e->var->col, at, sizeof at));
   return e->var;
 }
 

@@ -401,8 +401,30 @@ typedef struct DeclAttrs {
   uint32_t align, ptr_align;
   uint8_t vec;
   bool ptr;
+  bool managed;            /* .attribute(.managed) */
   Token first, vtok;       /* the first attribute; the .vN */
+  Token attr;              /* the .attribute */
 } DeclAttrs;
+
+/* attr-list := '(' attr (',' attr)* ')', attr := .managed | .unified '(' int ',' int ')'
+ * (PTX ISA §5.4.8, variable attributes). */
+static void parse_var_attributes(Parser *P, DeclAttrs *d) {
+  Token open = P->tok;
+  expect_punct(P, '(', "after .attribute");
+  do {
+    Token t = P->tok;
+    if (tok_is(&t, TK_DOT, ".managed")) {
+      d->managed = true;
+      next(P);
+    } else if (tok_is(&t, TK_DOT, ".unified")) {
+      diag_error_tok(P, &t, ".attribute(.unified) is not implemented (ptxvm places a variable at one address "
+                     "for host and device only as .attribute(.managed))");
+    } else {
+      unexpected(P, "a variable attribute (.managed or .unified)");
+    }
+  } while (accept_punct(P, ','));
+  expect_close(P, ')', &open);
+}
 
 static void parse_decl_attrs(Parser *P, DeclAttrs *d) {
   memset(d, 0, sizeof *d);
@@ -441,16 +463,9 @@ static void parse_decl_attrs(Parser *P, DeclAttrs *d) {
       d->ptr = true;
       next(P);
     } else if (tok_is(&t, TK_DOT, ".attribute")) {
+      d->attr = t;
       next(P);
-      Token open = P->tok;
-      expect_punct(P, '(', "after .attribute");
-      int depth = 1;
-      while (depth) {
-        if (P->tok.kind == TK_EOF) expect_close(P, ')', &open);
-        if (is_punct(P, '(')) depth++;
-        if (is_punct(P, ')')) depth--;
-        next(P);
-      }
+      parse_var_attributes(P, d);
     } else {
       break;
     }
@@ -606,6 +621,7 @@ static void parse_declarator(Parser *P, const DeclAttrs *d, SymKind kind,
   s->type = d->type;
   s->vec = d->vec;
   s->align = d->align;
+  s->is_managed = d->managed;
   while (is_punct(P, '[')) {
     Token open = P->tok;
     next(P);
@@ -670,6 +686,11 @@ static void check_decl_attrs(Parser *P, const DeclAttrs *d) {
     diag_error_tok(P, &d->first, "vectors cannot exceed 128 bits (§5.4.2)");
   if (d->vec > 1 && d->space == SP_PARAM)   /* ptxas: "cannot be allocated in .param" */
     diag_error_tok(P, &d->first, "a .param variable cannot be a vector (pass .align N .b8 x[N])");
+  if (d->managed && d->space != SP_GLOBAL)
+    diag_error_tok(P, &d->attr, ".attribute(.managed) applies only to variables in .global (PTX ISA §5.4.8)");
+  if (d->managed && P->m->ver_major * 10 + P->m->ver_minor < 40)
+    diag_error_tok(P, &d->attr, ".attribute(.managed) requires PTX ISA version 4.0 or higher (this module is "
+                   "%d.%d)", P->m->ver_major, P->m->ver_minor);
 }
 
 /* An array without a size is an .extern declaration or sized by its

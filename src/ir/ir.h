@@ -128,6 +128,8 @@ typedef struct Symbol {
   bool is_extern, is_visible, is_weak, is_unsized;
   bool is_common;          /* .common (§11.6.4): a .global merged across linked
                               modules, the largest one chosen */
+  bool is_managed;         /* .attribute(.managed) (§5.4.8): a .global in memory
+                              the host reaches at the same address */
   uint32_t align;          /* bytes; 0 = natural */
   Space ptr_space;         /* kernel parameters: .ptr .space .align N */
   uint32_t ptr_align;

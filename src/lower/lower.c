@@ -6,7 +6,8 @@
  * by kernel gives each function the code program_build would:
  *
  *   1. Variables. Module-scope .global/.const variables get device memory
- *      (dev_alloc) and their initializers; each .shared variable gets one
+ *      (dev_alloc; managed memory, dev_alloc_managed, for a .global with
+ *      .attribute(.managed)) and their initializers; each .shared variable gets one
  *      offset, and each kernel a static shared size covering only the
  *      variables it can reach ("shared memory per kernel" below); `extern
  *      .shared` arrays start at the kernel's dynamic area after it.
@@ -568,9 +569,15 @@ static void layout_shared(Lower *L) {
 static void alloc_global(Lower *L, const Symbol *s) {
   if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
   if (s->is_extern) return;   /* defined by another module: sym_addr refuses its uses */
-  uint64_t a = dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
-  if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of device memory for '%s'",
-                     (unsigned long long)s->size, s->name);
+  /* .attribute(.managed): managed memory (page-aligned), so the host
+     reaches it at the address kernels use */
+  uint64_t a = s->is_managed ? dev_alloc_managed(L->p->dev, s->size ? s->size : 1)
+                             : dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
+  if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of %s memory for '%s'",
+                     (unsigned long long)s->size, s->is_managed ? "managed" : "device", s->name);
+  if (s->is_managed && (a & (symbol_align(s) - 1)))
+    lower_fail(L, NULL, "managed variable '%s' asks for .align %u, more than the page that ptxvm aligns managed "
+               "memory to", s->name, (unsigned)symbol_align(s));
   if (s->space == SP_CONST) dev_protect(L->p->dev, a);
   add_var(L, s, a, false);
 }

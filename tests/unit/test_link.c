@@ -159,6 +159,15 @@ static void test_errors(ptxvm_context *ctx) {
                             ".visible .entry k() { .param .b32 r; call.uni (r), helper, (); ret; }\n", def),
             "'helper' does not match its definition at y.ptx:4:1", NULL));
   CHECK(has(link_error(ctx, HEAD ".visible .global .u32 helper;\n", def), "'helper' is defined as a", NULL));
+  /* .attribute(.managed) must agree (PTX ISA §5.4.8): managed memory or device memory */
+  const char *mref = HEAD ".extern .global .u32 m;\n"
+                     ".visible .entry k() { .reg .b32 %r1; ld.global.u32 %r1, [m]; ret; }\n";
+  CHECK(has(link_error(ctx, mref, HEAD ".visible .global .attribute(.managed) .u32 m;\n"),
+            "x.ptx:4:21: error: 'm' is declared without .attribute(.managed) here but with it at y.ptx:4:",
+            NULL));
+  CHECK(has(link_error(ctx, HEAD ".weak .global .attribute(.managed) .u32 m;\n",
+                       HEAD ".visible .global .u32 m;\n"),
+            "y.ptx:4:", "'m' is defined without .attribute(.managed) here but with it at x.ptx:4:"));
   /* the device runtime: linked, and its caller refused at the launch, named */
   const char *dp = HEAD ".extern .func (.param .b32 r) cudaLaunchDeviceV2 (.param .b64 a, .param .b64 s);\n"
                    ".visible .entry k() { .reg .b64 %rd<2>; .reg .b32 %r<2>; mov.u64 %rd1, 0;\n"
