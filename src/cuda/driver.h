@@ -204,6 +204,13 @@ void drv_printf_flush(void);
  * (holding no context's lock). */
 bool drv_mem_ctx_add(CUcontext c);
 void drv_mem_ctx_remove(CUcontext c);
+/* The context whose allocation holds ptr (*r describes it), or NULL; call
+ * it holding no context's lock. */
+CUcontext drv_mem_owner(CUdeviceptr ptr, ptxvm_mem_range *r);
+
+/* ---- advice.c ---- */
+/* Drops the managed-memory hints of the allocation `id` (it was freed). */
+void drv_advice_forget(uint64_t id);
 
 /* ---- stream.c ---- */
 /* Checks a stream handle (0, CU_STREAM_LEGACY and CU_STREAM_PER_THREAD are

@@ -21,9 +21,8 @@
  * it at once, so the pool keeps no memory in reserve and trimming it has
  * nothing to do (in a stream capture they would be memory nodes: refused
  * by name). Copies and sets go through stream capture's hook (graph.c
- * drv_capture) first, as one CUDA_MEMCPY3D or memset record.
- * cuMemPrefetchAsync and cuMemAdvise check their arguments
- * and do nothing more: managed memory is where both sides read it. */
+ * drv_capture) first, as one CUDA_MEMCPY3D or memset record. The hints of
+ * managed memory are advice.c's. */
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,8 +32,6 @@
 /* cuda.h maps these names to their newest ABI; the older symbols are
  * defined here too, under their own names. */
 #undef cuMemHostRegister
-#undef cuMemPrefetchAsync
-#undef cuMemAdvise
 
 /* ptxvm_mem_range.user: the flags of cuMemHostAlloc / cuMemHostRegister in
  * the low byte; POOL_MARK on the stream-ordered allocator's allocations. */
@@ -92,6 +89,8 @@ static CUcontext owner(CUdeviceptr ptr, ptxvm_mem_range *r) {
   pthread_mutex_unlock(&ctxs_lock);
   return found;
 }
+
+CUcontext drv_mem_owner(CUdeviceptr ptr, ptxvm_mem_range *r) { return owner(ptr, r); }
 
 /* The host pointer of [ptr, ptr + bytes): inside an allocation, what
  * ptxvm_mem_host_ptr gives; in none, ptr itself if host memory is allowed
@@ -207,6 +206,7 @@ static CUresult free_kind(CUdeviceptr ptr, unsigned kinds) {
   pthread_mutex_unlock(&o->lock);
   if (st != PTXVM_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
   if (m.user & POOL_MARK) pool_count(m.size, false);
+  if (m.kind == PTXVM_MEM_MANAGED) drv_advice_forget(m.id);
   return CUDA_SUCCESS;
 }
 
@@ -599,61 +599,6 @@ PER_THREAD(cuMemsetD32Async_ptsz, cuMemsetD32Async)
 PER_THREAD(cuMemsetD2D8Async_ptsz, cuMemsetD2D8Async)
 PER_THREAD(cuMemsetD2D16Async_ptsz, cuMemsetD2D16Async)
 PER_THREAD(cuMemsetD2D32Async_ptsz, cuMemsetD2D32Async)
-
-/* ---- managed memory hints ---- */
-
-/* [p, p + n) inside one managed allocation. */
-static CUresult managed_range(CUdeviceptr p, size_t n) {
-  CUcontext c;
-  CUresult r = current_ok(&c);
-  if (r != CUDA_SUCCESS) return r;
-  ptxvm_mem_range m;
-  if (!n || !owner(p, &m) || m.kind != PTXVM_MEM_MANAGED || n > m.size - (p - m.base))
-    return CUDA_ERROR_INVALID_VALUE;
-  return CUDA_SUCCESS;
-}
-
-static CUresult location_ok(CUmemLocation l) {
-  if (l.type == CU_MEM_LOCATION_TYPE_DEVICE) return l.id == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
-  return l.type == CU_MEM_LOCATION_TYPE_HOST || l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA ||
-                 l.type == CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT
-             ? CUDA_SUCCESS
-             : CUDA_ERROR_INVALID_VALUE;
-}
-
-CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
-                               CUstream hStream) {
-  CUresult r = on_stream(hStream);
-  if (r == CUDA_SUCCESS && flags) r = CUDA_ERROR_INVALID_VALUE;
-  if (r == CUDA_SUCCESS) r = location_ok(location);
-  return r != CUDA_SUCCESS ? r : managed_range(devPtr, count);
-}
-
-/* CUDA 8's form: a device ordinal, CU_DEVICE_CPU for the host. */
-CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
-CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream) {
-  CUmemLocation l = {dstDevice == CU_DEVICE_CPU ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE,
-                     dstDevice == CU_DEVICE_CPU ? 0 : dstDevice};
-  return cuMemPrefetchAsync_v2(devPtr, count, l, 0, hStream);
-}
-PER_THREAD(cuMemPrefetchAsync_ptsz, cuMemPrefetchAsync)
-PER_THREAD(cuMemPrefetchAsync_v2_ptsz, cuMemPrefetchAsync_v2)
-
-CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUmemLocation location) {
-  if (advice < CU_MEM_ADVISE_SET_READ_MOSTLY || advice > CU_MEM_ADVISE_UNSET_ACCESSED_BY)
-    return CUDA_ERROR_INVALID_VALUE;
-  CUresult r = managed_range(devPtr, count);
-  /* read-mostly ignores the location */
-  if (r == CUDA_SUCCESS && advice > CU_MEM_ADVISE_UNSET_READ_MOSTLY) r = location_ok(location);
-  return r;
-}
-
-CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device);
-CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device) {
-  CUmemLocation l = {device == CU_DEVICE_CPU ? CU_MEM_LOCATION_TYPE_HOST : CU_MEM_LOCATION_TYPE_DEVICE,
-                     device == CU_DEVICE_CPU ? 0 : device};
-  return cuMemAdvise_v2(devPtr, count, advice, l);
-}
 
 /* ---- pointer attributes ---- */
 

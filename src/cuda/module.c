@@ -594,17 +594,21 @@ CUresult cuLibraryGetGlobal(CUdeviceptr *dptr, size_t *bytes, CUlibrary library,
   return r != CUDA_SUCCESS ? r : get_global(dptr, bytes, m, name);
 }
 
-/* A __managed__ variable is one address for host and device; ptxvm's
- * device memory is not host memory, so it places the variable as a plain
- * .global (kernels see it), and the host cannot have it. */
+/* A __managed__ variable (.attribute(.managed)) is in managed memory, which
+ * the allocation table tells; a variable of another kind is not found, as
+ * CUDA answers. */
 CUresult cuLibraryGetManaged(CUdeviceptr *dptr, size_t *bytes, CUlibrary library, const char *name) {
-  (void)dptr, (void)bytes, (void)name;
   CUmodule m;
-  CUresult r = library_module(library, &m);
+  CUresult r = library_here(library, &m, "cuLibraryGetManaged");
+  CUdeviceptr a = 0;
+  size_t n = 0;
+  if (r == CUDA_SUCCESS) r = get_global(&a, &n, m, name);
   if (r != CUDA_SUCCESS) return r;
-  drv_say("cuLibraryGetManaged: managed variables are not implemented (ptxvm places them as device "
-          "variables only)");
-  return CUDA_ERROR_NOT_SUPPORTED;
+  ptxvm_mem_range range;
+  if (!drv_mem_owner(a, &range) || range.kind != PTXVM_MEM_MANAGED) return CUDA_ERROR_NOT_FOUND;
+  if (dptr) *dptr = a;
+  if (bytes) *bytes = n;
+  return CUDA_SUCCESS;
 }
 
 CUresult cuLibraryGetUnifiedFunction(void **fptr, CUlibrary library, const char *symbol) {

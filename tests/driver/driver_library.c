@@ -7,11 +7,13 @@
  * found by name; a CUkernel's function is the same handle, launches as a
  * CUfunction and has its attributes and parameter layout; its global has
  * its initial value; its module cannot be unloaded but by cuLibraryUnload;
- * managed variables and unified functions are refused by name; a library
+ * a __managed__ variable (.attribute(.managed)) is found by
+ * cuLibraryGetManaged and cuModuleGetGlobal at one address the host reads
+ * and writes and a kernel updates, a plain global is not managed (not
+ * found); unified functions are refused by name; a library
  * is loaded from a file and from PTX text; one whose context is destroyed
  * says so, and unloading invalidates it.
  *
- * STDERR-ONCE: ptxvm: cuLibraryGetManaged: managed variables are not implemented
  * STDERR-ONCE: ptxvm: cuLibraryGetUnifiedFunction: unified functions are not implemented
  * STDERR: ptxvm: cuKernelGetFunction: a library is loaded into one context, the one current at cuLibraryLoadData; using it in another context is not implemented
  */
@@ -94,7 +96,7 @@ static void test_library(CUlibrary lib) {
   /* what ptxvm does not implement, by name */
   CUdeviceptr dp;
   void *fp;
-  CHECK(cuLibraryGetManaged(&dp, &bytes, lib, "bias") == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuLibraryGetManaged(&dp, &bytes, lib, "bias") == CUDA_ERROR_NOT_FOUND);   /* not managed */
   CHECK(cuLibraryGetUnifiedFunction(&fp, lib, "addbias") == CUDA_ERROR_NOT_SUPPORTED);
   /* in another context: a kernel is still found, its function is refused */
   CUcontext here, other;
@@ -148,13 +150,29 @@ int main(void) {
 
   /* PTX text, in a context of its own, which is then destroyed */
   static const char ptx[] = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                            ".visible .entry nop()\n{\n  ret;\n}\n";
+                            ".visible .global .attribute(.managed) .align 4 .u32 hits[2] = {7, 9};\n"
+                            ".visible .entry nop()\n{\n  .reg .b32 %r<2>;\n"
+                            "  ld.global.u32 %r1, [hits+4];\n  add.u32 %r1, %r1, 1;\n"
+                            "  st.global.u32 [hits+4], %r1;\n  ret;\n}\n";
   CUcontext c;
   CHECK(cuCtxCreate(&c, NULL, 0, 0) == CUDA_SUCCESS);
   CHECK(cuLibraryLoadData(&lib, ptx, NULL, NULL, 0, NULL, NULL, 0) == CUDA_SUCCESS);
   CHECK(cuLibraryGetKernel(&k, lib, "nop") == CUDA_SUCCESS);
+  /* the managed variable: its initializer, the host's write, the kernel's */
+  CUdeviceptr hits = 0, g = 0;
+  size_t bytes = 0;
+  unsigned *hp = NULL;
+  CHECK(cuLibraryGetManaged(&hits, &bytes, lib, "hits") == CUDA_SUCCESS && bytes == 8);
+  CHECK(cuLibraryGetGlobal(&g, &bytes, lib, "hits") == CUDA_SUCCESS && g == hits);
+  CHECK(cuLibraryGetManaged(&g, &bytes, lib, "nothing") == CUDA_ERROR_NOT_FOUND);
+  unsigned managed = 0;
+  CHECK(cuPointerGetAttribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, hits) == CUDA_SUCCESS && managed);
+  hp = (unsigned *)(uintptr_t)hits;
+  CHECK(hp && hp[0] == 7 && hp[1] == 9);
+  if (hp) hp[1] = 40;
   CHECK(cuLaunchKernel((CUfunction)k, 1, 1, 1, 1, 1, 1, 0, NULL, NULL, NULL) == CUDA_SUCCESS);
   CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+  CHECK(hp && hp[1] == 41);
   CHECK(cuCtxDestroy(c) == CUDA_SUCCESS);
   CHECK(cuLibraryGetKernel(&k, lib, "nop") == CUDA_ERROR_CONTEXT_IS_DESTROYED);
   CHECK(cuLibraryUnload(lib) == CUDA_SUCCESS);
