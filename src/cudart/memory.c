@@ -7,8 +7,8 @@
  * tells device from host memory by cuMemGetAddressRange, unified
  * addressing), and symbols (host shadow -> device variable of the
  * registered fatbin, cuModuleGetGlobal). Where the driver answers
- * CUDA_ERROR_NOT_SUPPORTED (pinned, managed or registered host memory, pools
- * until they are there), so does the runtime, truthfully. */
+ * CUDA_ERROR_NOT_SUPPORTED, so does the runtime, truthfully. The 3-D
+ * forms are memory3d.c's. */
 #include <string.h>
 
 #include "runtime.h"
@@ -121,33 +121,83 @@ cudaError_t cudaMemGetInfo(size_t *free, size_t *total) {
   return rt_cu(cuMemGetInfo(free, total));
 }
 
-/* Whether p lies in a device allocation. */
-static bool on_device(const void *p) {
+bool rt_on_device(const void *p) {
   CUdeviceptr base = 0;
   size_t size = 0;
   return p && cuMemGetAddressRange(&base, &size, dp(p)) == CUDA_SUCCESS;
 }
 
+/* The driver's pointer attributes, as the runtime names them: managed
+ * memory (IS_MANAGED) before device memory, host memory (pinned or
+ * registered) reached by kernels at its own address (unified addressing). */
 cudaError_t cudaPointerGetAttributes(struct cudaPointerAttributes *attributes, const void *ptr) {
   if (!attributes) return rt_ret(cudaErrorInvalidValue);
   INIT();
   memset(attributes, 0, sizeof *attributes);
-  if (on_device(ptr)) {
+  unsigned type = 0;
+  bool managed = false;
+  int ordinal = 0;
+  CUpointer_attribute which[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED,
+                                 CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL};
+  void *data[] = {&type, &managed, &ordinal};
+  CUresult r = cuPointerGetAttributes(3, which, data, dp(ptr));
+  if (r != CUDA_SUCCESS) return rt_cu(r);
+  void *p = (void *)(uintptr_t)ptr;
+  if (managed) {
+    attributes->type = cudaMemoryTypeManaged;
+    attributes->devicePointer = attributes->hostPointer = p;
+  } else if (type == CU_MEMORYTYPE_DEVICE) {
     attributes->type = cudaMemoryTypeDevice;
-    attributes->device = 0;
-    attributes->devicePointer = (void *)(uintptr_t)ptr;
+    attributes->devicePointer = p;
+  } else if (type == CU_MEMORYTYPE_HOST) {
+    attributes->type = cudaMemoryTypeHost;
+    attributes->devicePointer = attributes->hostPointer = p;
   } else {   /* since CUDA 11: not an error, unregistered host memory */
     attributes->type = cudaMemoryTypeUnregistered;
     attributes->device = -2;
+    return cudaSuccess;
   }
+  attributes->device = ordinal;
   return cudaSuccess;
+}
+
+/* ---- managed memory hints (the driver keeps them: src/cuda/advice.c) ---- */
+
+static CUmemLocation location(struct cudaMemLocation l) {   /* the same values */
+  return (CUmemLocation){(CUmemLocationType)l.type, l.id};
+}
+
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location_,
+                                 unsigned int flags, cudaStream_t stream) {
+  INIT();
+  return rt_cu(cuMemPrefetchAsync_v2(dp(devPtr), count, location(location_), flags, stream));
+}
+
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, enum cudaMemoryAdvise advice,
+                          struct cudaMemLocation location_) {
+  INIT();
+  return rt_cu(cuMemAdvise_v2(dp(devPtr), count, (CUmem_advise)advice, location(location_)));
+}
+
+cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, enum cudaMemRangeAttribute attribute,
+                                     const void *devPtr, size_t count) {
+  INIT();
+  return rt_cu(cuMemRangeGetAttribute(data, dataSize, (CUmem_range_attribute)attribute, dp(devPtr), count));
+}
+
+cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, enum cudaMemRangeAttribute *attributes,
+                                      size_t numAttributes, const void *devPtr, size_t count) {
+  INIT();
+  /* the same values, in an enum of the same size */
+  _Static_assert(sizeof(enum cudaMemRangeAttribute) == sizeof(CUmem_range_attribute), "range attributes");
+  return rt_cu(cuMemRangeGetAttributes(data, dataSizes, (CUmem_range_attribute *)attributes, numAttributes, dp(devPtr), count));
 }
 
 /* ---- copies ---- */
 
 static enum cudaMemcpyKind resolve(enum cudaMemcpyKind kind, void *dst, const void *src) {
   if (kind != cudaMemcpyDefault) return kind;
-  bool d = on_device(dst), s = on_device(src);
+  bool d = rt_on_device(dst), s = rt_on_device(src);
   return d ? (s ? cudaMemcpyDeviceToDevice : cudaMemcpyHostToDevice)
            : (s ? cudaMemcpyDeviceToHost : cudaMemcpyHostToHost);
 }

@@ -18,9 +18,16 @@
  * version 2 that lists each object's relocatable fatbin, which is how the
  * runtime tells. CUDA 13's runtime has no texture or surface references
  * (__cudaRegisterTexture/Surface are not among its symbols).
- * __managed__ variables are refused at first use too (managed memory is not
- * there yet): by the runtime calls that name them, and, for the host's own
- * accesses, by __cudaInitModule. */
+ *
+ * A __managed__ variable is .attribute(.managed) in the PTX, which the
+ * driver places in managed memory. The host reaches it through a pointer
+ * nvcc's code keeps (__cudaRegisterManagedVar receives its address): each
+ * host access first calls __cudaInitModule (once per translation unit),
+ * which loads the module and aims every such pointer of it at its
+ * variable; any other load of the module (a launch, a symbol call, a new
+ * context after cudaDeviceReset) aims them again. The runtime calls that
+ * name a managed variable get the variable itself, the storage the pointer
+ * points at, as their symbol. */
 #include <fatbinary_section.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -32,11 +39,11 @@ enum { FATBIN_MAGIC = 0x52544642 };
 
 typedef struct RtVar {
   RtFatbin *fatbin;
-  const void *host;          /* the host shadow's address */
+  const void *host;          /* the host shadow's address (managed: NULL) */
+  void **pointer;            /* managed: nvcc's pointer the host reaches it by */
   const char *name;          /* the device name (nvcc's string, static) */
   size_t size;
   bool constant, managed;
-  bool said;                 /* a managed variable's refusal was said */
 } RtVar;
 
 struct RtFatbin {
@@ -86,27 +93,6 @@ void __cudaUnregisterFatBinary(void **fatCubinHandle) {
   if (fb && fb->magic == FATBIN_MAGIC) fb->dead = true;
 }
 
-/* nvcc's code calls this before the host first reads or writes a
- * __managed__ variable of the translation unit, through the pointer
- * __cudaRegisterManagedVar received, which the runtime must aim at the
- * variable's managed memory. ptxvm has no managed memory yet: the pointer
- * stays NULL, so the access that follows faults; say why first. */
-char __cudaInitModule(void **fatCubinHandle) {
-  bool managed = false;
-  pthread_mutex_lock(&lock);
-  for (int i = 0; i < nvars; i++)
-    if (vars[i].fatbin == (RtFatbin *)fatCubinHandle && vars[i].managed) {
-      managed = true;
-      if (!vars[i].said) {
-        vars[i].said = true;
-        rt_say("__managed__ variable %s: managed memory is not implemented yet, so the host cannot reach it "
-               "(its address is NULL)", vars[i].name);
-      }
-    }
-  pthread_mutex_unlock(&lock);
-  return !managed;
-}
-
 void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun, const char *deviceName,
                             int thread_limit, uint3 *tid, uint3 *bid, dim3 *bDim, dim3 *gDim, int *wSize) {
   (void)deviceFun, (void)thread_limit, (void)tid, (void)bid, (void)bDim, (void)gDim, (void)wSize;
@@ -124,28 +110,28 @@ void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *de
   pthread_mutex_unlock(&lock);
 }
 
-static void add_var(void **fatCubinHandle, const void *host, const char *name, size_t size, int constant,
-                    bool managed) {
+static void add_var(void **fatCubinHandle, const void *host, void **pointer, const char *name, size_t size,
+                    int constant) {
   pthread_mutex_lock(&lock);
   if (!fatCubinHandle || !grow((void **)&vars, &cap_vars, nvars, sizeof *vars)) {
     pthread_mutex_unlock(&lock);
     rt_say("out of memory registering variable %s", name);
     return;
   }
-  vars[nvars++] = (RtVar){(RtFatbin *)fatCubinHandle, host, name, size, constant != 0, managed, false};
+  vars[nvars++] = (RtVar){(RtFatbin *)fatCubinHandle, host, pointer, name, size, constant != 0, pointer != NULL};
   pthread_mutex_unlock(&lock);
 }
 
 void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress, const char *deviceName, int ext,
                        size_t size, int constant, int global) {
   (void)deviceAddress, (void)ext, (void)global;
-  add_var(fatCubinHandle, hostVar, deviceName, size, constant, false);
+  add_var(fatCubinHandle, hostVar, NULL, deviceName, size, constant);
 }
 
 void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, char *deviceAddress,
                               const char *deviceName, int ext, size_t size, int constant, int global) {
   (void)deviceAddress, (void)ext, (void)global;
-  add_var(fatCubinHandle, hostVarPtrAddress, deviceName, size, constant, true);
+  add_var(fatCubinHandle, NULL, hostVarPtrAddress, deviceName, size, constant);
 }
 
 /* ---- loading ---- */
@@ -155,6 +141,24 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, c
 static bool relocatable(const RtFatbin *fb) {
   return fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
          ((void *const *)fb->wrapper->filename_or_fatbins)[0];
+}
+
+/* Aims the host's pointer of each managed variable of fb at the variable in
+ * module m (the lock is held). A variable the module lacks: the pointer
+ * stays as it is (NULL before the first load) and the load fails. */
+static cudaError_t aim_managed(RtFatbin *fb, CUmodule m) {
+  for (int i = 0; i < nvars; i++) {
+    if (vars[i].fatbin != fb || !vars[i].managed) continue;
+    CUdeviceptr p = 0;
+    size_t n = 0;
+    CUresult r = cuModuleGetGlobal(&p, &n, m, vars[i].name);
+    if (r != CUDA_SUCCESS) {
+      rt_say("__managed__ variable %s: not in the module's PTX", vars[i].name);
+      return r == CUDA_ERROR_NOT_FOUND ? cudaErrorInvalidSymbol : rt_error(r);
+    }
+    *vars[i].pointer = (void *)(uintptr_t)p;
+  }
+  return cudaSuccess;
 }
 
 /* fb's module in the current context; the runtime's lock is held. */
@@ -178,6 +182,7 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
         : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
                                              : rt_error(r);
   }
+  if (e == cudaSuccess) e = aim_managed(fb, m);
   if (e != cudaSuccess) {
     fb->error = e;
     fb->error_epoch = rt_epoch;
@@ -187,6 +192,23 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   fb->epoch = rt_epoch;
   *out = m;
   return cudaSuccess;
+}
+
+/* nvcc's code calls this before the host first reads or writes a
+ * __managed__ variable of the translation unit (through the pointer
+ * __cudaRegisterManagedVar received); loading the module aims the
+ * pointers. Its answer is kept by the caller: 0, the load failed (said),
+ * and the next access asks again. */
+char __cudaInitModule(void **fatCubinHandle) {
+  RtFatbin *fb = (RtFatbin *)fatCubinHandle;
+  if (!fb || fb->magic != FATBIN_MAGIC || rt_init() != cudaSuccess) return 0;
+  CUmodule m = NULL;
+  pthread_mutex_lock(&lock);
+  cudaError_t e = module_of(fb, &m);
+  pthread_mutex_unlock(&lock);
+  if (e != cudaSuccess) rt_say("the host cannot reach the __managed__ variables of a module that did not load (%s)",
+                               cudaGetErrorName(e));
+  return e == cudaSuccess;
 }
 
 struct CUkern_st *rt_kernel_of(const void *host) {
@@ -234,13 +256,9 @@ cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size) {
   if (e != cudaSuccess) return e;
   pthread_mutex_lock(&lock);
   RtVar *v = NULL;
-  for (int i = 0; i < nvars && !v; i++)
-    if (vars[i].host == host) v = &vars[i];
+  for (int i = 0; i < nvars && !v; i++)   /* a managed variable: the storage its pointer aims at */
+    if (vars[i].managed ? host && *vars[i].pointer == host : vars[i].host == host) v = &vars[i];
   if (!v) e = cudaErrorInvalidSymbol;
-  else if (v->managed) {
-    rt_say("__managed__ variable %s: managed memory is not implemented yet", v->name);
-    e = cudaErrorNotSupported;
-  }
   CUmodule m = NULL;
   if (e == cudaSuccess) e = module_of(v->fatbin, &m);
   if (e == cudaSuccess) {

@@ -73,6 +73,11 @@ void rt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Says once per process that `what` is not implemented; cudaErrorNotSupported. */
 cudaError_t rt_unsupported(const char *what);
 
+/* ---- memory.c ---- */
+/* Whether p lies in an allocation of the driver (device, managed, pinned or
+ * registered memory: a copy's device side under cudaMemcpyDefault). */
+bool rt_on_device(const void *p);
+
 /* ---- context.c ---- */
 /* Makes the primary context current on the calling thread (initialising
  * the driver and retaining it on first use): cudaSuccess or the error. */
@@ -89,7 +94,8 @@ struct CUkern_st *rt_kernel_handle(const void *p);
 /* Its CUfunction, loading its fatbin's module on first use. */
 cudaError_t rt_function(struct CUkern_st *k, CUfunction *out);
 /* A registered variable's device address and size, by its host shadow
- * address (cudaMemcpyToSymbol ...): cudaErrorInvalidSymbol if none. */
+ * address (cudaMemcpyToSymbol ...; a __managed__ variable's is its storage):
+ * cudaErrorInvalidSymbol if none. */
 cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size);
 /* Forgets every loaded module (cudaDeviceReset, before the context goes). */
 void rt_modules_forget(void);
