@@ -3,7 +3,7 @@
 // properties against the attributes, versions; several kernels of one
 // translation unit share one module (a __device__ counter survives them);
 // an entry point not implemented says so once and returns cudaErrorNotSupported.
-// STDERR-ONCE: ptxvm: cudaMalloc3D is not implemented
+// STDERR-ONCE: ptxvm: cudaMallocArray is not implemented
 #include "check.h"
 
 struct Pair { int a; double b; };
@@ -142,9 +142,10 @@ int main() {
   CHECK(fn != nullptr && q == cudaDriverEntryPointSuccess);
   OK(cudaGetDriverEntryPointByVersion("cuNoSuchThing", &fn, 13000, cudaEnableDefault, &q));
   CHECK(q == cudaDriverEntryPointSymbolNotFound);
-  cudaPitchedPtr pp;
-  EXPECT(cudaMalloc3D(&pp, make_cudaExtent(16, 4, 4)), cudaErrorNotSupported);
-  EXPECT(cudaMalloc3D(&pp, make_cudaExtent(16, 4, 4)), cudaErrorNotSupported);
+  cudaArray_t arr;   // CUDA arrays are not implemented
+  cudaChannelFormatDesc fmt = cudaCreateChannelDesc<float>();
+  EXPECT(cudaMallocArray(&arr, &fmt, 16, 4), cudaErrorNotSupported);
+  EXPECT(cudaMallocArray(&arr, &fmt, 16, 4), cudaErrorNotSupported);
   EXPECT(cudaGetLastError(), cudaErrorNotSupported);
   OK(cudaFree(d));
   OK(cudaFree(d2));
