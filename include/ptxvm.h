@@ -280,8 +280,9 @@ ptxvm_status ptxvm_module_load_file(ptxvm_context *ctx, const char *path,
  *           of a name (both places named); a used reference that no input
  *           defines, named; a reference whose
  *           kind, state space or signature (.entry or .func, parameter and
- *           return counts) differs from its definition; .common rules
- *           broken; different .address_size),
+ *           return counts) differs from its definition; a variable
+ *           .attribute(.managed) in one input and not in another (§5.4.8);
+ *           .common rules broken; different .address_size),
  *         PTXVM_ERROR_OUT_OF_MEMORY. */
 ptxvm_status ptxvm_module_load_linked(ptxvm_context *ctx, int count, const char *const *texts,
                                       const size_t *lens, const char *const *names, const char *name,
@@ -460,7 +461,10 @@ ptxvm_status ptxvm_module_unsupported(ptxvm_module *mod, int index, ptxvm_unsupp
 
 /* Prepares the module as its first launch would, without lowering its
  * code: its .global and .const variables get device memory and their
- * initial values, its shared and local memory are laid out, and what stops
+ * initial values (a .global with .attribute(.managed), PTX ISA §5.4.8:
+ * managed memory, page-aligned, which the host reads and writes at the
+ * address kernels use; a larger .align is refused, PTXVM_ERROR_NOT_SUPPORTED;
+ * .attribute(.unified) is refused when the module is parsed), its shared and local memory are laid out, and what stops
  * the module as a whole is found (a frame or local memory per thread too
  * large, variables that do not fit in device memory). Each kernel is
  * lowered later, with the functions it can call, at its first launch or
@@ -528,7 +532,8 @@ typedef uint64_t ptxvm_devptr;
 /* What an allocation is (ptxvm_mem_query). */
 typedef enum ptxvm_mem_kind {
   PTXVM_MEM_DEVICE = 1,      /* ptxvm_mem_alloc, module variables: kernels only */
-  PTXVM_MEM_MANAGED = 2,     /* ptxvm_mem_alloc_managed: host and kernels */
+  PTXVM_MEM_MANAGED = 2,     /* ptxvm_mem_alloc_managed, .attribute(.managed)
+                                module variables: host and kernels */
   PTXVM_MEM_HOST = 3,        /* ptxvm_mem_alloc_host: host memory kernels reach */
   PTXVM_MEM_REGISTERED = 4,  /* ptxvm_mem_register: the caller's host memory */
 } ptxvm_mem_kind;
@@ -664,7 +669,9 @@ ptxvm_status ptxvm_mem_host_ptr(ptxvm_context *ctx, ptxvm_devptr ptr, size_t byt
  * as kernels of the module see it; prepares the module first
  * (ptxvm_module_prepare: its variables are placed, initialised, before any
  * launch). The host may read and write it with the memcpy
- * calls below; .const stays read-only to kernels. Valid until the module is
+ * calls below (a .attribute(.managed) one, in managed memory, also at its
+ * address: ptxvm_mem_query says PTXVM_MEM_MANAGED); .const stays read-only
+ * to kernels. Valid until the module is
  * unloaded.
  * Errors: PTXVM_ERROR_INVALID_VALUE (mod or name NULL; a bad
  *         PTXVM_DEVICE_MEMORY), PTXVM_ERROR_INVALID_HANDLE,
