@@ -163,7 +163,7 @@ static void test_errors(ptxvm_context *ctx) {
   const char *mref = HEAD ".extern .global .u32 m;\n"
                      ".visible .entry k() { .reg .b32 %r1; ld.global.u32 %r1, [m]; ret; }\n";
   CHECK(has(link_error(ctx, mref, HEAD ".visible .global .attribute(.managed) .u32 m;\n"),
-            "x.ptx:4:21: error: 'm' is declared without .attribute(.managed) here but with it at y.ptx:4:",
+            "x.ptx:4:22: error: 'm' is declared without .attribute(.managed) here but with it at y.ptx:4:44",
             NULL));
   CHECK(has(link_error(ctx, HEAD ".weak .global .attribute(.managed) .u32 m;\n",
                        HEAD ".visible .global .u32 m;\n"),
