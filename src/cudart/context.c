@@ -12,6 +12,7 @@
  * (src/cuda/attributes.def is the one source of the device model): one row
  * of the table below per field. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -47,11 +48,14 @@ static CUresult retain(bool *in_init) {
   return r;
 }
 
+static atomic_bool reaim;   /* cudaDeviceReset freed the managed variables */
+
 cudaError_t rt_init(void) {
   bool in_init = false;
   CUresult r = retain(&in_init);
   if (r == CUDA_ERROR_NO_DEVICE) return cudaErrorNoDevice;
   if (in_init) return cudaErrorInitializationError;   /* cuInit said why (a bad PTXVM_* variable) */
+  if (r == CUDA_SUCCESS && atomic_exchange(&reaim, false)) rt_managed_reaim();
   return rt_error(r);
 }
 
@@ -214,6 +218,7 @@ cudaError_t cudaDeviceReset(void) {
   rt_epoch++;
   pthread_mutex_unlock(&lock);
   rt_modules_forget();   /* and every thread's sticky error goes (error.c) */
+  atomic_store(&reaim, true);
   if (had) {
     cuCtxSynchronize();   /* flushes device printf output; a sticky error is dropped */
     CUresult r = cuDevicePrimaryCtxReset(0);

@@ -24,8 +24,10 @@
  * nvcc's code keeps (__cudaRegisterManagedVar receives its address): each
  * host access first calls __cudaInitModule (once per translation unit),
  * which loads the module and aims every such pointer of it at its
- * variable; any other load of the module (a launch, a symbol call, a new
- * context after cudaDeviceReset) aims them again. The runtime calls that
+ * variable; any other load of the module (a launch, a symbol call) aims
+ * them again. cudaDeviceReset frees them with the context (the pointers
+ * become NULL); the first runtime call after it loads those modules again
+ * (rt_managed_reaim), since nvcc's code calls __cudaInitModule only once. The runtime calls that
  * name a managed variable get the variable itself, the storage the pointer
  * points at, as their symbol. */
 #include <fatbinary_section.h>
@@ -269,9 +271,24 @@ cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size) {
   return e;
 }
 
+/* After cudaDeviceReset: each module that has managed variables is loaded
+ * in the new context, so the host's pointers aim at live storage again. */
+void rt_managed_reaim(void) {
+  pthread_mutex_lock(&lock);
+  for (int i = 0; i < nvars; i++) {
+    CUmodule m;
+    if (vars[i].managed && !vars[i].fatbin->dead) module_of(vars[i].fatbin, &m);   /* a failure is said */
+  }
+  pthread_mutex_unlock(&lock);
+}
+
 void rt_modules_forget(void) {
   pthread_mutex_lock(&lock);
   for (int i = 0; i < nkernels; i++) kernels[i]->fn = NULL;
+  /* the storage goes with the context: a host access before the next
+     runtime call faults at NULL instead of reading freed memory */
+  for (int i = 0; i < nvars; i++)
+    if (vars[i].managed) *vars[i].pointer = NULL;
   for (int i = 0; i < nvars; i++) vars[i].fatbin->module = NULL;
   for (int i = 0; i < nkernels; i++) kernels[i]->fatbin->module = NULL;
   pthread_mutex_unlock(&lock);

@@ -99,5 +99,8 @@ cudaError_t rt_function(struct CUkern_st *k, CUfunction *out);
 cudaError_t rt_symbol(const void *host, CUdeviceptr *dptr, size_t *size);
 /* Forgets every loaded module (cudaDeviceReset, before the context goes). */
 void rt_modules_forget(void);
+/* Loads again each module that has __managed__ variables (the first
+ * runtime call after cudaDeviceReset), aiming the host's pointers. */
+void rt_managed_reaim(void);
 
 #endif

@@ -6,7 +6,9 @@
 // memory shared the same way; cudaPointerGetAttributes says
 // cudaMemoryTypeManaged with both pointers; the hints (cudaMemAdvise,
 // cudaMemPrefetchAsync on a stream) reported back by
-// cudaMemRangeGetAttribute(s); the errors for memory that is not managed.
+// cudaMemRangeGetAttribute(s); the errors for memory that is not managed;
+// after cudaDeviceReset, the variables usable again from the next runtime
+// call on.
 #include "check.h"
 
 enum { N = 64 };
@@ -122,5 +124,17 @@ int main() {
   OK(cudaStreamDestroy(s));
   EXPECT(cudaGetLastError(), cudaErrorInvalidDevice);   // the last error, read and cleared
   OK(cudaGetLastError());
+
+  // after cudaDeviceReset the first runtime call aims the pointers again
+  OK(cudaDeviceReset());
+  OK(cudaFree(nullptr));
+  for (int i = 0; i < N; i++) x[i] = -i;
+  factor = 1.0f;
+  bump<<<2, 32>>>(N);
+  OK(cudaDeviceSynchronize());
+  bad = 0;
+  for (int i = 0; i < N; i++) bad += x[i] != 0;
+  CHECK(bad == 0);
+  CHECK(is_managed(x));
   return finish();
 }
