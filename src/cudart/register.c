@@ -27,9 +27,9 @@
  * variable; any other load of the module (a launch, a symbol call) aims
  * them again. cudaDeviceReset frees them with the context (the pointers
  * become NULL); the first runtime call after it loads those modules again
- * (rt_managed_reaim), since nvcc's code calls __cudaInitModule only once. The runtime calls that
- * name a managed variable get the variable itself, the storage the pointer
- * points at, as their symbol. */
+ * (rt_managed_reaim), since nvcc's code calls __cudaInitModule only once.
+ * The runtime calls that name a managed variable get the variable itself,
+ * the storage the pointer points at, as their symbol. */
 #include <fatbinary_section.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -184,7 +184,7 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
         : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
                                              : rt_error(r);
   }
-  if (e == cudaSuccess) e = aim_managed(fb, m);
+  if (e == cudaSuccess && (e = aim_managed(fb, m)) != cudaSuccess) cuModuleUnload(m);
   if (e != cudaSuccess) {
     fb->error = e;
     fb->error_epoch = rt_epoch;
