@@ -46,6 +46,23 @@ static int cu_dtoh(void *u, void *dst, uint64_t addr, size_t bytes) {
   return cuMemcpyDtoH(dst, addr, bytes) != CUDA_SUCCESS;
 }
 
+static const char *cu_alloc(void *u, size_t bytes, uint64_t *addr) {
+  (void)u;
+  CUdeviceptr p;
+  CUresult r = cuMemAlloc(&p, bytes);
+  const char *name = "cuMemAlloc failed";
+  if (r) {
+    cuGetErrorName(r, &name);
+    return name;
+  }
+  *addr = p;
+  return NULL;
+}
+static void cu_free(void *u, uint64_t addr) {
+  (void)u;
+  cuMemFree(addr);
+}
+
 /* The driver's verdict on the PTX first: the JIT compiler's log when it
  * rejects it (exit 2), whatever ptxvm thinks of it. */
 static int driver_load(const char *ptx, CUmodule *mod) {
@@ -81,22 +98,11 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
     return cuda_bad(r, "printf buffer size");
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
-  RunDevice dev = {cu_htod, cu_dtoh, NULL};
-  for (int i = 0; i < o->nspecs; i++) {
-    values[i] = args[i].by_value ? (void *)args[i].data : (void *)&args[i].bits;
-    if (!args[i].is_buf || args[i].by_value) continue;
-    size_t bytes = args[i].n * args[i].t->size;
-    CUdeviceptr p;
-    if ((r = cuMemAlloc(&p, bytes ? bytes : 1))) {
-      free(values);
-      return cuda_bad(r, "buffer");
-    }
-    args[i].bits = p;
-    int rc = run_upload(&args[i], &dev);
-    if (rc != EXIT_OK) {
-      free(values);
-      return rc;
-    }
+  RunDevice dev = {cu_htod, cu_dtoh, cu_alloc, cu_free, false, NULL};
+  int rc = run_bind(o, args, &dev, values);
+  if (rc != EXIT_OK) {
+    free(values);
+    return rc;
   }
   if (o->shared > 48 * 1024 &&
       (r = cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)o->shared))) {
@@ -126,11 +132,8 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
   if (r) return cuda_bad(r, "launch");
   if ((r = cuCtxSynchronize())) return cuda_bad(r, "kernel");
   fflush(stdout);   /* the device's printf output comes first, as in ptxvm */
-  for (int i = 0; i < o->ndumps; i++) {
-    int rc = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
-    if (rc != EXIT_OK) return rc;
-  }
-  return EXIT_OK;
+  for (int i = 0; rc == EXIT_OK && i < o->ndumps; i++) rc = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
+  return rc;
 }
 
 static void usage(FILE *f) {

@@ -210,19 +210,14 @@ static int vm_dtoh(void *u, void *dst, uint64_t addr, size_t bytes) {
   return ptxvm_memcpy_dtoh(u, dst, addr, bytes) != PTXVM_SUCCESS;
 }
 
-/* Allocates and fills each buffer; values[i] points at parameter i's bytes. */
-static int bind_args(ptxvm_context *ctx, const RunOpts *o, Arg *args, void **values) {
-  RunDevice dev = {vm_htod, vm_dtoh, ctx};
-  for (int i = 0; i < o->nspecs; i++) {
-    values[i] = args[i].by_value ? (void *)args[i].data : (void *)&args[i].bits;
-    if (!args[i].is_buf || args[i].by_value) continue;
-    if (ptxvm_mem_alloc(ctx, args[i].n * args[i].t->size, &args[i].bits) != PTXVM_SUCCESS)
-      return run_bad("argument %d '%s': %s", i, args[i].spec, ptxvm_last_error(ctx));
-    if (args[i].init == INIT_ZERO) continue;   /* allocations are zeroed, and cost nothing until written */
-    int rc = run_upload(&args[i], &dev);
-    if (rc != EXIT_OK) return rc;
-  }
-  return EXIT_OK;
+static const char *vm_alloc(void *u, size_t bytes, uint64_t *addr) {
+  return ptxvm_mem_alloc(u, bytes, addr) != PTXVM_SUCCESS ? ptxvm_last_error(u) : NULL;
+}
+static void vm_free(void *u, uint64_t addr) { ptxvm_mem_free(u, addr); }
+
+/* The context's memory as runargs.c sees it (allocations read zero). */
+static RunDevice vm_device(ptxvm_context *ctx) {
+  return (RunDevice){vm_htod, vm_dtoh, vm_alloc, vm_free, true, ctx};
 }
 
 static int exit_for(ptxvm_status st) {
@@ -257,7 +252,8 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
   int rc = run_check_args(fn, o, args);
-  if (rc == EXIT_OK) rc = bind_args(ctx, o, args, values);
+  RunDevice dev = vm_device(ctx);
+  if (rc == EXIT_OK) rc = run_bind(o, args, &dev, values);
   bool hazard = false;
   if (rc == EXIT_OK) {
     struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
@@ -284,7 +280,6 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
   }
   /* a hazard under --check: the kernel completed, so its buffers are dumped */
   for (int i = 0; (rc == EXIT_OK || hazard) && i < o->ndumps; i++) {
-    RunDevice dev = {vm_htod, vm_dtoh, ctx};
     int r = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
     if (r != EXIT_OK) rc = r;
   }

@@ -23,8 +23,13 @@ typedef struct ArgType {
 /* How a buffer's elements are made (TYPE[N]:INIT). */
 typedef enum { INIT_ZERO, INIT_IOTA, INIT_FILL, INIT_RAND, INIT_LIST, INIT_FILE } ArgInit;
 
+/* A struct argument's field that holds a buffer's device address: the
+ * 8 bytes at `offset` get the address of buffer argument `buf`. */
+typedef struct Fixup { size_t offset; int buf; } Fixup;
+
 typedef struct Arg {
   const char *spec;
+  char *own_spec;         /* an inline buffer's spec, cut out of its struct's (freed) */
   const ArgType *t;
   bool is_buf;
   bool by_value;          /* TYPE[N]:INIT for an array parameter: its bytes, not a buffer */
@@ -34,6 +39,9 @@ typedef struct Arg {
   uint64_t v;             /* fill=V: V's bits; rand=SEED: SEED */
   const char *path;       /* @PATH */
   uint8_t *data;          /* INIT_LIST: the elements (also a by-value argument's bytes) */
+  bool is_struct;         /* {FIELD, ...}: by_value, n bytes of t (u8) laid out from fields */
+  unsigned align;         /* a struct's alignment: its widest field's */
+  Fixup *fix; int nfix;   /* a struct's address fields */
 } Arg;
 
 /* The device a tool runs on, as the buffers see it: copies of `bytes`
@@ -41,6 +49,10 @@ typedef struct Arg {
 typedef struct RunDevice {
   int (*htod)(void *u, uint64_t addr, const void *src, size_t bytes);
   int (*dtoh)(void *u, void *dst, uint64_t addr, size_t bytes);
+  /* a buffer of `bytes` bytes (at least 1): NULL, or why not */
+  const char *(*alloc)(void *u, size_t bytes, uint64_t *addr);
+  void (*free)(void *u, uint64_t addr);
+  bool zeroed;            /* alloc's memory reads zero: zero buffers need no copy */
   void *u;
 } RunDevice;
 
@@ -59,6 +71,8 @@ typedef struct RunOpts {
   uint64_t device_memory; /* --device-memory SIZE (0: the library's default) */
   uint64_t printf_buffer; /* --printf-buffer SIZE (0: the default, 1 MiB) */
   const char **specs; int nspecs;
+  int nargs;              /* Args: the nspecs parameters, then the inline buffers of
+                             struct arguments, in the order they are written */
   Dump *dumps; int ndumps;
   const char *file, *kernel;
 } RunOpts;
@@ -92,6 +106,11 @@ void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], u
 /* Checks the args against fn's parameters and the dumps against the args;
  * marks array parameters by_value. Buffers still need a device address. */
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args);
+/* Allocates and fills every buffer (inline ones too), writes the struct
+ * arguments' address fields, and points values[i] at parameter i's bytes. */
+int run_bind(const RunOpts *o, Arg *args, const RunDevice *dev, void **values);
+/* Frees the buffers run_bind allocated. */
+void run_unbind(const RunOpts *o, Arg *args, const RunDevice *dev);
 /* Writes the elements of a buffer to its device memory at a->bits, a piece
  * at a time. */
 int run_upload(const Arg *a, const RunDevice *dev);
