@@ -1,6 +1,7 @@
 /* runargs.c: the `ptxvm run` command line minus the device (runargs.h). */
 #include <ctype.h>
 #include <errno.h>
+#include <fenv.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -13,16 +14,18 @@
 #include "demangle.h"
 #include "runargs.h"
 #include "suggest.h"
+#include "../src/exec/fpconv.h"
 #include "../src/util/text.h"
 
 const char *run_prog = "ptxvm";
 bool run_stdout_reported;
 
 static const ArgType arg_types[] = {
-  {"u8", 1, 'u'},  {"u16", 2, 'u'}, {"u32", 4, 'u'}, {"u64", 8, 'u'},
-  {"s8", 1, 's'},  {"s16", 2, 's'}, {"s32", 4, 's'}, {"s64", 8, 's'},
-  {"b8", 1, 'b'},  {"b16", 2, 'b'}, {"b32", 4, 'b'}, {"b64", 8, 'b'},
-  {"f32", 4, 'f'}, {"f64", 8, 'f'},
+  {"u8", 1, 'u', 0},  {"u16", 2, 'u', 0}, {"u32", 4, 'u', 0}, {"u64", 8, 'u', 0},
+  {"s8", 1, 's', 0},  {"s16", 2, 's', 0}, {"s32", 4, 's', 0}, {"s64", 8, 's', 0},
+  {"b8", 1, 'b', 0},  {"b16", 2, 'b', 0}, {"b32", 4, 'b', 0}, {"b64", 8, 'b', 0},
+  {"f32", 4, 'f', 0}, {"f64", 8, 'f', 0},
+  {"f16", 2, 'f', 'h'}, {"bf16", 2, 'f', 'B'}, {"e4m3", 1, 'f', '4'}, {"e5m2", 1, 'f', '5'},
 };
 
 int run_bad(const char *fmt, ...) {
@@ -94,8 +97,79 @@ static bool parse_float(const ArgType *t, const char *s, uint64_t *bits) {
   return true;
 }
 
+/* ---- The small floats: f16, bf16, e4m3, e5m2 (PTX ISA 9.0 §5.2.5) ----
+ * Converted with the library's own rounding (src/exec/fpconv.h): to
+ * nearest even, NaN the format's canonical NaN. */
+
+/* d rounded to t, to nearest even; overflow as cvt.rn (f16, bf16:
+ * infinity) or, with satfinite, cvt.rn.satfinite (the one conversion the
+ * ISA has to f8: the largest finite value); e4m3 without it: NaN. */
+static uint64_t small_encode(const ArgType *t, double d, bool satfinite) {
+  switch (t->fmt) {
+  case 'h': return fp_round(d, 5, 10, FR_RN, satfinite);
+  case 'B': return fp_round(d, 8, 7, FR_RN, satfinite);
+  default: return f8_round_rn(d, t->fmt == '4', satfinite);
+  }
+}
+
+/* The value of t's bits, exactly; a NaN keeps its sign (it prints -nan,
+ * as an f32 one does). */
+static double small_decode(const ArgType *t, uint64_t bits) {
+  double r = t->fmt == 'h' ? fp_decode(bits, 5, 10) : t->fmt == 'B' ? fp_decode(bits, 8, 7)
+           : f8_decode((uint8_t)bits, t->fmt == '4');
+  return isnan(r) ? copysign(r, bits >> (8 * t->size - 1) & 1 ? -1.0 : 1.0) : r;
+}
+
+/* The decimal s as a double rounded to odd (of the two doubles around it,
+ * the one whose last bit is 1, when it is neither): rounding that double
+ * to a format of at most 51 bits rounds s itself correctly, where the
+ * nearest double could sit on a tie that s is not. */
+static bool strtod_odd(const char *s, double *d) {
+  char *end;
+  int mode = fegetround();
+  fesetround(FE_DOWNWARD);
+  double lo = strtod(s, &end);
+  fesetround(FE_UPWARD);
+  double hi = strtod(s, NULL);
+  fesetround(mode);
+  if (!*s || *end) return false;
+  *d = lo == hi || (f64_bits(lo) & 1) ? lo : hi;
+  return true;
+}
+
+/* A literal for a small float: a decimal (rounded to nearest even), inf,
+ * nan, or the bits as 0h and 2 or 4 hex digits. A finite literal beyond
+ * the format's range is an error, as is inf for e4m3 (it has none). */
+static bool parse_small(const ArgType *t, const char *s, uint64_t *bits) {
+  double d;
+  if (s[0] == '0' && (s[1] == 'h' || s[1] == 'H')) return parse_bits(s, 2 * (int)t->size, bits);
+  if (!strtod_odd(s, &d)) return false;
+  *bits = small_encode(t, d, false);
+  double r = small_decode(t, *bits);
+  return isnan(d) || (!isnan(r) && (isinf(d) || !isinf(r)));
+}
+
+/* Why a number is not a value of small float t: "" when it is not one. */
+static const char *range_note(const ArgType *t, const char *s) {
+  double d;
+  if (!t->fmt || !strtod_odd(s, &d) || isnan(d)) return "";
+  if (isinf(d)) return t->fmt == '4' ? " (e4m3 has no infinity; its largest finite value is 448)" : "";
+  switch (t->fmt) {
+  case 'h': return " (beyond f16's range: its largest finite value is 65504)";
+  case 'B': return " (beyond bf16's range: its largest finite value is about 3.39e38)";
+  case '4': return " (beyond e4m3's range: its largest finite value is 448)";
+  default: return " (beyond e5m2's range: its largest finite value is 57344)";
+  }
+}
+
+/* The digits that print every value of a small float so that it reads
+ * back the same (1 + ceil(p log10 2) for p significand bits; 3 for the
+ * f8 formats, so short values such as 1.25 print whole). */
+static int small_digits(const ArgType *t) { return t->fmt == 'h' ? 5 : t->fmt == 'B' ? 4 : 3; }
+
 /* The bits of VALUE as type t; false if it does not parse or fit. */
 static bool parse_value(const ArgType *t, const char *s, uint64_t *bits) {
+  if (t->fmt) return parse_small(t, s, bits);
   if (t->kind == 'f') return parse_float(t, s, bits);
   bool neg = *s == '-';
   uint64_t v;
@@ -122,11 +196,11 @@ static uint64_t rand_bits(const ArgType *t, uint64_t seed, size_t i) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   uint64_t x = z ^ (z >> 31);
   if (t->kind != 'f') return x;   /* stored as its low t->size bytes */
-  if (t->size == 4) {
+  if (t->size <= 4) {   /* f32, and the small floats rounded from it */
     float f = (float)((double)(x >> 40) * 0x1p-24) * 2.0f - 1.0f;
     uint32_t u;
     memcpy(&u, &f, 4);
-    return u;
+    return t->fmt ? small_encode(t, (double)f, false) : u;
   }
   double d = ((double)(x >> 11) * 0x1p-53) * 2.0 - 1.0;
   uint64_t u;
@@ -140,6 +214,7 @@ static void put(uint8_t *data, const ArgType *t, size_t i, uint64_t bits) {
 
 static uint64_t iota_bits(const ArgType *t, size_t i) {
   if (t->kind != 'f') return i;
+  if (t->fmt) return small_encode(t, (double)i, t->size == 1);
   uint64_t b;
   if (t->size == 4) {
     float f = (float)i;
@@ -262,7 +337,8 @@ static int init_buffer(Arg *a, const char *init) {
   if (!strcmp(init, "iota")) { a->init = INIT_IOTA; return EXIT_OK; }
   if (!strncmp(init, "fill=", 5)) {
     a->init = INIT_FILL;
-    if (!parse_value(t, init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, init + 5, t->name);
+    if (!parse_value(t, init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a %s value%s", a->spec, init + 5, t->name,
+                                                       range_note(t, init + 5));
     return EXIT_OK;
   }
   if (!strncmp(init, "rand=", 5)) {
@@ -275,7 +351,7 @@ static int init_buffer(Arg *a, const char *init) {
   for (const char *c = init; *c; c++) given += *c == ',';
   uint64_t v;
   bool one_value = given == 1 && parse_value(t, init, &v);
-  if (given == 1 && !one_value && isalpha((unsigned char)*init))
+  if (given == 1 && !one_value && isalpha((unsigned char)*init) && !*range_note(t, init))
     return run_bad("argument '%s': unknown INIT '%s' (zero, iota, fill=V, rand=SEED, @PATH, or N values "
                    "V0,V1,...)", a->spec, init);
   if (given != a->n)
@@ -292,7 +368,7 @@ static int init_buffer(Arg *a, const char *init) {
     if (len == 0 || len >= sizeof tok) return run_bad("argument '%s': bad element list or initializer '%s'", a->spec, init);
     memcpy(tok, p, len);
     tok[len] = 0;
-    if (!parse_value(t, tok, &v)) return run_bad("argument '%s': '%s' is not a %s value", a->spec, tok, t->name);
+    if (!parse_value(t, tok, &v)) return run_bad("argument '%s': '%s' is not a %s value%s", a->spec, tok, t->name, range_note(t, tok));
     if (i < a->n) put(a->data, t, i, v);
     i++;
     if (!p[len]) break;
@@ -308,10 +384,11 @@ static int parse_arg(Arg *a, const char *spec) {
   a->spec = spec;
   size_t tl = strcspn(spec, "[:");
   a->t = find_type(spec, tl);
-  if (!a->t) return run_bad("argument '%s': unknown type '%.*s' (u8..u64, s8..s64, b8..b64, f32, f64)", spec, (int)tl, spec);
+  if (!a->t) return run_bad("argument '%s': unknown type '%.*s' (u8..u64, s8..s64, b8..b64, f16, bf16, f32, f64, e4m3, e5m2)", spec, (int)tl, spec);
   const char *p = spec + tl;
   if (*p == ':') {
-    if (!parse_value(a->t, p + 1, &a->bits)) return run_bad("argument '%s': '%s' is not a %s value", spec, p + 1, a->t->name);
+    if (!parse_value(a->t, p + 1, &a->bits)) return run_bad("argument '%s': '%s' is not a %s value%s", spec, p + 1, a->t->name,
+                                                            range_note(a->t, p + 1));
     return EXIT_OK;
   }
   if (*p != '[') return run_bad("argument '%s': expected TYPE:VALUE or TYPE[N]:INIT", spec);
@@ -496,7 +573,8 @@ static int parse_field(const StructCtx *c, const char **pp, Fields *f) {
   if (len >= sizeof tok) return run_bad("argument '%s': field value '%.20s...' is too long", c->spec, v);
   memcpy(tok, v, len);
   tok[len] = 0;
-  if (!parse_value(t, tok, &bits)) return run_bad("argument '%s': field '%s' is not a %s value", c->spec, tok, t->name);
+  if (!parse_value(t, tok, &bits)) return run_bad("argument '%s': field '%s' is not a %s value%s", c->spec, tok, t->name,
+                                                    range_note(t, tok));
   return fields_put(f, &bits, t->size, t->size, NULL);   /* little-endian host */
 }
 
@@ -563,7 +641,9 @@ static bool parse_dims(const char *s, unsigned d[3]) {
 static void print_elem(const ArgType *t, const uint8_t *p) {
   uint64_t v = 0;
   memcpy(&v, p, t->size);
-  if (t->kind == 'f') {
+  if (t->fmt) {
+    printf("%.*g", small_digits(t), small_decode(t, v));
+  } else if (t->kind == 'f') {
     if (t->size == 4) { float f; memcpy(&f, p, 4); printf("%.9g", (double)f); }
     else { double d; memcpy(&d, p, 8); printf("%.17g", d); }
   } else if (t->kind == 's') {

@@ -18,6 +18,7 @@ typedef struct ArgType {
   const char *name;
   unsigned size;     /* bytes */
   char kind;         /* 'u', 's', 'b', 'f' */
+  char fmt;          /* the small floats: 'h' f16, 'B' bf16, '4' e4m3, '5' e5m2; else 0 */
 } ArgType;
 
 /* How a buffer's elements are made (TYPE[N]:INIT). */

@@ -95,6 +95,94 @@ expect_exit 2 "-o 4: there is no argument 4 (3 given with -a, numbered from 0, t
 expect_exit 2 "-o 0: argument 0 is not a buffer" run "$S" -a '{u32[3]:iota, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 0
 
 # ---- small float types ----
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{\n  ret;\n}\n' > "$T/k.ptx"
+K="$T/k.ptx"
+# f16 (%.5g): 0.1 is 0.0999755859375; 6e-8 the smallest subnormal 2^-24;
+# 2049 a tie between 2048 and 2050 (even: 2048), 2051 one between 2050 and 2052
+expect_out "1 0.099976 65504 -2.5 inf -inf nan 5.9605e-08 2048 2052 -0" \
+  run "$K" -a 'f16[11]:1,0.1,65504,-2.5,inf,-inf,nan,6e-8,2049,2051,-0' -o 0
+# round to nearest even from the decimal itself: 1 + 2^-11 is a tie (to 1),
+# a hair above it rounds up, a hair below down (the nearest double of
+# either is the tie itself)
+expect_out "1 1.001 1" run "$K" -a 'f16[3]:1.00048828125,1.00048828125000000001,1.00048828124999999999' -o 0
+expect_out "65504" run "$K" -a 'f16[1]:65519' -o 0
+expect_exit 2 "'65520' is not a f16 value (beyond f16's range: its largest finite value is 65504)" run "$K" -a 'f16[1]:65520'
+expect_exit 2 "is not a f16 value (beyond f16's range" run "$K" -a 'f16:1e6'
+# bf16 (%.4g): pi is 3.140625
+expect_out "1 3.141 -inf 9.969e+37 -0.007812" run "$K" -a 'bf16[5]:1,3.14159,-inf,1e38,-0.0078125' -o 0
+expect_exit 2 "'1e39' is not a bf16 value (beyond bf16's range" run "$K" -a 'bf16[1]:fill=1e39'
+# e4m3 (%.3g): no infinity, 448 the largest, 464 a tie that rounds to it
+expect_out "448 0.102 0.00195 nan -1.25 448" run "$K" -a 'e4m3[6]:448,0.1,0.001953125,nan,-1.25,464' -o 0
+expect_exit 2 "'465' is not a e4m3 value (beyond e4m3's range: its largest finite value is 448)" run "$K" -a 'e4m3[1]:465'
+expect_exit 2 "'inf' is not a e4m3 value (e4m3 has no infinity; its largest finite value is 448)" run "$K" -a 'e4m3[1]:inf'
+# e5m2 (%.3g): IEEE-like, 57344 the largest finite value
+expect_out "5.73e+04 1.25 inf -inf nan 1.53e-05" run "$K" -a 'e5m2[6]:57344,1.25,inf,-inf,nan,0.0000152587890625' -o 0
+expect_exit 2 "'61440' is not a e5m2 value (beyond e5m2's range" run "$K" -a 'e5m2[1]:61440'
+# the bits: 0h and 2 hex digits per byte
+expect_out "1 nan -2" run "$K" -a 'f16[3]:0h3c00,0h7e00,0hc000' -o 0
+expect_out "1 -inf" run "$K" -a 'e5m2[2]:0h3c,0hfc' -o 0
+expect_exit 2 "is not a f16 value" run "$K" -a 'f16[1]:0h3c'
+# iota converts as cvt.rn (f16: 65520 and up are inf) and, for the f8
+# formats, as cvt.rn.satfinite (the one f32 -> f8 conversion of the ISA):
+# 17 ties to 16, 19 to 20, and 449..499 saturate to 448
+expect_out "0 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 16 18 20" run "$K" -a 'e4m3[20]:iota' -o 0
+got=$("$PTXVM" run "$K" -a 'e4m3[500]:iota' -o 0 | awk '{print $449, $450, $NF}')
+if [ "$got" = "448 448 448" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: e4m3 iota saturates: $got"; fi
+got=$("$PTXVM" run "$K" -a 'f16[70000]:iota' -o 0 | awk '{print $2050, $2051, $65505, $NF}')
+if [ "$got" = "2048 2050 65504 inf" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: f16 iota: $got"; fi
+# rand=SEED: the f32 of the documented generator, rounded to the type
+# (computed apart in Python: struct's 'e' for f16, bf16 by hand)
+expect_out "0.13318 0.49146 0.94189 -0.11127" run "$K" -a 'f16[4]:rand=1' -o 0
+expect_out "0.1328 0.4922 0.9414 -0.1113" run "$K" -a 'bf16[4]:rand=1' -o 0
+# every f16, bf16, e5m2 and e4m3 value: the dump prints the number Python
+# decodes from the bits (struct 'e'; bf16 the upper half of an f32, e5m2
+# of an f16; e4m3 by hand; a NaN as nan or
+# -nan, by its sign, as f32 prints), and parsing what is
+# printed gives the bits back (in lists of 4096, under the argument limit)
+python3 - "$PTXVM" "$K" <<'PY' > "$T/all16" 2>&1
+import struct, subprocess, sys, math
+ptxvm, k = sys.argv[1], sys.argv[2]
+bad = 0
+def e4m3(b):   # 1-4-3, bias 7, no infinity, S.1111.111 NaN
+    e, m = b >> 3 & 15, b & 7
+    v = float("nan") if e == 15 and m == 7 else (m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7))
+    return -v if b & 0x80 else v
+for name, n, dec, digits in (("f16", 65536, lambda b: struct.unpack("<e", struct.pack("<H", b))[0], 5),
+                             ("bf16", 65536, lambda b: struct.unpack("<f", struct.pack("<I", b << 16))[0], 4),
+                             ("e5m2", 256, lambda b: struct.unpack("<e", struct.pack("<H", b << 8))[0], 3),
+                             ("e4m3", 256, e4m3, 3)):
+    with open(k + ".bin", "wb") as f:
+        f.write(struct.pack("<%d%s" % (n, "H" if n > 256 else "B"), *range(n)))
+    out = subprocess.run([ptxvm, "run", k, "-a", "%s[]:@%s.bin" % (name, k), "-o", "0"],
+                         capture_output=True, text=True).stdout.split()
+    if len(out) != n:
+        print("FAIL: %s: %d values printed" % (name, len(out))); sys.exit(1)
+    for b, text in enumerate(out):
+        v = dec(b)
+        if math.isnan(v):
+            bad += text != ("-nan" if b & (n >> 1) else "nan")   # the sign, as f32 prints it
+        elif float(text) != float("%.*g" % (digits, v)) or text != "%.*g" % (digits, v):
+            bad += 1
+            if bad < 5: print("FAIL: %s 0x%04x prints %s, not %.*g" % (name, b, text, digits, v))
+    finite = [b for b in range(n) if not math.isnan(dec(b))]
+    for i in range(0, len(finite), 4096):
+        chunk = finite[i:i + 4096]
+        got = subprocess.run([ptxvm, "run", k, "-a", "%s[%d]:%s" % (name, len(chunk), ",".join(out[b] for b in chunk)),
+                              "-o", "0=%s.out" % k], capture_output=True, text=True)
+        back = struct.unpack("<%d%s" % (len(chunk), "H" if n > 256 else "B"), open(k + ".out", "rb").read())
+        for b, r in zip(chunk, back):
+            if b != r:
+                bad += 1
+                if bad < 5: print("FAIL: %s 0x%04x printed as %s parses to 0x%04x" % (name, b, out[b], r))
+print("bad", bad)
+PY
+if [ "$(tail -1 "$T/all16")" = "bad 0" ]; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: all small float values: $(head -5 "$T/all16")"; fi
+# scalars and struct fields of the small types: their bytes, read back
+expect_out "0 60 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" \
+  run "$S" -a '{f16:1, bf16:0, e4m3:0, e5m2:0, u64:0, u64:0}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 2
+expect_out "0 0 128 63 56 60 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" \
+  run "$S" -a '{bf16:0, bf16:1, e4m3:1, e5m2:1, u64:0, u64:0}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 2
+expect_exit 2 "unknown type 'f8'" run "$K" -a 'f8[1]:zero'
 
 # ---- --schedules ----
 
