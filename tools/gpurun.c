@@ -8,7 +8,7 @@
  * be compared byte for byte (tests/gpu/README.md). ptxvm's library reads the
  * module only for the kernel's parameters and directives; the driver JIT
  * compiles the PTX itself. Options that exist only in ptxvm (-j, --check,
- * --schedule, --max-steps, --async-delay, --stats) are accepted and ignored.
+ * --schedule, --schedules, --max-steps, --async-delay, --stats) are accepted and ignored.
  * A kernel that never ends is not this program's business: run it under
  * timeout(1). Exit status as ptxvm's: 0 ran, 1 the launch failed on the
  * device (trap, bad address, ...), 2 the input was unusable. */

@@ -42,6 +42,7 @@
 #include "image.h"
 #include "lowered.h"
 #include "runargs.h"
+#include "schedules.h"
 #include "suggest.h"
 
 /* The help text of command cmd ("" for ptxvm's own): docs/cli.md's
@@ -244,42 +245,63 @@ static void on_note(const char *text, void *user) {
   fprintf(stderr, "ptxvm: %s\n", text);
 }
 
-static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts *o, Arg *args) {
-  ptxvm_function *fn = run_pick_kernel(mod, o->kernel);
-  if (!fn) return EXIT_INPUT;
+/* One launch of `run`: the kernel, its shape and options. */
+typedef struct Launch {
+  ptxvm_context *ctx;
+  ptxvm_function *fn;
+  const RunOpts *o;
   unsigned block[3], cluster[3];
-  run_launch_shape(fn, o, block, cluster);
+} Launch;
+
+/* A LaunchFn (schedules.h): one launch under schedule seed, its error on
+ * stderr; SIGINT cancels it. */
+static int launch_once(void *u, uint64_t seed, void **values, bool *findings) {
+  Launch *l = u;
+  const RunOpts *o = l->o;
+  struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
+  sigemptyset(&sa.sa_mask);
+  sigint_ctx = l->ctx;
+  sigaction(SIGINT, &sa, &old);
+  ptxvm_set_schedule(l->ctx, seed);
+  ptxvm_launch_options lo = {.cluster = {l->cluster[0], l->cluster[1], l->cluster[2]},
+                             .dyn_shared_bytes = o->shared, .cooperative = o->cooperative};
+  ptxvm_status st = o->cooperative || o->has_cluster   /* --cluster 1,1,1 is a cluster launch too */
+                        ? ptxvm_launch_ex(l->fn, o->grid, l->block, &lo, values)
+                        : ptxvm_launch(l->fn, o->grid, l->block, l->cluster, o->shared, values);
+  sigaction(SIGINT, &old, NULL);
+  sigint_ctx = NULL;
+  /* a hazard under --check: the kernel completed, so its buffers are dumped */
+  *findings = st == PTXVM_ERROR_HAZARD;
+  if (st == PTXVM_ERROR_CANCELLED) {
+    fprintf(stderr, "ptxvm: cancelled\n");
+    return EXIT_FAULT;
+  }
+  if (st != PTXVM_SUCCESS) {
+    const char *msg = ptxvm_last_error(l->ctx);
+    fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st), *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+  }
+  return *findings ? EXIT_OK : exit_for(st);
+}
+
+static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts *o, Arg *args) {
+  Launch l = {ctx, run_pick_kernel(mod, o->kernel), o, {0}, {0}};
+  if (!l.fn) return EXIT_INPUT;
+  run_launch_shape(l.fn, o, l.block, l.cluster);
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
-  int rc = run_check_args(fn, o, args);
+  int rc = run_check_args(l.fn, o, args);
   RunDevice dev = vm_device(ctx);
-  if (rc == EXIT_OK) rc = run_bind(o, args, &dev, values);
-  bool hazard = false;
-  if (rc == EXIT_OK) {
-    struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
-    sigemptyset(&sa.sa_mask);
-    sigint_ctx = ctx;
-    sigaction(SIGINT, &sa, &old);
-    ptxvm_launch_options lo = {.cluster = {cluster[0], cluster[1], cluster[2]}, .dyn_shared_bytes = o->shared,
-                               .cooperative = o->cooperative};
-    ptxvm_status st = o->cooperative || o->has_cluster   /* --cluster 1,1,1 is a cluster launch too */
-                          ? ptxvm_launch_ex(fn, o->grid, block, &lo, values)
-                                     : ptxvm_launch(fn, o->grid, block, cluster, o->shared, values);
-    sigaction(SIGINT, &old, NULL);
-    sigint_ctx = NULL;
-    rc = exit_for(st);
-    hazard = st == PTXVM_ERROR_HAZARD;
-    if (st == PTXVM_ERROR_CANCELLED) {
-      fprintf(stderr, "ptxvm: cancelled\n");
-      rc = EXIT_FAULT;
-    } else if (st != PTXVM_SUCCESS) {
-      const char *msg = ptxvm_last_error(ctx);
-      fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st),
-              *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
-    }
+  bool findings = false;
+  if (rc == EXIT_OK && o->schedules) {
+    bool completed;
+    rc = schedules_run(o, args, &dev, values, launch_once, &l, &completed);
+    findings = completed && rc == EXIT_FAULT;   /* differences or findings: dumped */
+  } else {
+    if (rc == EXIT_OK) rc = run_bind(o, args, &dev, values);
+    if (rc == EXIT_OK) rc = launch_once(&l, o->schedule, values, &findings);
+    if (findings) rc = EXIT_FAULT;
   }
-  /* a hazard under --check: the kernel completed, so its buffers are dumped */
-  for (int i = 0; (rc == EXIT_OK || hazard) && i < o->ndumps; i++) {
+  for (int i = 0; (rc == EXIT_OK || findings) && i < o->ndumps; i++) {
     int r = run_dump(&args[o->dumps[i].arg], &o->dumps[i], &dev);
     if (r != EXIT_OK) rc = r;
   }
@@ -299,7 +321,6 @@ static int cmd_run(int argc, char **argv) {
   if (rc == EXIT_OK) {
     ptxvm_module *mod = load(&ctx, o.file, &l) == EXIT_OK ? image_pick(&l, o.kernel) : NULL;
     if (mod) {
-      ptxvm_set_schedule(ctx, o.schedule);
       ptxvm_set_max_steps(ctx, o.max_steps);
       ptxvm_set_async_delay(ctx, o.async_delay);
       ptxvm_set_check(ctx, o.check);

@@ -638,20 +638,26 @@ static bool parse_dims(const char *s, unsigned d[3]) {
   return false;
 }
 
-static void print_elem(const ArgType *t, const uint8_t *p) {
+void run_format_elem(const ArgType *t, const uint8_t *p, char *out, size_t size) {
   uint64_t v = 0;
   memcpy(&v, p, t->size);
   if (t->fmt) {
-    printf("%.*g", small_digits(t), small_decode(t, v));
+    snprintf(out, size, "%.*g", small_digits(t), small_decode(t, v));
   } else if (t->kind == 'f') {
-    if (t->size == 4) { float f; memcpy(&f, p, 4); printf("%.9g", (double)f); }
-    else { double d; memcpy(&d, p, 8); printf("%.17g", d); }
+    if (t->size == 4) { float f; memcpy(&f, p, 4); snprintf(out, size, "%.9g", (double)f); }
+    else { double d; memcpy(&d, p, 8); snprintf(out, size, "%.17g", d); }
   } else if (t->kind == 's') {
     unsigned sh = 64 - 8 * t->size;
-    printf("%" PRId64, (int64_t)(v << sh) >> sh);
+    snprintf(out, size, "%" PRId64, (int64_t)(v << sh) >> sh);
   } else {
-    printf("%" PRIu64, v);
+    snprintf(out, size, "%" PRIu64, v);
   }
+}
+
+static void print_elem(const ArgType *t, const uint8_t *p) {
+  char text[40];
+  run_format_elem(t, p, text, sizeof text);
+  fputs(text, stdout);
 }
 
 /* ---- KERNEL: by its mangled or demangled name, or a prefix ----
@@ -815,7 +821,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     {"schedule", required_argument, NULL, 'S'}, {"max-steps", required_argument, NULL, 'M'},
     {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
     {"device-memory", required_argument, NULL, 'G'}, {"printf-buffer", required_argument, NULL, 'P'},
-    {"cooperative", no_argument, NULL, 'K'},
+    {"cooperative", no_argument, NULL, 'K'},  {"schedules", required_argument, NULL, 'N'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -840,7 +846,11 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     case 'C': o->check = true; break;
     case 'T': o->stats = true; break;
     case 'K': o->cooperative = true; break;
-    case 'S': if (!parse_u64(optarg, &o->schedule)) return run_bad("bad schedule seed '%s'", optarg); break;
+    case 'S': if (!parse_u64(optarg, &o->schedule)) return run_bad("bad schedule seed '%s'", optarg);
+              o->has_schedule = true; break;
+    case 'N': if (!parse_u64(optarg, &v) || v == 0 || v > 1000000)
+                return run_bad("bad schedule count '%s' (1 to 1000000)", optarg);
+              o->schedules = (unsigned)v; break;
     case 'M': if (!parse_u64(optarg, &o->max_steps) || !o->max_steps)
                 return run_bad("bad step limit '%s' (a count >= 1)", optarg);
               break;
@@ -858,6 +868,8 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     default: return bad_option(argv[optind - 1], longs);
     }
   }
+  if (o->schedules && o->has_schedule)
+    return run_bad("--schedule SEED runs one schedule, --schedules N the seeds 0 to N-1: give one of them");
   if (optind >= argc) return run_bad("run: missing FILE.ptx");
   o->file = argv[optind++];
   if (optind < argc) o->kernel = argv[optind++];
@@ -1043,6 +1055,33 @@ void run_unbind(const RunOpts *o, Arg *args, const RunDevice *dev) {
       dev->free(dev->u, args[i].bits);
       args[i].bits = 0;
     }
+}
+
+int run_compare(const Arg *a, uint64_t x, uint64_t y, const RunDevice *dev, size_t *first, size_t *count,
+                uint8_t ex[8], uint8_t ey[8]) {
+  size_t sz = a->t->size, per = CHUNK / sz, bytes = a->n * sz;
+  size_t cap = bytes < CHUNK ? (bytes ? bytes : 1) : CHUNK;
+  uint8_t *bx = malloc(cap), *by = malloc(cap);
+  int rc = bx && by ? EXIT_OK : run_bad("out of memory");
+  *count = 0;
+  for (size_t i = 0; rc == EXIT_OK && i < a->n; i += per) {
+    size_t k = a->n - i < per ? a->n - i : per;
+    if (dev->dtoh(dev->u, bx, x + i * sz, k * sz) || dev->dtoh(dev->u, by, y + i * sz, k * sz)) {
+      rc = run_bad("argument '%s': copy from the device failed", a->spec);
+      break;
+    }
+    for (size_t j = 0; j < k; j++)
+      if (memcmp(bx + j * sz, by + j * sz, sz)) {   /* bits: a NaN differs from another NaN */
+        if (!(*count)++) {
+          *first = i + j;
+          memcpy(ex, bx + j * sz, sz);
+          memcpy(ey, by + j * sz, sz);
+        }
+      }
+  }
+  free(bx);
+  free(by);
+  return rc;
 }
 
 int run_dump(const Arg *a, const Dump *d, const RunDevice *dev) {

@@ -67,6 +67,8 @@ typedef struct RunOpts {
   unsigned shared;
   unsigned jobs;          /* -j N (0: the library's default, the CPUs) */
   uint64_t schedule;      /* --schedule SEED (0: warps in order) */
+  bool has_schedule;
+  unsigned schedules;     /* --schedules N: seeds 0..N-1, dumps compared (0: not given) */
   uint64_t max_steps;     /* --max-steps N (0: the library's default) */
   uint64_t async_delay;   /* --async-delay NS (UINT64_MAX: the library's default) */
   uint64_t device_memory; /* --device-memory SIZE (0: the library's default) */
@@ -115,6 +117,14 @@ void run_unbind(const RunOpts *o, Arg *args, const RunDevice *dev);
 /* Writes the elements of a buffer to its device memory at a->bits, a piece
  * at a time. */
 int run_upload(const Arg *a, const RunDevice *dev);
+/* The first element where buffer a's contents at device addresses x and
+ * y differ, in *first, and how many differ, in *count (0: none); the two
+ * elements' bytes in ex and ey. Returns EXIT_OK, or EXIT_INPUT after a
+ * message when a copy fails. */
+int run_compare(const Arg *a, uint64_t x, uint64_t y, const RunDevice *dev, size_t *first, size_t *count,
+                uint8_t ex[8], uint8_t ey[8]);
+/* An element of type t as the dump prints it. */
+void run_format_elem(const ArgType *t, const uint8_t *p, char *out, size_t size);
 /* Prints the buffer's device contents (shared/CLI.md "Dump format"), or
  * writes its raw bytes to d->path, a piece at a time. */
 int run_dump(const Arg *a, const Dump *d, const RunDevice *dev);

@@ -185,6 +185,54 @@ expect_out "0 0 128 63 56 60 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0 0" \
 expect_exit 2 "unknown type 'f8'" run "$K" -a 'f8[1]:zero'
 
 # ---- --schedules ----
+# w: every warp stores its index to a[0] (the last warp to run wins) and
+# 1 to b[warp] (the same under any order); a trap when the flag is 1
+cat > "$T/w.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry w(.param .u64 a, .param .u64 b, .param .u32 flag)
+{
+  .reg .pred %p;
+  .reg .b32 %r<4>;
+  .reg .b64 %rd<5>;
+  ld.param.u32 %r3, [flag];
+  setp.ne.u32 %p, %r3, 0;
+  @%p trap;
+  ld.param.u64 %rd1, [a];
+  ld.param.u64 %rd2, [b];
+  mov.u32 %r1, %tid.x;
+  shr.u32 %r2, %r1, 5;
+  st.global.u32 [%rd1], %r2;
+  mul.wide.u32 %rd3, %r2, 4;
+  add.s64 %rd4, %rd2, %rd3;
+  st.global.u32 [%rd4], 1;
+  ret;
+}
+PTX
+W="$T/w.ptx"
+expect_exit 2 "bad schedule count '0'" run --schedules 0 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:0
+expect_exit 2 "--schedule SEED runs one schedule, --schedules N the seeds 0 to N-1: give one of them" \
+  run --schedule 3 --schedules 2 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:0
+# without -o every buffer is compared; with -o only those dumped
+expect_exit 1 "buffer 0 ('u32[1]:zero') element 0 is 7 under schedule 0" \
+  run --schedules 3 -b 256 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:0
+expect_out "1 1 1 1 1 1 1 1" run --schedules 3 -b 256 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:0 -o 1
+if grep -qF "ptxvm: 3 schedules (seeds 0 to 2): the same results under each" "$T/err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --schedules -o 1 summary: $(cat "$T/err")"; fi
+# fresh inputs for every seed: a fill=5 buffer is 5 again before each run,
+# so the stores of one seed cannot leak into the next
+expect_exit 1 "element 0 is 7 under schedule 0 and" \
+  run --schedules 2 -b 256 "$W" -a 'u32[1]:fill=5' -a 'u32[8]:fill=5' -a u32:0 -o 0 -o 1
+if [ "$(cat "$T/out")" = "$(printf '7\n1 1 1 1 1 1 1 1')" ]; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --schedules dumps seed 0's buffers: $(cat "$T/out")"; fi
+# an inline buffer of a struct is compared too, by its number
+printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry v(.param .align 8 .b8 s[8])\n{\n  .reg .b32 %%r<3>;\n  .reg .b64 %%rd1;\n  ld.param.u64 %%rd1, [s];\n  mov.u32 %%r1, %%tid.x;\n  shr.u32 %%r2, %%r1, 5;\n  st.global.u32 [%%rd1], %%r2;\n  ret;\n}\n' > "$T/v.ptx"
+expect_exit 1 "buffer 1 ('u32[2]:zero') element 0 is 3 under schedule 0" run --schedules 4 -b 128 "$T/v.ptx" -a '{u32[2]:zero}'
+# a fault under a schedule: its report, which schedule, exit 1, no dump
+expect_exit 1 "(under schedule 0, round-robin)" run --schedules 3 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:1 -o 0
+if [ ! -s "$T/out" ] && grep -q "trap" "$T/err"; then
+  pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --schedules fault: $(cat "$T/out") $(cat "$T/err")"; fi
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
