@@ -514,16 +514,20 @@ static int parse_inline(const StructCtx *c, const char *p, const char **next, Fi
               strncmp(init, "fill=", 5) && strncmp(init, "rand=", 5);
   const char *open = strchr(p, '[');
   if (list && open && sscanf(open + 1, "%" SCNu64, &n) == 1 && n > 1)
-    for (uint64_t k = 1; k < n && *end; end++) k += *end == ',';   /* past N-1 commas */
+    for (uint64_t k = 1; k < n && *end && *end != '}'; end++) k += *end == ',';   /* past N-1 commas */
   size_t len = (size_t)(end - p) + field_len(end, next);
   Arg *a = &c->args[*c->nargs];
   char *own = malloc(len + 1);
   if (!own) return run_bad("out of memory");
-  memcpy(own, p, len);
-  own[len] = 0;
+  size_t o = 0;
+  for (size_t k = 0; k < len; k++)   /* without the blanks after commas: {f32[3]:1, 2, 3} */
+    if (!(o && own[o - 1] == ',' && (p[k] == ' ' || p[k] == '\t'))) own[o++] = p[k];
+  own[o] = 0;
   int rc = parse_arg(a, own);
   a->own_spec = own;   /* after parse_arg, which clears *a */
-  if (rc != EXIT_OK) return rc;
+  if (rc != EXIT_OK)
+    return list ? run_bad("argument '%s': in a struct, an element list TYPE[N]:V0,V1,... takes exactly N values",
+                          c->spec) : rc;
   return fields_addr(f, (*c->nargs)++);
 }
 

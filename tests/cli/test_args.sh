@@ -90,6 +90,11 @@ expect_exit 2 "field 'nope' is not a u64 value" run "$S" -a '{u64:nope, u64:2, u
 expect_exit 2 "unexpected 'x' after the struct" run "$S" -a '{u64:1, u64:2, u64:3} x' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero'
 # an inline buffer is buffer 3 here (after the three -a): -o 3 dumps it
 expect_out "6 7 8" run "$S" -a '{u32[3]:6,7,8, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 3
+# blanks after an inline list's commas are fine; a short list is named
+expect_out "6 7 8" run "$S" -a '{u32[3]:6, 7, 8, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 3
+expect_exit 2 "in a struct, an element list TYPE[N]:V0,V1,... takes exactly N values" \
+  run "$S" -a '{u32[3]:6,7, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero'
+expect_exit 2 "'u32[3]:6,7': 2 values given for 3 elements" run "$S" -a '{u64:1, u64:2, u32[3]:6,7}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero'
 expect_exit 2 "-o 4: there is no argument 4 (3 given with -a, numbered from 0, then the inline buffers)" \
   run "$S" -a '{u32[3]:6,7,8, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 4
 expect_exit 2 "-o 0: argument 0 is not a buffer" run "$S" -a '{u32[3]:iota, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0}' -a 'u8[24]:zero' -o 0
