@@ -516,7 +516,8 @@ static int parse_inline(const StructCtx *c, const char *p, const char **next, Fi
   if (list && open && sscanf(open + 1, "%" SCNu64, &n) == 1 && n > 1)
     for (uint64_t k = 1; k < n && *end && *end != '}'; end++) k += *end == ',';   /* past N-1 commas */
   size_t len = (size_t)(end - p) + field_len(end, next);
-  Arg *a = &c->args[*c->nargs];
+  int idx = (*c->nargs)++;   /* counted at once, so that run_end frees it after an error too */
+  Arg *a = &c->args[idx];
   char *own = malloc(len + 1);
   if (!own) return run_bad("out of memory");
   size_t o = 0;
@@ -528,7 +529,7 @@ static int parse_inline(const StructCtx *c, const char *p, const char **next, Fi
   if (rc != EXIT_OK)
     return list ? run_bad("argument '%s': in a struct, an element list TYPE[N]:V0,V1,... takes exactly N values",
                           c->spec) : rc;
-  return fields_addr(f, (*c->nargs)++);
+  return fields_addr(f, idx);
 }
 
 /* One FIELD at *pp; *pp moves past it. */
