@@ -1,5 +1,5 @@
 // sum.cu: the example of docs/tutorial.md: a per-CTA sum in shared memory,
-// three buggy kernels, and a program that runs the correct one.
+// three buggy kernels, a kernel taking a struct, and a program (block_sum).
 //   nvcc -arch=sm_90 -ptx -lineinfo -o sum.ptx sum.cu     (the kernels' PTX)
 //   nvcc -arch=sm_90 -cudart shared -o sum sum.cu         (the program)
 #include <cstdio>
@@ -53,6 +53,18 @@ __global__ void handoff(int *out) {
   __syncthreads();
   if (t == 0) ready = 1;
   out[t] = t;
+}
+
+// A struct by value, as CuTe DSL passes each tensor: x.data[i] *= x.scale
+// for i < x.n.
+struct Vec {
+  float *data;
+  int n;
+  float scale;
+};
+__global__ void scale(Vec x) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < x.n) x.data[i] *= x.scale;
 }
 
 int main() {
