@@ -127,6 +127,65 @@ expect_exit 2 "'61440' is not a e5m2 value (beyond e5m2's range" run "$K" -a 'e5
 expect_out "1 nan -2" run "$K" -a 'f16[3]:0h3c00,0h7e00,0hc000' -o 0
 expect_out "1 -inf" run "$K" -a 'e5m2[2]:0h3c,0hfc' -o 0
 expect_exit 2 "is not a f16 value" run "$K" -a 'f16[1]:0h3c'
+# parsing rounds the decimal itself to nearest even: decimals at, just above
+# and just below the midpoints between neighbouring values (25 digits, so
+# the double nearest each is the midpoint), and random ones, against exact
+# rational arithmetic in Python (fractions; the values decoded as above)
+python3 - "$PTXVM" "$K" <<'PY' > "$T/ties" 2>&1
+import random, struct, subprocess, sys
+from decimal import Decimal, getcontext
+from fractions import Fraction
+ptxvm, k = sys.argv[1], sys.argv[2]
+getcontext().prec = 60
+import math
+def e4m3(b):   # exact as a double, as every value of these formats is
+    e, m = b >> 3 & 15, b & 7
+    if e == 15 and m == 7: return None
+    v = m / 8 * 2.0 ** -6 if e == 0 else (1 + m / 8) * 2.0 ** (e - 7)
+    return -v if b & 0x80 else v
+def finite(v): return None if math.isinf(v) or math.isnan(v) else v
+def f16(b): return finite(struct.unpack("<e", struct.pack("<H", b))[0])
+def bf16(b): return finite(struct.unpack("<f", struct.pack("<I", b << 16))[0])
+def e5m2(b): return f16(b << 8)
+random.seed(20)
+bad = total = 0
+for name, n, dec in (("f16", 65536, f16), ("bf16", 65536, bf16), ("e4m3", 256, e4m3), ("e5m2", 256, e5m2)):
+    pos = sorted((Fraction(v), b) for b, v in ((b, dec(b)) for b in range(n >> 1)) if v is not None)
+    def nearest(x):   # |x| below the largest finite value
+        lo, hi = 0, len(pos) - 1
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            if pos[mid][0] <= abs(x): lo = mid
+            else: hi = mid
+        (a, ba), (c, bc) = pos[lo], pos[hi]
+        d1, d2 = abs(x) - a, c - abs(x)
+        b = ba if d1 < d2 else bc if d2 < d1 else (ba if ba % 2 == 0 else bc)
+        return b | (n >> 1) if x < 0 else b   # -0 below the smallest
+    texts = []
+    for _ in range(300 if n > 256 else 100):
+        i = random.randrange(len(pos) - 1)
+        m = (pos[i][0] + pos[i + 1][0]) / 2
+        md = Decimal(m.numerator) / Decimal(m.denominator)
+        for t in (md, md + md.scaleb(-24), md - md.scaleb(-24)):
+            texts.append(format(t if random.random() < 0.5 else -t, ".25g"))
+        r = pos[i][0] + (pos[i + 1][0] - pos[i][0]) * Fraction(random.random())
+        texts.append(format(Decimal(r.numerator) / Decimal(r.denominator), ".12g"))
+    for j in range(0, len(texts), 500):
+        chunk = texts[j:j + 500]
+        r = subprocess.run([ptxvm, "run", k, "-a", "%s[%d]:%s" % (name, len(chunk), ",".join(chunk)),
+                            "-o", "0=%s.ties" % k], capture_output=True, text=True)
+        if r.returncode:
+            print("FAIL: %s: %s" % (name, r.stderr[:300])); bad += 1; continue
+        got = struct.unpack("<%d%s" % (len(chunk), "H" if n > 256 else "B"), open(k + ".ties", "rb").read())
+        for t, g in zip(chunk, got):
+            total += 1
+            want = nearest(Fraction(t))
+            if g != want:
+                bad += 1
+                if bad < 6: print("FAIL: %s %s parses to 0x%x, not 0x%x" % (name, t, g, want))
+print("checked", total, "bad", bad)
+PY
+if grep -q "bad 0$" "$T/ties"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: rounding from decimals: $(head -6 "$T/ties")"; fi
 # iota converts as cvt.rn (f16: 65520 and up are inf) and, for the f8
 # formats, as cvt.rn.satfinite (the one f32 -> f8 conversion of the ISA):
 # 17 ties to 16, 19 to 20, and 449..499 saturate to 448
