@@ -902,6 +902,29 @@ ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out);
  * ...); NULL otherwise. */
 const char *ptxvm_stats_family_name(int i);
 
+/* ---- the narrow floating-point formats (PTX ISA 9.0 §5.2.5) ----
+ * The conversions the interpreter performs (cvt), for hosts that make or
+ * read f16, bf16 and fp8 data (ptxvm run's buffers of those types use them). */
+typedef enum ptxvm_float_format {
+  PTXVM_FLOAT_F16 = 0,    /* IEEE 754 binary16: sign, 5 exponent, 10 fraction bits */
+  PTXVM_FLOAT_BF16 = 1,   /* bfloat16: sign, 8, 7 (the upper half of an f32) */
+  PTXVM_FLOAT_E4M3 = 2,   /* .e4m3: sign, 4, 3, bias 7; no infinity, only S.1111.111 is NaN */
+  PTXVM_FLOAT_E5M2 = 3    /* .e5m2: sign, 5, 2, bias 15, with infinities and NaNs as IEEE */
+} ptxvm_float_format;
+
+/* The encoding of x in fmt (in the low 16 or 8 bits), rounded to nearest,
+ * ties to even, from x itself (one rounding), as cvt.rn: past the largest
+ * finite value infinity, for e4m3 NaN; with satfinite nonzero as
+ * cvt.rn.satfinite, the largest finite value of x's sign instead (the one
+ * conversion the ISA has to e4m3 and e5m2). A NaN gives the format's NaN
+ * with every fraction bit set (0x7fff, 0x7f). A format outside the enum
+ * gives 0. No errors; thread-safe. */
+uint32_t ptxvm_float_encode(ptxvm_float_format fmt, double x, int satfinite);
+/* The value of bits (the low 16 or 8) in fmt, exactly (a double holds
+ * every value of these formats); a NaN keeps its sign. A format outside the
+ * enum gives a NaN. No errors; thread-safe. */
+double ptxvm_float_decode(ptxvm_float_format fmt, uint32_t bits);
+
 #if defined(__GNUC__)
 #pragma GCC visibility pop
 #endif

@@ -14,7 +14,6 @@
 #include "demangle.h"
 #include "runargs.h"
 #include "suggest.h"
-#include "../src/exec/fpconv.h"
 #include "../src/util/text.h"
 
 const char *run_prog = "ptxvm";
@@ -98,26 +97,25 @@ static bool parse_float(const ArgType *t, const char *s, uint64_t *bits) {
 }
 
 /* ---- The small floats: f16, bf16, e4m3, e5m2 (PTX ISA 9.0 §5.2.5) ----
- * Converted with the library's own rounding (src/exec/fpconv.h): to
+ * Converted with the library's own rounding (ptxvm_float_encode): to
  * nearest even, NaN the format's canonical NaN. */
+
+static ptxvm_float_format small_format(const ArgType *t) {
+  return t->fmt == 'h' ? PTXVM_FLOAT_F16 : t->fmt == 'B' ? PTXVM_FLOAT_BF16
+       : t->fmt == '4' ? PTXVM_FLOAT_E4M3 : PTXVM_FLOAT_E5M2;
+}
 
 /* d rounded to t, to nearest even; overflow as cvt.rn (f16, bf16:
  * infinity) or, with satfinite, cvt.rn.satfinite (the one conversion the
  * ISA has to f8: the largest finite value); e4m3 without it: NaN. */
 static uint64_t small_encode(const ArgType *t, double d, bool satfinite) {
-  switch (t->fmt) {
-  case 'h': return fp_round(d, 5, 10, FR_RN, satfinite);
-  case 'B': return fp_round(d, 8, 7, FR_RN, satfinite);
-  default: return f8_round_rn(d, t->fmt == '4', satfinite);
-  }
+  return ptxvm_float_encode(small_format(t), d, satfinite);
 }
 
 /* The value of t's bits, exactly; a NaN keeps its sign (it prints -nan,
  * as an f32 one does). */
 static double small_decode(const ArgType *t, uint64_t bits) {
-  double r = t->fmt == 'h' ? fp_decode(bits, 5, 10) : t->fmt == 'B' ? fp_decode(bits, 8, 7)
-           : f8_decode((uint8_t)bits, t->fmt == '4');
-  return isnan(r) ? copysign(r, bits >> (8 * t->size - 1) & 1 ? -1.0 : 1.0) : r;
+  return ptxvm_float_decode(small_format(t), (uint32_t)bits);
 }
 
 /* The decimal s as a double rounded to odd (of the two doubles around it,
@@ -133,7 +131,9 @@ static bool strtod_odd(const char *s, double *d) {
   double hi = strtod(s, NULL);
   fesetround(mode);
   if (!*s || *end) return false;
-  *d = lo == hi || (f64_bits(lo) & 1) ? lo : hi;
+  uint64_t lo_bits;
+  memcpy(&lo_bits, &lo, 8);
+  *d = lo == hi || (lo_bits & 1) ? lo : hi;
   return true;
 }
 
