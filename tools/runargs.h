@@ -109,6 +109,23 @@ void run_launch_shape(ptxvm_function *fn, const RunOpts *o, unsigned block[3], u
 /* Checks the args against fn's parameters and the dumps against the args;
  * marks array parameters by_value. Buffers still need a device address. */
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args);
+/* ---- the pieces of an argument spec (runargs.c), for structarg.c ---- */
+/* The type named by the len bytes at s; NULL if none. */
+const ArgType *run_find_type(const char *s, size_t len);
+/* An unsigned decimal or 0x hexadecimal number filling all of s. */
+bool run_parse_u64(const char *s, uint64_t *v);
+/* The bits of VALUE as type t; false if it does not parse or fit. */
+bool run_parse_value(const ArgType *t, const char *s, uint64_t *bits);
+/* Why s is no value of small float t (out of range, e4m3 inf): a note to
+ * append to the error, "" when there is none. */
+const char *run_range_note(const ArgType *t, const char *s);
+/* TYPE:VALUE or TYPE[N]:INIT as argument a; EXIT_OK or EXIT_INPUT after
+ * a message. */
+int run_parse_arg(Arg *a, const char *spec);
+/* {FIELD, ...} as argument a (structarg.c): a by-value struct; each inline
+ * buffer becomes args[*nargs] and increments *nargs. */
+int run_parse_struct(Arg *a, const char *spec, Arg *args, int *nargs);
+
 /* Allocates and fills every buffer (inline ones too), writes the struct
  * arguments' address fields, and points values[i] at parameter i's bytes. */
 int run_bind(const RunOpts *o, Arg *args, const RunDevice *dev, void **values);
