@@ -92,9 +92,11 @@ int schedules_run(const RunOpts *o, Arg *args, const RunDevice *dev, void **valu
             ndiff == 1 ? "s" : "");
     print_seeds(bad, o->schedules);
     fprintf(stderr, "): the result depends on the order the warps run in\n");
+  } else if (rc == EXIT_OK && !o->quiet && o->schedules == 1) {
+    fprintf(stderr, "ptxvm: --schedules 1 ran schedule 0 only: there is nothing to compare it with\n");
   } else if (rc == EXIT_OK && !o->quiet) {
-    fprintf(stderr, "ptxvm: %u schedule%s (seeds 0 to %u): the same results under each\n", o->schedules,
-            o->schedules == 1 ? "" : "s", o->schedules - 1);
+    fprintf(stderr, "ptxvm: %u schedules (seeds 0 to %u): the same results under each\n", o->schedules,
+            o->schedules - 1);
   }
   free(ref);
   free(bad);

@@ -294,6 +294,8 @@ if [ "$(cat "$T/out")" = "$(printf '7\n1 1 1 1 1 1 1 1')" ]; then
 # zero, also where a freed one was): one thread's a[0] += 1 gives 1 each time
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry inc(.param .u64 a)\n{\n  .reg .b32 %%r1;\n  .reg .b64 %%rd1;\n  ld.param.u64 %%rd1, [a];\n  ld.global.u32 %%r1, [%%rd1];\n  add.u32 %%r1, %%r1, 1;\n  st.global.u32 [%%rd1], %%r1;\n  ret;\n}\n' > "$T/inc.ptx"
 expect_out "1" run --schedules 5 "$T/inc.ptx" -a 'u32[1]:zero' -o 0
+expect_exit 0 "ptxvm: --schedules 1 ran schedule 0 only: there is nothing to compare it with" \
+  run --schedules 1 "$T/inc.ptx" -a 'u32[1]:zero'
 # an inline buffer of a struct is compared too, by its number
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry v(.param .align 8 .b8 s[8])\n{\n  .reg .b32 %%r<3>;\n  .reg .b64 %%rd1;\n  ld.param.u64 %%rd1, [s];\n  mov.u32 %%r1, %%tid.x;\n  shr.u32 %%r2, %%r1, 5;\n  st.global.u32 [%%rd1], %%r2;\n  ret;\n}\n' > "$T/v.ptx"
 expect_exit 1 "buffer 1 ('u32[2]:zero') element 0 is 3 under schedule 0" run --schedules 4 -b 128 "$T/v.ptx" -a '{u32[2]:zero}'
