@@ -743,6 +743,33 @@ static const char *type_mismatch(const Arg *a, const char *ptype) {
   return NULL;
 }
 
+/* A struct argument (argument i) for parameter pi: its alignment at most
+ * the parameter's, and its size, with tail padding to the parameter's
+ * alignment (the struct's own, as declared: alignas), the parameter's. */
+static int fit_struct(Arg *a, int i, const ptxvm_param_info *pi) {
+  char decl[48] = "";
+  if (pi->array_len) snprintf(decl, sizeof decl, "[%" PRIu64 "]", pi->array_len);
+  if (a->align > pi->align)
+    return run_bad("argument %d '%s' needs %u-byte alignment (its widest field) but parameter %s is .%s%s "
+                   "aligned to %u bytes", i, a->spec, a->align, pi->name, pi->type, decl, pi->align);
+  size_t al = pi->align > a->align ? pi->align : a->align, padded = (a->n + al - 1) / al * al;
+  if (padded != pi->size) {
+    char pad[64] = "";
+    if (padded != a->n) snprintf(pad, sizeof pad, ", %zu with tail padding to the parameter's alignment", padded);
+    return run_bad("argument %d '%s' lays out %zu bytes%s (C struct rules: each field at its natural alignment, "
+                   "the size a multiple of the largest, %u) but parameter %s is .%s%s of %" PRIu64 " bytes",
+                   i, a->spec, a->n, pad, a->align, pi->name, pi->type, decl, pi->size);
+  }
+  if (padded > a->n) {
+    uint8_t *d = realloc(a->data, padded);
+    if (!d) return run_bad("out of memory");
+    memset(d + a->n, 0, padded - a->n);
+    a->data = d;
+    a->n = padded;
+  }
+  return EXIT_OK;
+}
+
 int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   ptxvm_function_info fi;
   ptxvm_function_get_info(fn, &fi);
@@ -759,15 +786,8 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
     ptxvm_param_info pi;
     ptxvm_function_get_param(fn, 0, i, &pi);
     if (args[i].is_struct) {
-      char decl[48] = "";
-      if (pi.array_len) snprintf(decl, sizeof decl, "[%" PRIu64 "]", pi.array_len);
-      if (args[i].n != pi.size)
-        return run_bad("argument %d '%s' lays out %zu bytes (C struct rules: each field at its natural alignment, "
-                       "the size a multiple of the largest, %u) but parameter %s is .%s%s of %" PRIu64 " bytes",
-                       i, args[i].spec, args[i].n, args[i].align, pi.name, pi.type, decl, pi.size);
-      if (args[i].align > pi.align)
-        return run_bad("argument %d '%s' needs %u-byte alignment (its widest field) but parameter %s is .%s%s "
-                       "aligned to %u bytes", i, args[i].spec, args[i].align, pi.name, pi.type, decl, pi.align);
+      int rc = fit_struct(&args[i], i, &pi);
+      if (rc != EXIT_OK) return rc;
       continue;
     }
     if (args[i].is_buf && pi.array_len > 0) {

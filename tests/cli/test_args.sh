@@ -72,8 +72,28 @@ expect_exit 2 "argument 0 '{u64:1, u32:2}' lays out 16 bytes (C struct rules: ea
 expect_exit 2 "argument 1 '{u32:0, u32:0, u32:0, u8:1}' lays out 16 bytes" \
   run "$S" -a '{u64:1, u64:2, u64:3}' -a '{u32:0, u32:0, u32:0, u8:1}' -a 'u8[24]:zero'
 # an 8-byte field in a 4-aligned parameter
-expect_exit 2 "argument 1 '{u64:0, u32:0}' lays out 16 bytes" \
+expect_exit 2 "argument 1 '{u64:0, u32:0}' needs 8-byte alignment (its widest field) but parameter t is .b8[12] aligned to 4 bytes" \
   run "$S" -a '{u64:1, u64:2, u64:3}' -a '{u64:0, u32:0}' -a 'u8[24]:zero'
+# a parameter aligned beyond its fields (alignas(16)): the tail is padded to
+# its alignment, as C pads such a struct; q copies its 32 bytes into d
+cat > "$T/q.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry q(.param .align 16 .b8 s[32], .param .u64 d)
+{
+  .reg .b64 %rd<6>;
+  ld.param.u64 %rd1, [d];
+  ld.param.v2.u64 {%rd2, %rd3}, [s];
+  ld.param.v2.u64 {%rd4, %rd5}, [s+16];
+  st.global.v2.u64 [%rd1], {%rd2, %rd3};
+  st.global.v2.u64 [%rd1+16], {%rd4, %rd5};
+  ret;
+}
+PTX
+expect_out "1 2 3 0" run "$T/q.ptx" -a '{u64:1, u64:2, u32:3}' -a 'u64[4]:fill=9' -o 1
+expect_exit 2 "argument 0 '{u64:1, u64:2, u64:3, u64:4, u32:5}' lays out 40 bytes, 48 with tail padding to the parameter's alignment (C struct rules" \
+  run "$T/q.ptx" -a '{u64:1, u64:2, u64:3, u64:4, u32:5}' -a 'u64[4]:zero'
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k(.param .align 4 .b8 t[16])\n{\n  ret;\n}\n' > "$T/a4.ptx"
 expect_exit 2 "argument 0 '{u64:0, u64:0}' needs 8-byte alignment (its widest field) but parameter t is .b8[16] aligned to 4 bytes" \
   run "$T/a4.ptx" -a '{u64:0, u64:0}'
