@@ -22,9 +22,11 @@ What it reads in the tutorial:
   4-space blocks      not run; the one under "From Python" must be lines of
                       examples/tutorial/sum.py ("..." for the rest).
 
-The nvcc commands run, and the PTX they make must pass `ptxvm check`; then
-the committed sum.ptx comes back, so the shown outputs (PTX line numbers)
-do not depend on the toolkit's version.
+The nvcc commands run, and the PTX they make must pass `ptxvm check` and,
+made by the toolkit that made the committed sum.ptx, be that file (less
+the source's path and the module id; gen.sh remakes it); then the committed sum.ptx comes
+back, so the shown outputs (PTX line numbers) do not depend on the
+toolkit's version.
 
 Prints "N passed, M failed, K skipped"; exits 1 on a failure."""
 import os
@@ -148,6 +150,17 @@ def main():
                 if r.returncode:
                     failed += 1
                     print("FAIL: nvcc's sum.ptx does not pass ptxvm check:\n" + r.stderr)
+                made, kept = open(os.path.join(cwd, "sum.ptx")).read(), open(os.path.join(EXAMPLE, "sum.ptx")).read()
+                # less the .file paths and the .b8 data, which holds a module id
+                # (a hash of where it was compiled)
+                code = lambda t: [l for l in t.split("\n") if not re.match(r"\s*(\.file|\.b8 )", l)]
+                tool = lambda t: [l for l in t.split("\n") if "Cuda compilation tools" in l]
+                if tool(made) == tool(kept):   # the same toolkit: the committed PTX is up to date
+                    if code(made) == code(kept):
+                        passed += 1
+                    else:
+                        failed += 1
+                        print("FAIL: examples/tutorial/sum.ptx is not what nvcc makes of sum.cu: run gen.sh")
                 shutil.copy(os.path.join(EXAMPLE, "sum.ptx"), cwd)   # the committed one, for the outputs
         # the CI snippets only use commands that were run
         for kind, _, body in blocks:
