@@ -35,7 +35,7 @@
  * reads the destination without waiting sees the old bytes (within one
  * round of the CTA loop: QUANTUM instructions per warp). .read on
  * bulk wait_group waits for the whole copy (stronger than needed). */
-#include "../lower/lower.h"
+#include "program.h"
 #include "mbar.h"
 
 #include <stdio.h>

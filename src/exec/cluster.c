@@ -30,7 +30,7 @@
  * and an address with zero rank bits (every .shared::cta address) is the
  * executing CTA's. mapa to the executing CTA's own rank returns the
  * .shared::cta form. Generic forms add SHARED_WINDOW. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 
 #include <stdio.h>

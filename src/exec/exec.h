@@ -247,6 +247,26 @@ uint32_t lower_mods(const Insn *in);   /* the XM_* bits of in's modifiers */
 /* Space named by an instruction's modifiers (SP_NONE when generic). */
 Space lower_space(const Insn *in);
 
+/* Lowering services for the CTRL and MOV selectors (lower.c). */
+typedef struct FuncInfo FuncInfo;
+/* The branch target (XInsn.target) of the instruction being selected. */
+void lower_branch_target(Lower *L, const Symbol *label);
+/* *dst (memory from lower_aux) receives the pc of label. */
+void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label);
+/* Index of f's definition in Program.funcs (-1 if none). */
+int lower_func_index(Lower *L, const Function *f);
+const FuncInfo *lower_func_info(Lower *L, int i);
+/* Address of a variable in its own space (for a .param of a call site or
+ * a .func: its offset from the frame pointer, which is 0 in a kernel);
+ * false if it has none. */
+bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
+/* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
+int lower_reg_file(const Symbol *s);
+
+/* Refuses the instruction being selected with a message of the selector's
+ * own (prefixed with its FILE:LINE:COL); does not return. */
+_Noreturn void lower_refuse(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* Address-space instructions cvta, cvta.to and isspacep (§9.7.9.19-20, 23):
  * opcodes.def files them under MOV, but their semantics is the address map
  * of mem.h, so src/exec/mem.c implements them; exec_select_MOV delegates

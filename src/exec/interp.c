@@ -28,7 +28,7 @@
  * pointer = the stack pointer aligned to 16, stack pointer += frame size; a
  * stack that would pass the thread's local memory is a located "local stack
  * overflow" fault) and copies the .param arguments into it; ret copies the
- * return values back and pops both. Registers are per function (lower.h),
+ * return values back and pops both. Registers are per function (program.h, lower.h),
  * so when a lane enters a function it is already in (recursion), the
  * callee's register region is saved for that lane on the warp's save stack
  * and restored when it returns; frames need no saving.
@@ -43,7 +43,7 @@
  * of warp-instructions, with what it needs to go on kept in the Cluster, so
  * that the launcher (src/sched/launch.c) can run other clusters meanwhile
  * and a CTA spinning on a flag that a later CTA sets does not starve it. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "warpsync.h"
 #include "spin.h"
@@ -193,7 +193,7 @@ XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const
   return st;
 }
 
-/* ---- services for handlers (lower.h) ---- */
+/* ---- services for handlers (program.h) ---- */
 
 static void flush(WState *s) {
   if (!s->have) return;

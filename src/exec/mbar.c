@@ -34,7 +34,7 @@
  * and cp.async.mbarrier.arrive's deferred arrive-on (pending += 1 at issue
  * without .noinc, the arrive once the thread's earlier cp.async copies have
  * landed) happen when the copy completes. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
 #include "mbar.h"

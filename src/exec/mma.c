@@ -68,7 +68,7 @@
  * and .b8. */
 #include <math.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "alu.h"
 #include "fpconv.h"
 

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "interp.h"
 
 enum { REPORT_MAX = 100 };

@@ -54,7 +54,7 @@
  * when the watchdog will stop it. */
 #include "spin.h"
 
-#include "../lower/lower.h"
+#include "program.h"
 
 #include <stdio.h>
 #include <stdlib.h>

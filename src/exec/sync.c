@@ -28,7 +28,7 @@
  *
  * nanosleep (§9.7.13.9) advances the warp's virtual time by the requested
  * nanoseconds, so back-off loops that read %globaltimer terminate. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "alu.h"
 

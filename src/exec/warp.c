@@ -32,7 +32,7 @@
  * mode or reduction operator. */
 #include "warpsync.h"
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "alu.h"
 
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };

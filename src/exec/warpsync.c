@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "../util/check.h"
 
 typedef struct WarpSync {
