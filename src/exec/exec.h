@@ -150,6 +150,15 @@ const char *exec_handler_name(ExecFn fn);
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
 static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }
 
+/* ---- lane helpers shared by the families ---- */
+
+/* The warp's lanes that exist and have not exited. */
+static inline uint32_t warp_live(const Warp *w) { return w->valid & ~w->exited; }
+/* Sets lane l of the predicate in slot to v. */
+static inline void pred_put(Warp *w, uint32_t slot, int l, bool v) {
+  w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
+}
+
 /* Lane l's address [base+imm] in state space sp (base UINT32_MAX: none;
  * base64: a 64-bit register). A .shared address in a 32-bit register wraps
  * at 32 bits, as the GPU computes it; warp-wide fast paths need not care:

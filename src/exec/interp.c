@@ -230,7 +230,7 @@ static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
   uint32_t n = o->n > 1 ? o->n : 1, es = o->size / n;
   if (o->kind == CO_MEM) { memcpy(lane_frame(w, l) + o->where, src, o->size); return; }
   if (o->kind == CO_PRED) {
-    w->pred[o->where] = (w->pred[o->where] & ~(1u << l)) | ((uint32_t)(src[0] & 1) << l);
+    pred_put(w, o->where, l, src[0] & 1);
     return;
   }
   for (uint32_t e = 0; e < n; e++, src += es) {
@@ -403,7 +403,7 @@ static bool ret_lane(Warp *w, WState *s, int l) {
  * took: the warp's other runnable lanes, if any, must be held at an
  * aligned barrier (lanes.c), where they stay while the group spins. */
 static void probe(Warp *w, WState *s, uint32_t edge) {
-  uint32_t others = w->valid & ~w->exited & ~s->ln.waiting & ~s->ln.gmask;
+  uint32_t others = warp_live(w) & ~s->ln.waiting & ~s->ln.gmask;
   s->probe_at = w->steps + 1024;   /* a probe compares the warp's registers: not too often */
   if (others && lanes_at_aligned_barrier(&s->ln, w, others) != others) return;
   SpinLanes ln;
@@ -569,12 +569,12 @@ static void warp_free(Warp *w) {
   free(w->r32); free(w->r64); free(w->pred); free(w->local);
 }
 
-static bool warp_done(const Warp *w) { return (w->valid & ~w->exited) == 0; }
+static bool warp_done(const Warp *w) { return warp_live(w) == 0; }
 
 static uint32_t live_threads(const Cta *c) {
   uint32_t n = 0;
   for (int i = 0; i < c->nwarps; i++)
-    n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
+    n += (uint32_t)__builtin_popcount(warp_live(&c->warps[i]));
   return n;
 }
 
@@ -659,7 +659,7 @@ static void held_note(Cluster *cl, char *buf, size_t n) {
   for (int r = 0; r < cl->ncta; r++)
     for (int i = 0; i < cl->ctas[r].nwarps; i++) {
       Warp *w = &cl->ctas[r].warps[i];
-      uint32_t live = w->valid & ~w->exited & ~interp_waiting(w), h = 0;
+      uint32_t live = warp_live(w) & ~interp_waiting(w), h = 0;
       for (int l = 0; l < WARP_SIZE; l++)
         if ((live >> l & 1) && lanes_aligned_barrier(&w->launch->prog->code[interp_pc(w, l)])) h |= 1u << l;
       if (!h || h == live) continue;
@@ -693,7 +693,7 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
       Cta *c = &cl->ctas[r];
       for (int i = 0; i < c->nwarps && !ww; i++) {
         Warp *w = &c->warps[i];
-        uint32_t m = w->valid & ~w->exited & (pass ? ~0u : ~interp_waiting(w));
+        uint32_t m = warp_live(w) & (pass ? ~0u : ~interp_waiting(w));
         if (!m) continue;
         const WState *s = w->interp;
         ww = w; at = c; lane = lowest_lane(s->ln.state != LG_NONE && (s->ln.gmask & m) ? s->ln.gmask & m : m);

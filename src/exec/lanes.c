@@ -112,7 +112,7 @@ static void lanes_perturb(Lanes *g, const Warp *w, uint32_t cand) {
 bool lanes_pick(Lanes *g, const Warp *w, unsigned how) {
   uint32_t prev = g->state != LG_NONE ? g->gmask : 0;
   lanes_flush(g);
-  uint32_t live = w->valid & ~w->exited & ~g->waiting;
+  uint32_t live = warp_live(w) & ~g->waiting;
   if (!live) return false;
   uint32_t run = live, cand = lanes_not_spinning(g, live), m, lim;
   int best = lanes_lowest_group(g, cand, 0, &m, &lim);

@@ -107,7 +107,7 @@ static inline void lanes_regroup(Lanes *g) {
 
 /* Lanes not exited, not waiting, outside the running group. */
 static inline uint32_t lanes_others(const Lanes *g, const Warp *w) {
-  return w->valid & ~w->exited & ~g->waiting & ~g->gmask;
+  return warp_live(w) & ~g->waiting & ~g->gmask;
 }
 
 /* Whether a group must be picked before the next instruction: none runs,
@@ -115,7 +115,7 @@ static inline uint32_t lanes_others(const Lanes *g, const Warp *w) {
  * held or judged: hold_at_aligned_barrier). */
 static inline bool lanes_must_pick(const Lanes *g, const Warp *w, const XInsn *code) {
   return g->state != LG_RUN ||
-         (g->gmask != (w->valid & ~w->exited) && code[g->gpc].fam == FAM_SYNC &&
+         (g->gmask != (warp_live(w)) && code[g->gpc].fam == FAM_SYNC &&
           lanes_aligned_barrier(&code[g->gpc]));
 }
 

@@ -332,10 +332,6 @@ static void store(Cta *c, MbEnt *e) {
   if (e->m.valid) memcpy(c->shared + e->off, &e->enc, 8);
 }
 
-static void set_pred(Warp *w, uint32_t slot, int l, bool v) {
-  w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
-}
-
 /* Whether waiter q's condition holds now (false on a stale state: the
  * waiter keeps waiting; the phase moved on by one at a time). */
 static bool satisfied(const MbCta *t, const MbWaiter *q) {
@@ -349,7 +345,7 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   MbWaiter *q = &t->w[wid * WARP_SIZE + l];
   Warp *w = &c->warps[wid];
   if (v && q->ent >= 0) t->e[q->ent].observed = t->e[q->ent].m.phase;
-  set_pred(w, q->pslot, l, v);
+  pred_put(w, q->pslot, l, v);
   q->ent = -1;
   q->ready = false;
   interp_release(w, 1u << l);
@@ -510,7 +506,7 @@ static inline XStatus wait_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigne
       if (err) return fault_obj(w, x, l, e, o.off, err);
     }
     if (done) e->observed = e->m.phase;
-    if (!(form & W_TRY)) { set_pred(w, x->slot[0], l, done); continue; }
+    if (!(form & W_TRY)) { pred_put(w, x->slot[0], l, done); continue; }
     MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
     *q = (MbWaiter){.ent = o.k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
                     .at = x};
@@ -522,7 +518,7 @@ static inline XStatus wait_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigne
   if (parked && parked == ready) {   /* every try_wait lane done at once */
     FOR_LANES(l) if (ACTIVE(parked, l)) {
       MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
-      set_pred(w, q->pslot, l, true);
+      pred_put(w, q->pslot, l, true);
       q->ent = -1; q->ready = false;
     }
     return XS_NEXT;
@@ -744,7 +740,7 @@ bool mbar_cta_poll(Cta *c, bool released) {
   bool runnable = false;
   for (int i = 0; i < c->nwarps; i++) {
     Warp *w = &c->warps[i];
-    if (w->valid & ~w->exited & ~interp_waiting(w)) {
+    if (warp_live(w) & ~interp_waiting(w)) {
       runnable = true;
       uint64_t ck = interp_clock(w);
       if (ck > now) now = ck;

@@ -235,7 +235,7 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
         break;
       case CO_R32: R32(w, ro->where)[l] = u; break;
       case CO_R64: R64(w, ro->where)[l] = (uint64_t)(int64_t)r; break;
-      case CO_PRED: w->pred[ro->where] = (w->pred[ro->where] & ~(1u << l)) | ((u & 1) << l); break;
+      case CO_PRED: pred_put(w, ro->where, l, u & 1); break;
       }
     }
   }
