@@ -5,6 +5,12 @@
 #include "lanes.h"
 #include "../util/check.h"
 
+void lanes_flush_group(Lanes *g) {
+  if (g->gmask == UINT32_MAX) FOR_LANES(l) g->pc[l] = g->gpc;   /* a loop that vectorises */
+  else for (int l = 0; l < WARP_SIZE; l++) if (g->gmask >> l & 1) g->pc[l] = g->gpc;
+  g->state = LG_NONE;
+}
+
 /* Lowest first: the group to run among cand, innermost frame, lowest pc
  * (*m its lanes). *lim: the lowest pc above it of the lanes of `watch` in
  * its frame, where it must regroup to merge with them. */
@@ -137,13 +143,4 @@ bool lanes_yield(Lanes *g, const Warp *w) {
   if (!lanes_pick(g, w, LANES_CALM)) return false;
   if (g->limit > g->gpc + 1) g->limit = g->gpc + 1;   /* choose again soon */
   return true;
-}
-
-void lanes_backward_branch(Lanes *g, const Warp *w) {
-  if (g->past_held) lanes_regroup(g);   /* it may reach a held group */
-  if (lanes_others(g, w) && ++g->backedges > LANES_SPIN_LIMIT) {
-    g->deprio |= g->gmask;
-    g->backedges = 0;
-    lanes_regroup(g);
-  }
 }

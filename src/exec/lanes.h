@@ -92,12 +92,12 @@ static inline bool lanes_sched_free(const Warp *w, uint32_t pc) {
   return !(op_info[x->op].flags & (OPF_SCHED | OPF_CONV)) && !(x->mods & XM_ALIGNED);
 }
 
-/* Writes the running group's pc back to its lanes; no group is chosen. */
+/* Writes the running group's pc back to its lanes; no group is chosen.
+ * (The loop is out of line: inlined at each of its callers it costs more
+ * than the call.) */
+void lanes_flush_group(Lanes *g);
 static inline void lanes_flush(Lanes *g) {
-  if (g->state == LG_NONE) return;
-  if (g->gmask == UINT32_MAX) FOR_LANES(l) g->pc[l] = g->gpc;   /* a loop that vectorises */
-  else for (int l = 0; l < WARP_SIZE; l++) if (g->gmask >> l & 1) g->pc[l] = g->gpc;
-  g->state = LG_NONE;
+  if (g->state != LG_NONE) lanes_flush_group(g);
 }
 
 /* The running group must be chosen again before the next instruction. */
@@ -135,10 +135,17 @@ bool lanes_pick(Lanes *g, const Warp *w, unsigned how);
  * deprioritised lanes included, and chooses again soon. False when no lane
  * can run. */
 bool lanes_yield(Lanes *g, const Warp *w);
-/* The whole running group branched from pc back to target <= pc: past a
- * held group it regroups (it may reach it); while others could run, the
- * LANES_SPIN_LIMIT-th such branch deprioritises it. */
-void lanes_backward_branch(Lanes *g, const Warp *w);
+/* Passing a spinning group: the whole running group branched backwards.
+ * Past a held group it regroups (it may reach it); while others could run,
+ * the LANES_SPIN_LIMIT-th such branch deprioritises it. */
+static inline void lanes_backward_branch(Lanes *g, const Warp *w) {
+  if (g->past_held) lanes_regroup(g);   /* it may reach a held group */
+  if (lanes_others(g, w) && ++g->backedges > LANES_SPIN_LIMIT) {
+    g->deprio |= g->gmask;
+    g->backedges = 0;
+    lanes_regroup(g);
+  }
+}
 /* Lanes of `run` whose pc is at an aligned barrier. */
 uint32_t lanes_at_aligned_barrier(const Lanes *g, const Warp *w, uint32_t run);
 

@@ -182,9 +182,9 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   return true;
 }
 
-bool bar_aligned_converged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
-                           const char *form) {
-  if (mask == live) return true;
+/* bar_aligned_converged's message (bar.h); false. */
+bool bar_unconverged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
+                     const char *form) {
   char what[64], instead[64], t1[160], t2[160];
   if (id >= 0) {
     snprintf(what, sizeof what, "aligned barrier %d (%s)", id, form);

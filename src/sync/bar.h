@@ -96,8 +96,12 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
  * `form` ("sync", "arrive", "red.popc"...), or with id < 0 the cluster
  * barrier `form` ("barrier.cluster.arrive"); the message suggests its
  * non-aligned form. */
-bool bar_aligned_converged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
-                           const char *form);
+bool bar_unconverged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
+                     const char *form);
+static inline bool bar_aligned_converged(char *buf, size_t n, uint32_t mask, uint32_t live,
+                                         int wid, int id, const char *form) {
+  return mask == live || bar_unconverged(buf, n, mask, live, wid, id, form);
+}
 
 /* Re-checks gathering and no-count completion after exits. Returns true
  * if any lane was released. */
