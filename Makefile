@@ -1,7 +1,8 @@
 # ptxvm: one plain Makefile (STYLE.md §9).
 #   make            library (build/libptxvm.a, build/libptxvm.so) and build/ptxvm
 #   make test       every test (unit, front-end corpora, conformance), then the
-#                   same under ASan+UBSan; ends with "N passed, M failed"
+#                   same under ASan+UBSan, and one pass of the unit tests and
+#                   RUN files in the DEBUG=1 build; ends with "N passed, M failed"
 #   make SAN=1      a sanitizer build in build-san/
 #   make DEBUG=1    internal assertions (src/util/check.h), in build-debug/;
 #                   with STRESS=1 also the stress switches (quantum 1, a seed), in build-stress/
@@ -138,11 +139,14 @@ $(B)/tests/%: $(B)/tests/unit/%.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # the plain build and the ASan+UBSan build (build-san/), both checked by one
-# run, which also fuzzes the whole path for a minute (build-fuzz/, clang)
+# run, which also fuzzes the whole path for a minute (build-fuzz/, clang) and
+# makes one pass of the unit tests and RUN files in the DEBUG=1 build
+# (build-debug/: the internal assertions; debug-unit:, debug-run:)
 test: all
 	@$(MAKE) --no-print-directory SAN=1 all
+	@$(MAKE) --no-print-directory DEBUG=1 all
 	@$(MAKE) --no-print-directory fuzz
-	python3 tests/run.py --build $(B) --san-build build-san
+	python3 tests/run.py --build $(B) --san-build build-san --debug-build build-debug
 
 # the multi-threaded launches (the run: and cuda: tests of more than one
 # cluster at -j 2, the unit tests, test_cancel among them, and every .ptx of

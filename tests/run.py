@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """run.py: the one test runner of ptxvm (STYLE.md section 10: tests as data).
 
-    python3 tests/run.py [--build DIR] [--san-build DIR] [--tsan-build DIR] [--only PREFIX]
+    python3 tests/run.py [--build DIR] [--san-build DIR] [--debug-build DIR] [--tsan-build DIR]
+                         [--only PREFIX]
                          [--timeout S] [-j N] [FILE...]
 
 What it runs (each is one test, with an id used in tests/known_failures.txt):
@@ -140,6 +141,12 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    through the whole-path fuzz harness built with it
                    (tests/fuzz/fuzz.py --tsan); a report fails the test
                    (tests/tsan.supp: the suppressed ones, why)
+  debug-unit:NAME, debug-run:PATH
+                   with --debug-build DIR (`make DEBUG=1`: build-debug, -O0
+                   with the internal assertions of src/util/check.h): one
+                   pass of the unit tests and the RUN files of tests/ptx in
+                   that build (about 30 s on 2 cores); a failed assertion
+                   aborts and fails the test
   san-unit:NAME, san-check:PATH, san-cuda:NAME.VARIANT:KERNEL
                    with --san-build DIR (ASan+UBSan, `make SAN=1`): the unit
                    tests, the front-end corpora (diag, cuda) and the MANIFEST
@@ -958,16 +965,17 @@ def plan(args, ptxas):
     jobs = []
     ptxvm = os.path.join(args.build, "ptxvm")
     san_ptxvm = os.path.join(args.san_build, "ptxvm") if args.san_build else None
+    debug_ptxvm = os.path.join(args.debug_build, "ptxvm") if args.debug_build else None
     if args.files:
         files = [rel(f) for f in args.files]
     else:
         files = ptx_files("tests/ptx") + ptx_files("tests/cuda/ptx")
         files += [f for c in REAL_CORPORA for f in ptx_files("tests/%s/ptx" % c)]
-        for b in (args.build, args.san_build):
+        for b in (args.build, args.san_build, args.debug_build):
             if not b:
                 continue
             d = os.path.join(b, "tests")
-            pre = "san-unit:" if b == args.san_build else "unit:"
+            pre = {args.san_build: "san-unit:", args.debug_build: "debug-unit:"}.get(b, "unit:")
             env = SAN_ENV if b == args.san_build else None
             if os.path.isdir(d):
                 for n in sorted(os.listdir(d)):
@@ -1017,6 +1025,8 @@ def plan(args, ptxas):
             if any(k == "RUN" for k, _ in header(f)):
                 jobs.append(("run:" + f, t_run, f, ptxvm, args.timeout))
                 jobs.append(("j1-run:" + f, t_run, f, ptxvm, args.timeout, "1"))
+                if debug_ptxvm and f.startswith("tests/ptx/"):
+                    jobs.append(("debug-run:" + f, t_run, f, debug_ptxvm, args.timeout * 2))
                 jobs.append(gpu_run_job(f))
             elif args.files:
                 jobs.append(("run:" + f, lambda tid: Result(tid, "skip", "no RUN line")))
@@ -1076,6 +1086,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", default="build", help="build directory (default build)")
     ap.add_argument("--san-build", help="ASan+UBSan build directory (make SAN=1: build-san)")
+    ap.add_argument("--debug-build", help="DEBUG=1 build directory (make DEBUG=1: build-debug)")
     ap.add_argument("--tsan-build", help="ThreadSanitizer build directory (make TSAN=1: build-tsan)")
     ap.add_argument("--only", metavar="PREFIX", help="run just the tests whose id starts with PREFIX")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")

@@ -35,7 +35,7 @@
  * reads the destination without waiting sees the old bytes (within one
  * round of the CTA loop: QUANTUM instructions per warp). .read on
  * bulk wait_group waits for the whole copy (stronger than needed). */
-#include "../lower/lower.h"
+#include "program.h"
 #include "mbar.h"
 
 #include <stdio.h>
@@ -43,15 +43,12 @@
 
 typedef struct AsAddr { uint32_t base; bool base64; int64_t imm; } AsAddr;
 
-typedef enum { AK_CP, AK_COMMIT, AK_WAIT, AK_WAIT_ALL, AK_BULK_G2S, AK_BULK_S2G,
-               AK_BULK_COMMIT, AK_BULK_WAIT, AK_PREFETCH } AsKind;
-
 typedef struct AsInsn {
   AsAddr dst, src, mbar;
   Space dsp, ssp, msp;
   uint32_t cpsize;       /* cp.async: 4, 8, 16 */
   int extra;             /* cp.async: 0 none, 1 src-size slot, 2 ignore-src pred */
-  uint32_t xslot;        /* its slot */
+  uint32_t xslot;        /* its slot; bulk copies: the size slot */
   uint32_t n;            /* wait_group N */
 } AsInsn;
 
@@ -59,54 +56,89 @@ static uint64_t addr_of(Warp *w, const AsAddr *a, Space sp, int l) {
   return lane_address(w, sp, a->imm, a->base, a->base64, l);
 }
 
-HANDLER(exec_async) {
+/* One handler per operation (exec_select_ASYNC picks it); lanes in order. */
+
+HANDLER(exec_cp_async) {
   const AsInsn *a = x->aux;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    switch ((AsKind)x->sub) {
-    case AK_PREFETCH: break;
-    case AK_COMMIT: mbar_async_commit(w, l, false); break;
-    case AK_BULK_COMMIT: mbar_async_commit(w, l, true); break;
-    case AK_WAIT: mbar_async_wait(w, l, false, a->n, false); break;
-    case AK_WAIT_ALL: mbar_async_wait(w, l, false, 0, true); break;
-    case AK_BULK_WAIT: mbar_async_wait(w, l, true, a->n, false); break;
-    case AK_CP: {
-      uint32_t n = a->cpsize;
-      if (a->extra == 1) {
-        uint32_t ss = R32(w, a->xslot)[l];
-        if (ss > a->cpsize)
-          return exec_fault(w, x, l, "cp.async: src-size %u is larger than cp-size %u", ss, a->cpsize);
-        n = ss;
-      } else if (a->extra == 2 && (w->pred[a->xslot] >> l & 1)) {
-        n = 0;
-      }
-      uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
-      uint8_t *d = mem_ptr(w, x, l, a->dsp, da, a->cpsize, a->cpsize, true);
-      if (!d) return XS_TRAP;
-      const uint8_t *s = d;
-      if (n) { s = mem_ptr(w, x, l, a->ssp, sa, a->cpsize, a->cpsize, false); if (!s) return XS_TRAP; }
-      if (mbar_async_copy(w, x, l, false, d, s, a->cpsize, n, false, SP_NONE, 0) != XS_NEXT)
-        return XS_TRAP;
-      break;
+    uint32_t n = a->cpsize;
+    if (a->extra == 1) {
+      uint32_t ss = R32(w, a->xslot)[l];
+      if (ss > a->cpsize)
+        return exec_fault(w, x, l, "cp.async: src-size %u is larger than cp-size %u", ss, a->cpsize);
+      n = ss;
+    } else if (a->extra == 2 && (w->pred[a->xslot] >> l & 1)) {
+      n = 0;
     }
-    case AK_BULK_G2S: case AK_BULK_S2G: {
-      uint32_t size = R32(w, a->xslot)[l];
-      uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
-      if (size % 16 || da % 16 || sa % 16)
-        return exec_fault(w, x, l, "cp.async.bulk: size %u and both addresses (dst 0x%llx, src "
-                          "0x%llx) must be multiples of 16", size, (unsigned long long)da,
-                          (unsigned long long)sa);
-      uint8_t *d = size ? mem_ptr(w, x, l, a->dsp, da, size, 16, true) : NULL;
-      const uint8_t *s = size ? mem_ptr(w, x, l, a->ssp, sa, size, 16, false) : NULL;
-      if (size && (!d || !s)) return XS_TRAP;
-      bool tx = x->sub == AK_BULK_G2S;
-      if (mbar_async_copy(w, x, l, true, d, s, size, size, tx, a->msp,
-                          tx ? addr_of(w, &a->mbar, a->msp, l) : 0) != XS_NEXT)
-        return XS_TRAP;
-      break;
-    }
-    }
+    uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
+    uint8_t *d = mem_ptr(w, x, l, a->dsp, da, a->cpsize, a->cpsize, true);
+    if (!d) return XS_TRAP;
+    const uint8_t *s = d;
+    if (n) { s = mem_ptr(w, x, l, a->ssp, sa, a->cpsize, a->cpsize, false); if (!s) return XS_TRAP; }
+    if (mbar_async_copy(w, x, l, AS_CP_ASYNC, d, s, a->cpsize, n, SP_NONE, 0) != XS_NEXT)
+      return XS_TRAP;
   }
+  return XS_NEXT;
+}
+
+/* A bulk copy of kind AS_BULK_TX (to shared memory, complete_tx on the
+ * mbarrier operand) or AS_BULK_GROUP (to global memory, bulk_group). */
+static inline XStatus bulk_lanes(Warp *w, const XInsn *x, uint32_t mask, AsyncKind kind) {
+  const AsInsn *a = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint32_t size = R32(w, a->xslot)[l];
+    uint64_t da = addr_of(w, &a->dst, a->dsp, l), sa = addr_of(w, &a->src, a->ssp, l);
+    if (size % 16 || da % 16 || sa % 16)
+      return exec_fault(w, x, l, "cp.async.bulk: size %u and both addresses (dst 0x%llx, src "
+                        "0x%llx) must be multiples of 16", size, (unsigned long long)da,
+                        (unsigned long long)sa);
+    uint8_t *d = size ? mem_ptr(w, x, l, a->dsp, da, size, 16, true) : NULL;
+    const uint8_t *s = size ? mem_ptr(w, x, l, a->ssp, sa, size, 16, false) : NULL;
+    if (size && (!d || !s)) return XS_TRAP;
+    uint64_t ma = kind == AS_BULK_TX ? addr_of(w, &a->mbar, a->msp, l) : 0;
+    if (mbar_async_copy(w, x, l, kind, d, s, size, size, a->msp, ma) != XS_NEXT) return XS_TRAP;
+  }
+  return XS_NEXT;
+}
+
+HANDLER(exec_cp_async_bulk_g2s) { return bulk_lanes(w, x, mask, AS_BULK_TX); }
+HANDLER(exec_cp_async_bulk_s2g) { return bulk_lanes(w, x, mask, AS_BULK_GROUP); }
+
+HANDLER(exec_cp_async_commit_group) {
+  (void)x;
+  FOR_LANES(l) if (ACTIVE(mask, l)) mbar_async_commit(w, l, AG_CP_ASYNC);
+  return XS_NEXT;
+}
+
+HANDLER(exec_cp_async_bulk_commit_group) {
+  (void)x;
+  FOR_LANES(l) if (ACTIVE(mask, l)) mbar_async_commit(w, l, AG_BULK);
+  return XS_NEXT;
+}
+
+HANDLER(exec_cp_async_wait_group) {
+  const AsInsn *a = x->aux;
+  FOR_LANES(l) if (ACTIVE(mask, l)) mbar_async_wait(w, l, AG_CP_ASYNC, a->n);
+  return XS_NEXT;
+}
+
+HANDLER(exec_cp_async_bulk_wait_group) {
+  const AsInsn *a = x->aux;
+  FOR_LANES(l) if (ACTIVE(mask, l)) mbar_async_wait(w, l, AG_BULK, a->n);
+  return XS_NEXT;
+}
+
+HANDLER(exec_cp_async_wait_all) {
+  (void)x;
+  FOR_LANES(l) if (ACTIVE(mask, l)) mbar_async_wait_all(w, l);
+  return XS_NEXT;
+}
+
+/* cp.async.bulk.prefetch.L2: a hint; nothing happens. */
+HANDLER(exec_cp_async_bulk_prefetch) {
+  (void)w, (void)x, (void)mask;
   return XS_NEXT;
 }
 
@@ -118,19 +150,19 @@ static void addr_opd(Lower *L, const Operand *m, Space sp, AsAddr *a) {
 bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
   AsInsn *a = lower_aux(L, sizeof *a);
   x->aux = a;
-  x->fn = exec_async;
   const Operand *o = in->opds;
   switch ((Opcode)in->op) {
-  case OP_CP_ASYNC_COMMIT_GROUP: x->sub = AK_COMMIT; return true;
-  case OP_CP_ASYNC_WAIT_ALL: x->sub = AK_WAIT_ALL; return true;
-  case OP_CP_ASYNC_BULK_COMMIT_GROUP: x->sub = AK_BULK_COMMIT; return true;
+  case OP_CP_ASYNC_COMMIT_GROUP: x->fn = exec_cp_async_commit_group; return true;
+  case OP_CP_ASYNC_WAIT_ALL: x->fn = exec_cp_async_wait_all; return true;
+  case OP_CP_ASYNC_BULK_COMMIT_GROUP: x->fn = exec_cp_async_bulk_commit_group; return true;
   case OP_CP_ASYNC_WAIT_GROUP: case OP_CP_ASYNC_BULK_WAIT_GROUP:
-    x->sub = in->op == OP_CP_ASYNC_WAIT_GROUP ? AK_WAIT : AK_BULK_WAIT;
+    x->fn = in->op == OP_CP_ASYNC_WAIT_GROUP ? exec_cp_async_wait_group
+                                             : exec_cp_async_bulk_wait_group;
     if (o[0].kind != OPD_IMM || o[0].ival < 0) lower_refuse(L, "wait_group needs a non-negative integer constant");
     a->n = (uint32_t)o[0].ival;
     return true;
   case OP_CP_ASYNC: {
-    x->sub = AK_CP;
+    x->fn = exec_cp_async;
     a->dsp = SP_SHARED; a->ssp = SP_GLOBAL;
     addr_opd(L, &o[0], SP_SHARED, &a->dst);
     addr_opd(L, &o[1], SP_GLOBAL, &a->src);
@@ -148,7 +180,7 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
     return true;
   }
   case OP_CP_ASYNC_BULK_G2S: case OP_CP_ASYNC_BULK_G2C:
-    x->sub = AK_BULK_G2S;
+    x->fn = exec_cp_async_bulk_g2s;
     a->dsp = SP_SHARED; a->ssp = SP_GLOBAL; a->msp = SP_SHARED;
     addr_opd(L, &o[0], SP_SHARED, &a->dst);
     addr_opd(L, &o[1], SP_GLOBAL, &a->src);
@@ -156,10 +188,10 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
     addr_opd(L, &o[3], SP_SHARED, &a->mbar);
     return true;
   case OP_CP_ASYNC_BULK_PREFETCH:   /* a hint: nothing to do */
-    x->sub = AK_PREFETCH;
+    x->fn = exec_cp_async_bulk_prefetch;
     return true;
   case OP_CP_ASYNC_BULK_S2G:
-    x->sub = AK_BULK_S2G;
+    x->fn = exec_cp_async_bulk_s2g;
     a->dsp = SP_GLOBAL; a->ssp = SP_SHARED;
     addr_opd(L, &o[0], SP_GLOBAL, &a->dst);
     addr_opd(L, &o[1], SP_SHARED, &a->src);

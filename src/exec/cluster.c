@@ -30,7 +30,7 @@
  * and an address with zero rank bits (every .shared::cta address) is the
  * executing CTA's. mapa to the executing CTA's own rank returns the
  * .shared::cta form. Generic forms add SHARED_WINDOW. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 
 #include <stdio.h>
@@ -62,7 +62,6 @@ void cluster_bar_free(Cluster *cl) {
   cl->bar = NULL;
 }
 
-static uint32_t live_of(const Warp *w) { return w->valid & ~w->exited; }
 
 /* Every non-exited thread has arrived and some thread arrived: complete the
  * phase. Releases the waiters whose phase completed. Returns true if a
@@ -74,7 +73,7 @@ static bool settle(Cluster *cl, CBar *b) {
     for (int i = 0; i < c->nwarps; i++) {
       CWarp *cw = &b->w[r * b->maxw + i];
       if (cw->arrived) any_arrived = true;
-      if (live_of(&c->warps[i]) & ~cw->arrived) all = false;
+      if (warp_live(&c->warps[i]) & ~cw->arrived) all = false;
     }
   }
   if (any_arrived && all) {
@@ -114,7 +113,7 @@ bool cluster_bar_describe(const Cta *c, int wid, int lane, char *buf, size_t n) 
   for (int r = 0; r < cl->ncta; r++) {
     const Cta *o = &cl->ctas[r];
     for (int i = 0; i < o->nwarps; i++) {
-      uint32_t lv = live_of(&o->warps[i]), a = b->w[r * b->maxw + i].arrived;
+      uint32_t lv = warp_live(&o->warps[i]), a = b->w[r * b->maxw + i].arrived;
       live += (uint32_t)__builtin_popcount(lv);
       arrived += (uint32_t)__builtin_popcount(lv & a);
       if ((lv & ~a) && k + 80 < sizeof miss) {
@@ -145,10 +144,9 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
 
 /* x->imm bit 0: .aligned. */
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
-  if (!(x->imm & 1) || mask == live_of(w)) return XS_NEXT;
-  char what[64], msg[512];
-  snprintf(what, sizeof what, "%s.aligned", name);
-  bar_unconverged_text(msg, sizeof msg, what, mask, w->id, live_of(w), name);
+  char msg[512];
+  if (!(x->imm & 1) || bar_aligned_converged(msg, sizeof msg, mask, warp_live(w), w->id, -1, name))
+    return XS_NEXT;
   return exec_fault(w, x, -1, "%s", msg);
 }
 

@@ -19,7 +19,7 @@
  * without a body is refused ("call to external function 'f' is not
  * supported"), except vprintf, CUDA's device printf, which runs in
  * printf.c, and __assertfail (a failed assert(): a located fault there). */
-#include "../lower/lower.h"
+#include "program.h"
 
 HANDLER(exec_bra) {
   (void)x;

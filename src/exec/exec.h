@@ -150,6 +150,15 @@ const char *exec_handler_name(ExecFn fn);
 static inline uint32_t *R32(Warp *w, uint32_t slot) { return w->r32 + (size_t)slot * WARP_SIZE; }
 static inline uint64_t *R64(Warp *w, uint32_t slot) { return w->r64 + (size_t)slot * WARP_SIZE; }
 
+/* ---- lane helpers shared by the families ---- */
+
+/* The warp's lanes that exist and have not exited. */
+static inline uint32_t warp_live(const Warp *w) { return w->valid & ~w->exited; }
+/* Sets lane l of the predicate in slot to v. */
+static inline void pred_put(Warp *w, uint32_t slot, int l, bool v) {
+  w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
+}
+
 /* Lane l's address [base+imm] in state space sp (base UINT32_MAX: none;
  * base64: a 64-bit register). A .shared address in a 32-bit register wraps
  * at 32 bits, as the GPU computes it; warp-wide fast paths need not care:
@@ -246,6 +255,26 @@ void *lower_aux(Lower *L, size_t n);
 uint32_t lower_mods(const Insn *in);   /* the XM_* bits of in's modifiers */
 /* Space named by an instruction's modifiers (SP_NONE when generic). */
 Space lower_space(const Insn *in);
+
+/* Lowering services for the CTRL and MOV selectors (lower.c). */
+typedef struct FuncInfo FuncInfo;
+/* The branch target (XInsn.target) of the instruction being selected. */
+void lower_branch_target(Lower *L, const Symbol *label);
+/* *dst (memory from lower_aux) receives the pc of label. */
+void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label);
+/* Index of f's definition in Program.funcs (-1 if none). */
+int lower_func_index(Lower *L, const Function *f);
+const FuncInfo *lower_func_info(Lower *L, int i);
+/* Address of a variable in its own space (for a .param of a call site or
+ * a .func: its offset from the frame pointer, which is 0 in a kernel);
+ * false if it has none. */
+bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
+/* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
+int lower_reg_file(const Symbol *s);
+
+/* Refuses the instruction being selected with a message of the selector's
+ * own (prefixed with its FILE:LINE:COL); does not return. */
+_Noreturn void lower_refuse(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Address-space instructions cvta, cvta.to and isspacep (§9.7.9.19-20, 23):
  * opcodes.def files them under MOV, but their semantics is the address map

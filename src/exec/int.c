@@ -28,7 +28,7 @@
  *                  div_rem_zero.ptx against tests/gpu/sm90_truth.json);
  *   MIN / -1:      div gives MIN (wraps), rem gives 0;
  *   fns base > 31: undefined in the ISA; gives 0xffffffff (not found). */
-#include "../lower/lower.h"
+#include "program.h"
 #include "alu.h"
 
 /* ---- lane loops ---- */

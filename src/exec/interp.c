@@ -1,34 +1,25 @@
 /* interp.c: the warp interpreter and the CTA loop (DESIGN.md "Execution
  * model", "Independent thread scheduling"; exec.h).
  *
- * Each lane has its own pc, call depth and stack of return frames. A lane
- * group is the set of live lanes that share (depth, pc); the interpreter
- * runs the group in the innermost frame with the lowest pc, one XInsn at a
- * time, with mask = group ∩ guard. Lanes of the group whose guard is false
- * just advance. Running the lowest pc first makes structured control flow
- * reconverge where the hardware reconverges it: a group that is ahead waits
- * at its pc until the others catch up and merge with it.
+ * Each lane has its own pc, call depth and stack of return frames. Which
+ * lanes run next is the lane-group policy of lanes.c (lowest first, passing
+ * a spinning group, held at an aligned barrier, perturbed by --schedule;
+ * lanes.h states the rules): before each instruction warp_run asks
+ * lanes_must_pick and lanes_give_way, runs the group's XInsn with mask =
+ * group ∩ guard (lanes of the group whose guard is false just advance), and
+ * `after` moves the lanes as the handler's status says.
  *
- * Fast path: the group's pc is kept in a register (gpc) and only written
- * back to the lanes when the group changes; while no other group of the warp
- * could run (converged) or the next pc stays below every other group's pc
- * (`limit`), no group is recomputed.
- *
- * Forward progress: a group that branches backwards more than SPIN_LIMIT
- * times while other runnable groups wait is deprioritised (`deprio`), so a
- * lane spinning on a lock held by another lane of its warp lets the holder
- * run (ITS semantics, PTX ISA 9.0 §3.3 / sync digest §1).
- *
- * Aligned barriers: a group at one while other lanes of its warp are
- * elsewhere is held until they exit, join it or can no longer run, and only
- * then judged by the barrier's handler (pick_group).
+ * Fast path: the group's pc is kept in a register (Lanes.gpc) and only
+ * written back to the lanes when the group changes; while no other group of
+ * the warp could run (converged) or the next pc stays below every other
+ * group's pc (Lanes.limit), no group is recomputed.
  *
  * Calls: a call pushes {return pc, caller, frame and stack pointer} on each
  * lane's stack, pushes the callee's frame on the lane's local stack (frame
  * pointer = the stack pointer aligned to 16, stack pointer += frame size; a
  * stack that would pass the thread's local memory is a located "local stack
  * overflow" fault) and copies the .param arguments into it; ret copies the
- * return values back and pops both. Registers are per function (lower.h),
+ * return values back and pops both. Registers are per function (program.h, lower.h),
  * so when a lane enters a function it is already in (recursion), the
  * callee's register region is saved for that lane on the warp's save stack
  * and restored when it returns; frames need no saving.
@@ -43,10 +34,11 @@
  * of warp-instructions, with what it needs to go on kept in the Cluster, so
  * that the launcher (src/sched/launch.c) can run other clusters meanwhile
  * and a CTA spinning on a flag that a later CTA sets does not starve it. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "warpsync.h"
 #include "spin.h"
+#include "lanes.h"
 #include "../util/check.h"
 
 #include <pthread.h>
@@ -56,9 +48,9 @@
 #include <string.h>
 
 #ifdef PTXVM_STRESS
-enum { QUANTUM = 1, SPIN_LIMIT = 256 };      /* check.h: a turn is one instruction */
+enum { QUANTUM = 1 };      /* check.h: a turn is one instruction */
 #else
-enum { QUANTUM = 4096, SPIN_LIMIT = 256 };
+enum { QUANTUM = 4096 };
 #endif
 #define DEFAULT_MAX_STEPS (1ull << 28)
 
@@ -71,28 +63,17 @@ typedef struct Save {
 } Save;
 
 typedef struct WState {
-  uint32_t pc[WARP_SIZE];
-  uint32_t depth[WARP_SIZE];
+  Lanes ln;                         /* pcs, depths and the lane-group policy (lanes.h) */
   uint32_t func[WARP_SIZE];
   Frame *stack[WARP_SIZE];
   uint32_t cap[WARP_SIZE];
-  uint32_t waiting;                 /* lanes blocked by XS_WAIT */
   uint32_t jumped;                  /* lanes moved by interp_jump */
-  uint32_t deprio;                  /* forward progress: lanes that yield */
-  uint32_t backedges;
-  uint32_t gmask, gpc, limit;       /* the running group (stale pcs in lanes) */
-  bool have, regroup;
   uint32_t cur_mask;                /* lanes executing the current insn */
   uint64_t sleep;                   /* nanosleep, virtual ns */
   void *wsync;                      /* warp-level rendezvous (src/exec/warpsync.c) */
-  uint64_t rng;                     /* Launch.schedule: lane-group choice (perturb) */
-  bool perturbed, calm;             /* the group was chosen by perturb; no perturbing */
-  bool bypass;                      /* ... or instead of deprioritised lanes (then
-                                       perturbed is set too) */
-  bool behind;                      /* the group is past a held one (pick_group) */
   Save *saves; int nsaves, capsaves;
   uint64_t wi[FAM_COUNT], ti[FAM_COUNT];   /* instrumentation (LaunchStats) */
-  uint64_t splits, merges;
+  uint64_t splits;
   uint64_t fx;                      /* effects issued (spin.c) */
   uint64_t probe_at;                /* steps from which a backward branch probes
                                        for a spin (UINT64_MAX: none) */
@@ -193,30 +174,23 @@ XStatus exec_fault_kind(Warp *w, const XInsn *x, int lane, FaultKind kind, const
   return st;
 }
 
-/* ---- services for handlers (lower.h) ---- */
-
-static void flush(WState *s) {
-  if (!s->have) return;
-  if (s->gmask == UINT32_MAX) FOR_LANES(l) s->pc[l] = s->gpc;   /* a loop that vectorises */
-  else for (int l = 0; l < WARP_SIZE; l++) if (s->gmask >> l & 1) s->pc[l] = s->gpc;
-  s->have = false;
-}
+/* ---- services for handlers (program.h) ---- */
 
 uint64_t interp_clock(const Warp *w) { return w->steps + ((const WState *)w->interp)->sleep; }
 void interp_sleep(Warp *w, uint64_t ns) { ((WState *)w->interp)->sleep += ns; }
 
 void interp_jump(Warp *w, int lane, uint32_t pc) {
   WState *s = w->interp;
-  s->pc[lane] = pc;
+  s->ln.pc[lane] = pc;
   s->jumped |= 1u << lane;
 }
 
 void interp_release(Warp *w, uint32_t lanes) {
   WState *s = w->interp;
-  lanes &= s->waiting;
-  for (uint32_t r = lanes; r; r &= r - 1) s->pc[__builtin_ctz(r)]++;   /* often one lane */
-  s->waiting &= ~lanes;
-  s->regroup = true;
+  lanes &= s->ln.waiting;
+  for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
+  s->ln.waiting &= ~lanes;
+  lanes_regroup(&s->ln);
 }
 
 void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
@@ -225,169 +199,11 @@ uint64_t interp_effects(const Warp *w) { return ((const WState *)w->interp)->fx;
 void **interp_spin(Warp *w) { return &((WState *)w->interp)->spin; }
 void interp_probe(Warp *w, bool on) { ((WState *)w->interp)->probe_at = on ? 0 : UINT64_MAX; }
 
-uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->waiting; }
+uint32_t interp_waiting(const Warp *w) { return ((const WState *)w->interp)->ln.waiting; }
 
 uint32_t interp_pc(const Warp *w, int lane) {
   const WState *s = w->interp;
-  return s->have && (s->gmask >> lane & 1) ? s->gpc : s->pc[lane];
-}
-
-/* ---- lane groups ---- */
-
-static uint64_t sched_next(uint64_t *st);
-static void perturb(Warp *w, WState *s, uint32_t cand);
-static bool sched_free(const Warp *w, uint32_t pc);
-static bool aligned_insn(const XInsn *x);
-
-/* The group to run among cand: innermost frame, lowest pc (*m its lanes).
- * *lim: the lowest pc above it of the lanes of `watch` in its frame, where
- * it must regroup to merge with them. */
-static int lowest_group(const WState *s, uint32_t cand, uint32_t watch, uint32_t *m,
-                        uint32_t *lim) {
-  int best = -1;
-  uint32_t diff = 1;
-  *m = 0;
-  *lim = UINT32_MAX;
-  if (cand == UINT32_MAX) {   /* a full warp: converged (one pc, one depth) is the usual case */
-    diff = 0;
-    FOR_LANES(l) diff |= (s->pc[l] ^ s->pc[0]) | (s->depth[l] ^ s->depth[0]);
-    if (!diff) { *m = cand; return 0; }
-  }
-  for (int l = 0; l < WARP_SIZE; l++) {
-    if (!(cand >> l & 1)) continue;
-    if (best < 0 || s->depth[l] > s->depth[best] ||
-        (s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best]))
-      best = l;
-  }
-  for (int l = 0; l < WARP_SIZE; l++) {
-    if (!((cand | watch) >> l & 1) || s->depth[l] != s->depth[best]) continue;
-    if (s->pc[l] == s->pc[best]) *m |= (cand >> l & 1) << l;
-    else if (s->pc[l] > s->pc[best] && s->pc[l] < *lim) *lim = s->pc[l];
-  }
-  return best;
-}
-
-/* Whether x is an aligned barrier, whose handler requires every non-exited
- * lane of the warp converged on it: bar{.cta}.sync/.arrive/.red,
- * barrier{.cta}.*.aligned (sync.c) and barrier.cluster.*.aligned (cluster.c). */
-static bool aligned_barrier(const XInsn *x) {
-  return aligned_insn(x) && op_info[x->op].family == FAM_SYNC;
-}
-
-/* Lanes of `run` at an aligned barrier. */
-static uint32_t at_aligned_barrier(const Warp *w, const WState *s, uint32_t run) {
-  const XInsn *code = w->launch->prog->code;
-  uint32_t h = 0;
-  for (int l = 0; l < WARP_SIZE; l++)
-    if ((run >> l & 1) && aligned_barrier(&code[s->pc[l]])) h |= 1u << l;
-  return h;
-}
-
-/* Picks the group to run: innermost frame, lowest pc (lowest_group), among
- * runnable lanes not deprioritised (unless only those are left).
- *
- * A group at an aligned barrier while other lanes of its warp are elsewhere
- * is not judged yet: it is held (left out) while any lane of the warp that
- * is not at an aligned barrier can run, since those lanes may still exit or
- * come to the same instruction, so that the non-exited lanes execute it
- * converged (PTX ISA §9.7.13.1; the early `return` before
- * `__syncthreads()`). When every runnable lane is at one, the lowest group
- * runs, and its handler reports it if the warp is still not converged: the
- * others wait elsewhere (XS_WAIT) or are at a different aligned barrier.
- * The verdict does not depend on which group ran first. */
-static bool pick_group(Warp *w, WState *s) {
-  uint32_t prev = s->have ? s->gmask : 0;
-  flush(s);
-  uint32_t live = w->valid & ~w->exited & ~s->waiting;
-  if (!live) return false;
-  uint32_t run = live, cand = live & ~s->deprio, m, lim;
-  if (!cand) { s->deprio = 0; cand = live; }
-  int best = lowest_group(s, cand, 0, &m, &lim);
-  if (m != live && aligned_barrier(&w->launch->prog->code[s->pc[best]])) {
-    uint32_t held = at_aligned_barrier(w, s, live);
-    if (held != live) {
-      run = live & ~held;
-      cand = run & ~s->deprio;
-      if (!cand) { s->deprio = 0; cand = run; }
-      best = lowest_group(s, cand, held, &m, &lim);
-      s->behind = false;   /* past a held group: a backward branch may come back to it */
-      for (uint32_t h = held; h; h &= h - 1) {
-        int l = __builtin_ctz(h);
-        s->behind |= s->depth[l] == s->depth[best] && s->pc[l] < s->pc[best];
-      }
-    }
-  }
-  if (run == live) s->behind = false;
-  /* the group: runnable lanes of one frame and pc, not empty */
-  PTXVM_ASSERT(m != 0 && (m & ~live) == 0 && (m & cand) == m);
-  PTXVM_ASSERT(s->pc[best] < w->launch->prog->ncode);
-  if (prev && (m & prev) == prev && m != prev) s->merges++;
-  s->gmask = m;
-  s->gpc = s->pc[best];
-  s->limit = lim;
-  s->have = true;
-  s->regroup = false;
-  s->bypass = s->perturbed = cand != run;   /* gives way at a convergence point */
-  if (w->launch->schedule && !s->calm) perturb(w, s, cand);
-  return true;
-}
-
-/* Launch.schedule != 0: other legal interleavings of the lane groups
- * (independent thread scheduling), so that code relying on implicit warp
- * synchronicity shows it. The group to run is a pseudo-random runnable
- * lane's, sometimes only a random part of it, and the choice is made again
- * every few instructions. Instructions that need or observe converged lanes
- * (SCHED and CONV in opcodes.def: the SYNC family, bar, barrier,
- * bar.warp.sync...; .aligned forms; MMA; activemask and the deprecated shfl
- * and vote) are left to the lowest-pc-first rule: a perturbed group that
- * reaches one gives way (warp_run), so the lanes reconverge before it. So do
- * calls and brx.idx (SCHED) and backward branches, which would put the group
- * ahead of the others for that rule (a deeper frame, or a lower pc in the
- * next iteration of a loop). */
-static bool sched_free(const Warp *w, uint32_t pc) {
-  const XInsn *x = &w->launch->prog->code[pc];
-  if (x->op == OP_BRA && x->target <= pc) return false;
-  return !(op_info[x->op].flags & (OPF_SCHED | OPF_CONV)) && !(x->mods & XM_ALIGNED);
-}
-
-/* Whether every lane of the warp must execute x converged: its row says
- * so (CONV in opcodes.def: bar.sync, bar.arrive and bar.red, MMA, the
- * deprecated shfl and vote...), or it has .aligned. Lanes passed over a
- * deprioritised group (pick_group) wait before one, as the hardware
- * reconverges them there. */
-static bool aligned_insn(const XInsn *x) {
-  return (x->mods & XM_ALIGNED) || op_has(x->op, OPF_CONV);
-}
-
-static void perturb(Warp *w, WState *s, uint32_t cand) {
-  if (!s->rng)
-    s->rng = w->launch->schedule ^ (uint64_t)(w->id + 1) * UINT64_C(0x9E3779B97F4A7C15) ^
-             ((uint64_t)w->cta->ctaid[0] << 40 ^ (uint64_t)w->cta->ctaid[1] << 20 ^ w->cta->ctaid[2]);
-  uint64_t r = sched_next(&s->rng);
-  if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */
-  if (!sched_free(w, s->gpc)) return;
-  int k = (int)(r % (uint64_t)__builtin_popcount(cand)), l = 0;
-  for (uint32_t c = cand;; c &= c - 1)
-    if (k-- == 0) { l = __builtin_ctz(c); break; }
-  if (!sched_free(w, s->pc[l])) return;
-  uint32_t m = 0, lim = UINT32_MAX;
-  for (int i = 0; i < WARP_SIZE; i++)
-    if ((cand >> i & 1) && s->depth[i] == s->depth[l] && s->pc[i] == s->pc[l]) m |= 1u << i;
-  if (r >> 32 & 1) m &= (uint32_t)(r >> 33) | 1u << l;   /* a part of the group */
-  for (int i = 0; i < WARP_SIZE; i++)
-    if ((cand & ~m) >> i & 1 && s->depth[i] == s->depth[l] && s->pc[i] < lim) lim = s->pc[i];
-  PTXVM_ASSERT((m >> l & 1) && (m & ~cand) == 0);   /* a part of cand holding lane l */
-  uint32_t soon = s->pc[l] + 1 + (uint32_t)(r >> 60);   /* choose again within 1..16 */
-  s->gmask = m;
-  s->gpc = s->pc[l];
-  s->limit = lim < soon ? lim : soon;
-  s->perturbed = true;
-  s->bypass = false;
-}
-
-/* Lanes of the group that are the only runnable ones? */
-static bool others_runnable(Warp *w, WState *s) {
-  return (w->valid & ~w->exited & ~s->waiting & ~s->gmask) != 0;
+  return s->ln.state != LG_NONE && (s->ln.gmask >> lane & 1) ? s->ln.gpc : s->ln.pc[lane];
 }
 
 /* ---- calls ---- */
@@ -414,7 +230,7 @@ static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
   uint32_t n = o->n > 1 ? o->n : 1, es = o->size / n;
   if (o->kind == CO_MEM) { memcpy(lane_frame(w, l) + o->where, src, o->size); return; }
   if (o->kind == CO_PRED) {
-    w->pred[o->where] = (w->pred[o->where] & ~(1u << l)) | ((uint32_t)(src[0] & 1) << l);
+    pred_put(w, o->where, l, src[0] & 1);
     return;
   }
   for (uint32_t e = 0; e < n; e++, src += es) {
@@ -425,7 +241,7 @@ static void opd_write(Warp *w, const CallOpd *o, int l, const uint8_t *src) {
 
 static bool on_stack(const WState *s, int l, uint32_t f) {
   if (s->func[l] == f) return true;
-  for (uint32_t d = 0; d < s->depth[l]; d++) if (s->stack[l][d].func == f) return true;
+  for (uint32_t d = 0; d < s->ln.depth[l]; d++) if (s->stack[l][d].func == f) return true;
   return false;
 }
 
@@ -463,14 +279,14 @@ static void pop_save(Warp *w, WState *s, const FuncInfo *fi, int l, uint32_t dep
 }
 
 static bool push_frame(WState *s, int l, Frame f) {
-  if (s->depth[l] == s->cap[l]) {
+  if (s->ln.depth[l] == s->cap[l]) {
     uint32_t nc = s->cap[l] ? 2 * s->cap[l] : 8;
     Frame *ns = realloc(s->stack[l], nc * sizeof *ns);
     if (!ns) return false;
     s->stack[l] = ns;
     s->cap[l] = nc;
   }
-  s->stack[l][s->depth[l]++] = f;
+  s->stack[l][s->ln.depth[l]++] = f;
   return true;
 }
 
@@ -524,14 +340,14 @@ static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
   uint64_t nfp = ((uint64_t)sp[l] + 15) & ~15ull, nsp = nfp + ((fi->frame_size + 15u) & ~15u);
   if (nsp > w->local_size) {
     exec_fault_kind(w, x, l, FAULT_ADDRESS, "local stack overflow: the call to '%s' (depth %u) needs %llu bytes of "
-               "local memory per thread, there are %u bytes", fi->f->name, s->depth[l] + 1,
+               "local memory per thread, there are %u bytes", fi->f->name, s->ln.depth[l] + 1,
                (unsigned long long)nsp, w->local_size);
     return false;
   }
   /* entering a function the lane is already in: save that activation */
-  if (on_stack(s, l, (uint32_t)f)) push_save(w, s, fi, (uint32_t)f, 1u << l, s->depth[l] + 1);
-  if (s->depth[l] >= MAX_DEPTH || !push_frame(s, l, (Frame){pc + 1, s->func[l], fp[l], sp[l]})) {
-    exec_fault(w, x, l, "call: call stack overflow (%u frames)", s->depth[l]);
+  if (on_stack(s, l, (uint32_t)f)) push_save(w, s, fi, (uint32_t)f, 1u << l, s->ln.depth[l] + 1);
+  if (s->ln.depth[l] >= MAX_DEPTH || !push_frame(s, l, (Frame){pc + 1, s->func[l], fp[l], sp[l]})) {
+    exec_fault(w, x, l, "call: call stack overflow (%u frames)", s->ln.depth[l]);
     return false;
   }
   fp[l] = (uint32_t)nfp;
@@ -546,13 +362,13 @@ static bool call_lane(Warp *w, WState *s, const XInsn *x, uint32_t pc, int l) {
     opd_write(w, &fi->formals[k], l, tmp);
   }
   s->func[l] = (uint32_t)f;
-  s->pc[l] = fi->pc;
+  s->ln.pc[l] = fi->pc;
   return true;
 }
 
 static bool ret_lane(Warp *w, WState *s, int l) {
   const Program *p = w->launch->prog;
-  if (s->depth[l] == 0) { w->exited |= 1u << l; return true; }   /* ret from the kernel */
+  if (s->ln.depth[l] == 0) { w->exited |= 1u << l; return true; }   /* ret from the kernel */
   const FuncInfo *fi = &p->funcs[s->func[l]];
   uint8_t buf[ARGBUF];
   uint32_t at = 0, offs[256];
@@ -563,8 +379,8 @@ static bool ret_lane(Warp *w, WState *s, int l) {
     opd_read(w, &fi->formal_rets[k], l, buf + at);
     at += sz;
   }
-  uint32_t depth = s->depth[l];
-  Frame fr = s->stack[l][--s->depth[l]];
+  uint32_t depth = s->ln.depth[l];
+  Frame fr = s->stack[l][--s->ln.depth[l]];
   if (s->nsaves) pop_save(w, s, fi, l, depth);
   R32(w, p->fp_slot)[l] = fr.fp;   /* pop the callee's frame */
   R32(w, p->sp_slot)[l] = fr.sp;
@@ -577,7 +393,7 @@ static bool ret_lane(Warp *w, WState *s, int l) {
     opd_write(w, &ci->rets[k], l, tmp);
   }
   s->func[l] = fr.func;
-  s->pc[l] = fr.ret_pc;
+  s->ln.pc[l] = fr.ret_pc;
   return true;
 }
 
@@ -585,18 +401,18 @@ static bool ret_lane(Warp *w, WState *s, int l) {
 
 /* The spin detector's probe (spin.c) at a backward branch the whole group
  * took: the warp's other runnable lanes, if any, must be held at an
- * aligned barrier (pick_group), where they stay while the group spins. */
+ * aligned barrier (lanes.c), where they stay while the group spins. */
 static void probe(Warp *w, WState *s, uint32_t edge) {
-  uint32_t others = w->valid & ~w->exited & ~s->waiting & ~s->gmask;
+  uint32_t others = warp_live(w) & ~s->ln.waiting & ~s->ln.gmask;
   s->probe_at = w->steps + 1024;   /* a probe compares the warp's registers: not too often */
-  if (others && at_aligned_barrier(w, s, others) != others) return;
+  if (others && lanes_at_aligned_barrier(&s->ln, w, others) != others) return;
   SpinLanes ln;
-  memcpy(ln.pc, s->pc, sizeof ln.pc);
-  for (uint32_t g = s->gmask; g; g &= g - 1) ln.pc[__builtin_ctz(g)] = s->gpc;
-  memcpy(ln.depth, s->depth, sizeof ln.depth);
+  memcpy(ln.pc, s->ln.pc, sizeof ln.pc);
+  for (uint32_t g = s->ln.gmask; g; g &= g - 1) ln.pc[__builtin_ctz(g)] = s->ln.gpc;
+  memcpy(ln.depth, s->ln.depth, sizeof ln.depth);
   memcpy(ln.func, s->func, sizeof ln.func);
-  ln.group = s->gmask;
-  ln.waiting = s->waiting;
+  ln.group = s->ln.gmask;
+  ln.waiting = s->ln.waiting;
   ln.exited = w->exited;
   ln.cc = w->cc;
   if (spin_probe(w, &s->spin, &ln, s->fx, edge)) s->probe_at = UINT64_MAX;
@@ -604,64 +420,61 @@ static void probe(Warp *w, WState *s, uint32_t edge) {
 
 /* Advances the group after a handler; returns false to stop the warp. */
 static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec) {
-  uint32_t pc = s->gpc, g = s->gmask;
+  uint32_t pc = s->ln.gpc, g = s->ln.gmask;
   switch (st) {
   case XS_NEXT:
     if (s->jumped) {   /* brx.idx: the jumped lanes' pcs are set already */
-      s->have = false;
+      s->ln.state = LG_NONE;
       for (int l = 0; l < WARP_SIZE; l++)
-        if ((g & ~s->jumped) >> l & 1) s->pc[l] = pc + 1;
+        if ((g & ~s->jumped) >> l & 1) s->ln.pc[l] = pc + 1;
       s->jumped = 0;
-      s->regroup = true;
+      lanes_regroup(&s->ln);
       return true;
     }
-    s->gpc = pc + 1;
-    if (s->gpc >= s->limit) s->regroup = true;
+    s->ln.gpc = pc + 1;
+    if (s->ln.gpc >= s->ln.limit) lanes_regroup(&s->ln);
     return true;
   case XS_BRANCH: {
     uint32_t taken = w->taken & exec;
     if (taken == g) {                       /* uniform */
-      s->gpc = x->target;
-      if (x->target <= pc && s->behind) s->regroup = true;   /* it may reach a held group */
-      if (x->target <= pc && w->steps >= s->probe_at) probe(w, s, pc);
-      if (x->target <= pc && others_runnable(w, s) && ++s->backedges > SPIN_LIMIT) {
-        s->deprio |= g;
-        s->backedges = 0;
-        s->regroup = true;
+      s->ln.gpc = x->target;
+      if (x->target <= pc) {
+        if (w->steps >= s->probe_at) probe(w, s, pc);
+        lanes_backward_branch(&s->ln, w);
       }
-      if (s->gpc >= s->limit) s->regroup = true;
+      if (s->ln.gpc >= s->ln.limit) lanes_regroup(&s->ln);
       return true;
     }
-    flush(s);
+    lanes_flush(&s->ln);
     if (taken) s->splits++;
     for (int l = 0; l < WARP_SIZE; l++)
-      if (g >> l & 1) s->pc[l] = (taken >> l & 1) ? x->target : pc + 1;
-    s->regroup = true;
+      if (g >> l & 1) s->ln.pc[l] = (taken >> l & 1) ? x->target : pc + 1;
+    lanes_regroup(&s->ln);
     return true;
   }
   case XS_WAIT:
-    flush(s);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
-    s->waiting |= exec;
-    s->regroup = true;
+    lanes_flush(&s->ln);
+    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+    s->ln.waiting |= exec;
+    lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
-    flush(s);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->pc[l] = pc + 1;
+    lanes_flush(&s->ln);
+    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
     w->exited |= exec;
-    s->regroup = true;
+    lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
     return true;
   case XS_CALL:
   case XS_RET:
-    flush(s);
+    lanes_flush(&s->ln);
     for (int l = 0; l < WARP_SIZE; l++) {
       if (!(g >> l & 1)) continue;
-      if (!(exec >> l & 1)) { s->pc[l] = pc + 1; continue; }
+      if (!(exec >> l & 1)) { s->ln.pc[l] = pc + 1; continue; }
       if (st == XS_CALL ? !call_lane(w, s, x, pc, l) : !ret_lane(w, s, l)) return false;
     }
-    s->regroup = true;
+    lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* ret from the kernel exits lanes */
     return true;
   case XS_TRAP:
@@ -677,24 +490,10 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
   const XInsn *code = w->launch->prog->code;
   uint64_t n = 0;
   for (; n < quantum; n++) {
-    /* a group that came to an aligned barrier unconverged: held or judged there (pick_group) */
-    if ((!s->have || s->regroup || (s->gmask != (w->valid & ~w->exited) &&
-                                    code[s->gpc].fam == FAM_SYNC &&
-                                    aligned_barrier(&code[s->gpc]))) &&
-        !pick_group(w, s))
-      break;
-    /* Launch.schedule, or deprioritised lanes passed over (aligned_insn):
-       give way, the lowest group runs */
-    if (s->perturbed && (s->bypass ? aligned_insn(&code[s->gpc]) : !sched_free(w, s->gpc))) {
-      s->calm = true;
-      s->deprio = 0;   /* the lowest group must run, even one that was spinning */
-      bool ok = pick_group(w, s);
-      s->calm = false;
-      if (!ok) break;
-      if (s->limit > s->gpc + 1) s->limit = s->gpc + 1;   /* choose again soon */
-    }
-    const XInsn *x = &code[s->gpc];
-    uint32_t exec = s->gmask;
+    if (lanes_must_pick(&s->ln, w, code) && !lanes_pick(&s->ln, w, 0)) break;
+    if (lanes_give_way(&s->ln, w, code) && !lanes_yield(&s->ln, w)) break;
+    const XInsn *x = &code[s->ln.gpc];
+    uint32_t exec = s->ln.gmask;
     if (x->guard >= 0) {
       uint32_t g = w->pred[x->guard];
       exec &= x->guard_neg ? ~g : g;
@@ -741,7 +540,7 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
     w->tid[0][l] = t % b[0];
     w->tid[1][l] = (t / b[0]) % b[1];
     w->tid[2][l] = t / (b[0] * b[1]);
-    s->pc[l] = p->funcs[k].pc;
+    s->ln.pc[l] = p->funcs[k].pc;
     s->func[l] = (uint32_t)k;
     R32(w, p->fp_slot)[l] = 0;   /* the kernel's frame is fixed; the stack follows it */
     R32(w, p->sp_slot)[l] = (kf->frame + kf->frame_size + 15u) & ~15u;
@@ -757,7 +556,7 @@ static void warp_free(Warp *w) {
       cur_stats->thread_insns[f] += s->ti[f];
     }
     cur_stats->splits += s->splits;
-    cur_stats->merges += s->merges;
+    cur_stats->merges += s->ln.merges;
   }
   if (s) {
     for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
@@ -770,12 +569,12 @@ static void warp_free(Warp *w) {
   free(w->r32); free(w->r64); free(w->pred); free(w->local);
 }
 
-static bool warp_done(const Warp *w) { return (w->valid & ~w->exited) == 0; }
+static bool warp_done(const Warp *w) { return warp_live(w) == 0; }
 
 static uint32_t live_threads(const Cta *c) {
   uint32_t n = 0;
   for (int i = 0; i < c->nwarps; i++)
-    n += (uint32_t)__builtin_popcount(c->warps[i].valid & ~c->warps[i].exited);
+    n += (uint32_t)__builtin_popcount(warp_live(&c->warps[i]));
   return n;
 }
 
@@ -805,14 +604,14 @@ static size_t waiting_lines(Cluster *cl, char *msg, size_t len, size_t cap) {
     for (int i = 0; i < c->nwarps && len + 600 < cap; i++) {
       Warp *w = &c->warps[i];
       WState *s = w->interp;
-      uint32_t left = s->waiting;
+      uint32_t left = s->ln.waiting;
       while (left && len + 600 < cap) {
         int l0 = lowest_lane(left);
         uint32_t m = 0;
         for (int l = 0; l < WARP_SIZE; l++)
-          if ((left >> l & 1) && s->pc[l] == s->pc[l0]) m |= 1u << l;
+          if ((left >> l & 1) && s->ln.pc[l] == s->ln.pc[l0]) m |= 1u << l;
         left &= ~m;
-        const XInsn *x = &p->code[s->pc[l0]];
+        const XInsn *x = &p->code[s->ln.pc[l0]];
         char loc[512], lanes[160];
         exec_where(p, x, loc, sizeof loc);
         lanes_text(m, lanes, sizeof lanes);
@@ -853,16 +652,16 @@ static void report_deadlock(Cluster *cl) {
   set_error(L, msg, true);
 }
 
-/* A lane group held at an aligned barrier (pick_group) in the cluster, for
+/* A lane group held at an aligned barrier (lanes.c) in the cluster, for
  * the runaway report: the lanes it waits for may be the ones that spin. */
 static void held_note(Cluster *cl, char *buf, size_t n) {
   buf[0] = 0;
   for (int r = 0; r < cl->ncta; r++)
     for (int i = 0; i < cl->ctas[r].nwarps; i++) {
       Warp *w = &cl->ctas[r].warps[i];
-      uint32_t live = w->valid & ~w->exited & ~interp_waiting(w), h = 0;
+      uint32_t live = warp_live(w) & ~interp_waiting(w), h = 0;
       for (int l = 0; l < WARP_SIZE; l++)
-        if ((live >> l & 1) && aligned_barrier(&w->launch->prog->code[interp_pc(w, l)])) h |= 1u << l;
+        if ((live >> l & 1) && lanes_aligned_barrier(&w->launch->prog->code[interp_pc(w, l)])) h |= 1u << l;
       if (!h || h == live) continue;
       char loc[512], t1[160], t2[160];
       exec_where(w->launch->prog, &w->launch->prog->code[interp_pc(w, __builtin_ctz(h))], loc, sizeof loc);
@@ -894,10 +693,10 @@ static void report_runaway(Cluster *cl, uint64_t steps) {
       Cta *c = &cl->ctas[r];
       for (int i = 0; i < c->nwarps && !ww; i++) {
         Warp *w = &c->warps[i];
-        uint32_t m = w->valid & ~w->exited & (pass ? ~0u : ~interp_waiting(w));
+        uint32_t m = warp_live(w) & (pass ? ~0u : ~interp_waiting(w));
         if (!m) continue;
         const WState *s = w->interp;
-        ww = w; at = c; lane = lowest_lane(s->have && (s->gmask & m) ? s->gmask & m : m);
+        ww = w; at = c; lane = lowest_lane(s->ln.state != LG_NONE && (s->ln.gmask & m) ? s->ln.gmask & m : m);
       }
     }
   if (ww) exec_where(L->prog, &L->prog->code[interp_pc(ww, lane)], loc, sizeof loc);
@@ -1020,14 +819,6 @@ static void cta_free(Cta *c) {
   free(c->shared);
 }
 
-/* splitmix64 step: the pseudo-random warp order of Launch.schedule. */
-static uint64_t sched_next(uint64_t *st) {
-  uint64_t z = (*st += 0x9E3779B97F4A7C15ull);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-  return z ^ (z >> 31);
-}
-
 static bool cta_done(const Cta *c) {
   for (int i = 0; i < c->nwarps; i++) if (!warp_done(&c->warps[i])) return false;
   return true;
@@ -1046,7 +837,7 @@ static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
     bool all_done = true, stop = false;
     if (L->schedule)
       for (int i = cl->ncta - 1; i > 0 && i < 64; i--) {
-        int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = corder[i];
+        int k = (int)(splitmix64(&cl->rng) % (uint64_t)(i + 1)), t = corder[i];
         corder[i] = corder[k]; corder[k] = t;
       }
     for (int q = 0; q < cl->ncta && !stop; q++) {
@@ -1054,14 +845,14 @@ static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
       if (c->exited) continue;
       if (L->schedule)
         for (int i = c->nwarps - 1; i > 0; i--) {
-          int k = (int)(sched_next(&cl->rng) % (uint64_t)(i + 1)), t = order[i];
+          int k = (int)(splitmix64(&cl->rng) % (uint64_t)(i + 1)), t = order[i];
           order[i] = order[k]; order[k] = t;
         }
       for (int j = 0; j < c->nwarps && !stop; j++) {
         int i = L->schedule && j < BAR_MAX_WARPS && order[j] < c->nwarps ? order[j] : j;
         if (L->schedule && j < BAR_MAX_WARPS && order[j] >= c->nwarps) continue;
         if (warp_done(&c->warps[i])) continue;
-        ran += warp_run(&c->warps[i], L->schedule ? 1 + sched_next(&cl->rng) % 64 : QUANTUM, &stop);
+        ran += warp_run(&c->warps[i], L->schedule ? 1 + splitmix64(&cl->rng) % 64 : QUANTUM, &stop);
       }
       if (cta_done(c)) c->exited = true;
       all_done &= c->exited;

@@ -13,7 +13,7 @@ typedef struct Program Program;
 /* Lowers every function of m. Module-scope .global and .const variables are
  * allocated in dev and initialised (addresses of variables and functions
  * resolved). An instruction that is not supported does not fail it: it is
- * recorded in Program.refusals (lower.h) and refuses the kernels that can
+ * recorded in Program.refusals (program.h) and refuses the kernels that can
  * reach it. Returns NULL with *err set (malloc'd "FILE:LINE:COL: ..."
  * message) when the module as a whole cannot be lowered (its local memory
  * or variables do not fit) or memory runs out. */

@@ -34,7 +34,7 @@
  * and cp.async.mbarrier.arrive's deferred arrive-on (pending += 1 at issue
  * without .noinc, the arrive once the thread's earlier cp.async copies have
  * landed) happen when the copy completes. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
 #include "mbar.h"
@@ -45,16 +45,20 @@
 
 enum { MB_DEFAULT_NS = 10000, MB_IDLE_LIMIT = 64 };
 
-typedef enum {
-  MO_INIT, MO_INVAL, MO_EXPECT_TX, MO_COMPLETE_TX, MO_ARRIVE, MO_TEST_STATE, MO_TEST_PARITY,
-  MO_TRY_STATE, MO_TRY_PARITY, MO_PENDING_COUNT, MO_CP_ARRIVE,
-} MbOp;
+/* MbInsn.flags: what lowering found in the operands. */
+enum {
+  MB_BASE64 = 1u << 0,   /* the address base is a 64-bit register */
+  MB_COUNT = 1u << 1,    /* arrive: a count (or tx-count) operand */
+  MB_HINT = 1u << 2,     /* try_wait: a suspend-time hint */
+  MB_NOINC = 1u << 3,    /* cp.async.mbarrier.arrive.noinc */
+  MB_SINK = 1u << 4,     /* arrive: the destination is _ */
+};
 
 typedef struct MbInsn {
   uint32_t base;         /* address base slot, UINT32_MAX for none */
-  bool base64;
   Space sp;
-  bool drop, nocomplete, has_tx, has_count, has_hint, noinc, sink;
+  unsigned flags;        /* MB_* */
+  unsigned arrive;       /* arrive: mbar_arrive's MBAR_NOCOMPLETE, MBAR_EXPECT_TX */
 } MbInsn;
 
 typedef struct MbEnt {
@@ -78,9 +82,10 @@ typedef struct MbWaiter {
 /* One asynchronous operation in flight (src/exec/async.c's model). */
 typedef struct AsItem {
   int wl;                /* warp * 32 + lane of the issuing thread */
-  bool bulk, tx, arrive, done;
+  AsyncKind kind;
+  bool done;
   uint32_t group;        /* the lane's group sequence number at issue */
-  uint32_t ord;          /* issue order among the thread's items of its kind */
+  uint32_t ord;          /* issue order among the thread's items of its stream */
   uint64_t due;          /* virtual time of completion */
   uint8_t *dst, *data;   /* destination; the bytes to land: malloc'd, or NULL
                             and in small (cp.async's 4, 8, 16 bytes) */
@@ -93,11 +98,11 @@ typedef struct AsItem {
 typedef struct MbCta {
   MbEnt *e; int n, cap;
   AsItem *q; int nq, capq;
-  uint32_t *gseq, *bseq; /* per thread: committed cp.async / bulk groups */
-  uint32_t *issued, *landed;   /* per thread and kind (AsItem.bulk): items
+  uint32_t *seq;         /* per thread and AsyncGroup: groups committed */
+  uint32_t *issued, *landed;   /* per thread and stream (as_stream): items
                                   issued, items completed (they land in order) */
-  uint32_t *plain;       /* per thread: items in flight that are neither bulk
-                            nor tx (cp.async and deferred arrives) */
+  uint32_t *plain;       /* per thread: cp.async copies and deferred arrives
+                            in flight (as_plain) */
   MbWaiter *w;           /* nwarps x 32 */
   int nwarps;
   int idle;              /* forced time-outs since the last state change */
@@ -106,6 +111,18 @@ typedef struct MbCta {
 } MbCta;
 
 static const uint8_t *as_bytes(const AsItem *it) { return it->data ? it->data : it->small; }
+
+/* The stream of an item's kind: a thread's items of one stream land in issue
+ * order. bulk_group copies have theirs; cp.async copies, deferred arrives and
+ * complete_tx copies share the cp.async one (AsyncGroup numbers them). */
+static inline int as_stream(AsyncKind k) { return k == AS_BULK_GROUP ? AG_BULK : AG_CP_ASYNC; }
+/* The group an item of kind k belongs to (wait_group waits for it), or
+ * AG_NKINDS for none (a complete_tx copy: its mbarrier tells). */
+static inline int as_group(AsyncKind k) {
+  return k == AS_BULK_GROUP ? AG_BULK : k == AS_BULK_TX ? AG_NKINDS : AG_CP_ASYNC;
+}
+/* Items counted in MbCta.plain: the ones a deferred arrive waits for. */
+static inline bool as_plain(AsyncKind k) { return k == AS_CP_ASYNC || k == AS_ARRIVE; }
 
 /* memcpy with the sizes of cp.async (4, 8, 16) inline: no libc call per lane. */
 static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
@@ -126,13 +143,12 @@ static void mb_free(void *p) {
        memory (still allocated: cta_free frees it after this); another CTA's
        shared memory may be gone already, and nobody can read it */
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
-    if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own))
+    if (!it->done && it->kind != AS_ARRIVE && it->dst && (it->kind == AS_BULK_GROUP || own))
       memcpy(it->dst, as_bytes(it), it->size);
     free(it->data);
   }
   free(t->q);
-  free(t->gseq);
-  free(t->bseq);
+  free(t->seq);
   free(t->issued);
   free(t->landed);
   free(t->plain);
@@ -153,13 +169,13 @@ static MbCta *table_make(Cta *c) {
     t->launch = c->launch;
     t->cta = c;
     t->w = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->w);
-    t->gseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->gseq);
-    t->bseq = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->bseq);
-    t->issued = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->issued);
-    t->landed = calloc((size_t)c->nwarps * WARP_SIZE * 2 + 1, sizeof *t->landed);
+    size_t per_kind = (size_t)c->nwarps * WARP_SIZE * AG_NKINDS + 1;
+    t->seq = calloc(per_kind, sizeof *t->seq);
+    t->issued = calloc(per_kind, sizeof *t->issued);
+    t->landed = calloc(per_kind, sizeof *t->landed);
     t->plain = calloc((size_t)c->nwarps * WARP_SIZE + 1, sizeof *t->plain);
-    if (!t->w || !t->gseq || !t->bseq || !t->issued || !t->landed || !t->plain) {
-      free(t->w); free(t->gseq); free(t->bseq); free(t->issued); free(t->landed); free(t->plain);
+    if (!t->w || !t->seq || !t->issued || !t->landed || !t->plain) {
+      free(t->w); free(t->seq); free(t->issued); free(t->landed); free(t->plain);
       free(t);
       return NULL;
     }
@@ -222,13 +238,18 @@ static MbEnt *entry_check(Warp *w, const XInsn *x, int l, MbEnt *e, const uint8_
   return e;
 }
 
-/* The entry of lane l's object; NULL after a fault. create: init. The
- * object is in the executing CTA's shared memory, or with remote_ok
- * (arrive, arrive_drop, expect_tx, complete_tx, a bulk copy's complete_tx)
- * in another CTA's of the cluster: *ownp and *tp receive the owner and its
- * table. */
-static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
-                        bool remote_ok, Space sp, uint64_t addr, uint32_t *offp) {
+/* How lookup finds lane l's object: AT_CREATE (init) makes its entry;
+ * AT_REMOTE (arrive, arrive_drop, expect_tx, complete_tx, a bulk copy's
+ * complete_tx) accepts an object in another CTA's shared memory of the
+ * cluster. */
+enum { AT_CREATE = 1u << 0, AT_REMOTE = 1u << 1 };
+
+/* The entry of lane l's object; NULL after a fault. The object is in the
+ * executing CTA's shared memory, or with AT_REMOTE in another CTA's of the
+ * cluster: *ownp and *tp receive the owner and its table. */
+static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, unsigned how,
+                        Space sp, uint64_t addr, uint32_t *offp) {
+  bool create = how & AT_CREATE, remote_ok = how & AT_REMOTE;
   uint8_t *p = mem_ptr(w, x, l, sp, addr, 8, 8, true);
   if (!p) return NULL;
   Cta *c = w->cta;
@@ -266,7 +287,7 @@ static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, 
   return entry_check(w, x, l, e, p, off, create);
 }
 
-/* The last object exec_mbar found, reused by the next lanes at the same
+/* The last object a handler found, reused by the next lanes at the same
  * address (a warp usually works on one mbarrier): everything lookup_at
  * finds from an address alone; entry_check still runs for each lane. */
 typedef struct MbHit {
@@ -278,27 +299,37 @@ typedef struct MbHit {
   uint32_t off;
 } MbHit;
 
-static MbEnt *lookup(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
-                     bool remote_ok, uint32_t *offp, MbHit *hit) {
+static uint64_t mb_address(Warp *w, const XInsn *x, int l) {
   const MbInsn *a = x->aux;
-  uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
+  return lane_address(w, a->sp, x->imm, a->base, a->flags & MB_BASE64, l);
+}
+
+/* Lane l's object, as a handler sees it: entry, owner CTA and its table. */
+typedef struct MbAt { MbEnt *e; Cta *oc; MbCta *t; int k; uint32_t off; } MbAt;
+
+/* Finds lane l's object (how: AT_*) into *o; false after a fault. */
+static bool lookup(Warp *w, const XInsn *x, int l, unsigned how, MbHit *hit, MbAt *o) {
+  const MbInsn *a = x->aux;
+  uint64_t addr = mb_address(w, x, l);
   if (hit->have && hit->addr == addr) {
-    *ownp = hit->oc, *tp = hit->t, *offp = hit->off;
-    return entry_check(w, x, l, &hit->t->e[hit->k], hit->oc->shared + hit->off, hit->off, create);
+    *o = (MbAt){NULL, hit->oc, hit->t, hit->k, hit->off};
+    o->e = entry_check(w, x, l, &hit->t->e[hit->k], hit->oc->shared + hit->off, hit->off,
+                       how & AT_CREATE);
+    return o->e != NULL;
   }
-  MbEnt *e = lookup_at(w, x, l, ownp, tp, create, remote_ok, a->sp, addr, offp);
-  if (e) *hit = (MbHit){true, addr, *ownp, *tp, (int)(e - (*tp)->e), *offp};
-  return e;
+  o->oc = w->cta;
+  o->off = 0;
+  o->e = lookup_at(w, x, l, &o->oc, &o->t, how, a->sp, addr, &o->off);
+  if (!o->e) return false;
+  o->k = (int)(o->e - o->t->e);
+  *hit = (MbHit){true, addr, o->oc, o->t, o->k, o->off};
+  return true;
 }
 
 /* Mirrors e into the object's bytes in its owner c's shared memory. */
 static void store(Cta *c, MbEnt *e) {
   e->enc = e->m.valid ? mbar_encode(&e->m) : 0;
   if (e->m.valid) memcpy(c->shared + e->off, &e->enc, 8);
-}
-
-static void set_pred(Warp *w, uint32_t slot, int l, bool v) {
-  w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
 }
 
 /* Whether waiter q's condition holds now (false on a stale state: the
@@ -314,7 +345,7 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   MbWaiter *q = &t->w[wid * WARP_SIZE + l];
   Warp *w = &c->warps[wid];
   if (v && q->ent >= 0) t->e[q->ent].observed = t->e[q->ent].m.phase;
-  set_pred(w, q->pslot, l, v);
+  pred_put(w, q->pslot, l, v);
   q->ent = -1;
   q->ready = false;
   interp_release(w, 1u << l);
@@ -342,112 +373,186 @@ static void count_phases(const Mbar *m, uint32_t before) {
   for (; before != m->phase; before++) exec_count(EV_MBAR_PHASE);
 }
 
-HANDLER(exec_mbar) {
-  MbCta *t = table(w->cta);
-  if (!t) return exec_fault(w, x, -1, "out of memory");
-  const MbInsn *a = x->aux;
-  MbOp op = (MbOp)x->sub;
-  if (op == MO_PENDING_COUNT) {
-    FOR_LANES(l) {
-      if (!ACTIVE(mask, l)) continue;
-      uint32_t cnt;
-      const char *e = mbar_pending_count(R64(w, x->slot[1])[l], &cnt);
-      if (e) { char nm[96]; return exec_fault(w, x, l, "%s: %s", insn_text(x->src, nm, sizeof nm), e); }
-      R32(w, x->slot[0])[l] = cnt;
-    }
-    return XS_NEXT;
-  }
-  uint32_t parked = 0, ready = 0;
-  MbCta *own_t = t;
+/* One handler per mbarrier operation (the lowering picks it: exec_select_MBAR
+ * below). Each visits its lanes in lane order; the first lane that faults
+ * stops the instruction. */
+
+HANDLER(exec_mbar_init) {
   MbHit hit = {0};
-  bool remote_ok = op == MO_ARRIVE || op == MO_EXPECT_TX || op == MO_COMPLETE_TX;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    uint32_t off = 0;
-    Cta *oc = w->cta;
-    MbEnt *e = lookup(w, x, l, &oc, &t, op == MO_INIT, remote_ok, &off, &hit);
-    if (!e) return XS_TRAP;
-    if (oc != w->cta && op == MO_ARRIVE && !a->sink)
-      return fault_obj(w, x, l, e, off, "an arrive on another CTA's mbarrier cannot return a "
-                       "state (the destination must be _)");
-    int k = (int)(e - t->e);
+    MbAt o;
+    if (!lookup(w, x, l, AT_CREATE, &hit, &o)) return XS_TRAP;
+    o.e->observed = 0;
+    const char *err = mbar_init(&o.e->m, R32(w, x->slot[1])[l]);
+    if (err) return fault_obj(w, x, l, o.e, o.off, err);
+    store(o.oc, o.e);
+    changed(o.oc, o.t, o.k);
+  }
+  return XS_NEXT;
+}
+
+HANDLER(exec_mbar_inval) {
+  MbHit hit = {0};
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    MbAt o;
+    if (!lookup(w, x, l, 0, &hit, &o)) return XS_TRAP;
     const char *err = NULL;
+    for (int i = 0; i < o.t->nwarps * WARP_SIZE && !err; i++)
+      if (o.t->w[i].ent == o.k) err = "inval while threads wait on the object";
+    if (!err) err = mbar_inval(&o.e->m);
+    if (err) return fault_obj(w, x, l, o.e, o.off, err);
+    o.e->enc = 0;
+    changed(o.oc, o.t, o.k);
+  }
+  return XS_NEXT;
+}
+
+HANDLER(exec_mbar_expect_tx) {
+  MbHit hit = {0};
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    MbAt o;
+    if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    const char *err = mbar_expect_tx(&o.e->m, R32(w, x->slot[1])[l]);
+    if (err) return fault_obj(w, x, l, o.e, o.off, err);
+    store(o.oc, o.e);
+    o.t->idle = 0;
+  }
+  return XS_NEXT;
+}
+
+HANDLER(exec_mbar_complete_tx) {
+  MbHit hit = {0};
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    MbAt o;
+    if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    uint32_t ph = o.e->m.phase;
     bool done = false;
-    switch (op) {
-    case MO_INIT:
-      e->observed = 0;
-      err = mbar_init(&e->m, R32(w, x->slot[1])[l]);
-      if (!err) { store(oc, e); changed(oc, t, k); }
-      break;
-    case MO_INVAL:
-      for (int i = 0; i < t->nwarps * WARP_SIZE && !err; i++)
-        if (t->w[i].ent == k) err = "inval while threads wait on the object";
-      if (!err) err = mbar_inval(&e->m);
-      if (!err) { e->enc = 0; changed(oc, t, k); }
-      break;
-    case MO_EXPECT_TX:
-      err = mbar_expect_tx(&e->m, R32(w, x->slot[1])[l]);
-      if (!err) { store(oc, e); t->idle = 0; }
-      break;
-    case MO_COMPLETE_TX: {
-      uint32_t ph = e->m.phase;
-      err = mbar_complete_tx(&e->m, R32(w, x->slot[1])[l], &done);
-      count_phases(&e->m, ph);
-      if (!err) { store(oc, e); changed(oc, t, k); }
-      break;
+    const char *err = mbar_complete_tx(&o.e->m, R32(w, x->slot[1])[l], &done);
+    count_phases(&o.e->m, ph);
+    if (err) return fault_obj(w, x, l, o.e, o.off, err);
+    store(o.oc, o.e);
+    changed(o.oc, o.t, o.k);
+  }
+  return XS_NEXT;
+}
+
+/* arrive and arrive_drop (flags MBAR_DROP), with the instruction's
+ * .noComplete / .expect_tx (MbInsn.arrive). */
+static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigned flags) {
+  const MbInsn *a = x->aux;
+  flags |= a->arrive;
+  MbHit hit = {0};
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    MbAt o;
+    if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    MbEnt *e = o.e;
+    if (o.oc != w->cta && !(a->flags & MB_SINK))
+      return fault_obj(w, x, l, e, o.off, "an arrive on another CTA's mbarrier cannot return a "
+                       "state (the destination must be _)");
+    bool tx = flags & MBAR_EXPECT_TX;
+    uint32_t cnt = a->flags & MB_COUNT && !tx ? R32(w, x->slot[2])[l] : 1;
+    uint32_t txc = tx ? R32(w, x->slot[2])[l] : 0;
+    if (e->m.phase > e->observed && o.oc == w->cta && exec_checking(w)) {
+      char on[160];
+      obj_name(w->launch, o.off, on, sizeof on);
+      exec_report(w, x, l, "arrive on phase %u of mbarrier %s before any test_wait/try_wait "
+                  "observed phase %u complete (each phase must be observed before the next "
+                  "one's arrivals)", e->m.phase, on, e->m.phase - 1);
     }
-    case MO_ARRIVE: {
-      uint64_t st = 0;
-      uint32_t cnt = a->has_count && !a->has_tx ? R32(w, x->slot[2])[l] : 1;
-      uint32_t tx = a->has_tx ? R32(w, x->slot[2])[l] : 0;
-      if (e->m.phase > e->observed && oc == w->cta && exec_checking(w)) {
-        char on[160];
-        obj_name(w->launch, off, on, sizeof on);
-        exec_report(w, x, l, "arrive on phase %u of mbarrier %s before any test_wait/try_wait "
-                    "observed phase %u complete (each phase must be observed before the next "
-                    "one's arrivals)", e->m.phase, on, e->m.phase - 1);
-      }
-      uint32_t ph = e->m.phase;
-      err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
-      count_phases(&e->m, ph);
-      if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
-      break;
+    uint32_t ph = e->m.phase;
+    uint64_t st = 0;
+    bool done = false;
+    const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
+    count_phases(&e->m, ph);
+    if (err) return fault_obj(w, x, l, e, o.off, err);
+    R64(w, x->slot[0])[l] = st;
+    store(o.oc, e);
+    changed(o.oc, o.t, o.k);
+  }
+  return XS_NEXT;
+}
+
+HANDLER(exec_mbar_arrive) { return arrive_lanes(w, x, mask, 0); }
+HANDLER(exec_mbar_arrive_drop) { return arrive_lanes(w, x, mask, MBAR_DROP); }
+
+/* wait_lanes' forms: W_PARITY (the .parity operand), W_TRY (try_wait: an
+ * incomplete phase parks the lane). */
+enum { W_PARITY = 1u << 0, W_TRY = 1u << 1 };
+
+/* test_wait and try_wait, each with a state or a parity operand. */
+static inline XStatus wait_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigned form) {
+  const MbInsn *a = x->aux;
+  MbCta *own_t = table(w->cta);
+  if (!own_t) return exec_fault(w, x, -1, "out of memory");
+  uint32_t parked = 0, ready = 0;
+  MbHit hit = {0};
+  bool parity = form & W_PARITY;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    MbAt o;
+    if (!lookup(w, x, l, 0, &hit, &o)) return XS_TRAP;
+    MbEnt *e = o.e;
+    uint64_t v = parity ? R32(w, x->slot[2])[l] : R64(w, x->slot[2])[l];
+    bool done = false;
+    if (parity) {
+      done = mbar_test_parity(&e->m, (uint32_t)v);
+    } else {
+      const char *err = mbar_test_state(&e->m, o.off, v, &done);
+      if (err) return fault_obj(w, x, l, e, o.off, err);
     }
-    case MO_CP_ARRIVE: {
-      uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
-      if (mbar_async_arrive(w, x, l, a->noinc, a->sp, addr) != XS_NEXT) return XS_TRAP;
-      break;
-    }
-    case MO_TEST_STATE: case MO_TRY_STATE: case MO_TEST_PARITY: case MO_TRY_PARITY: {
-      bool parity = op == MO_TEST_PARITY || op == MO_TRY_PARITY;
-      uint64_t v = parity ? R32(w, x->slot[2])[l] : R64(w, x->slot[2])[l];
-      if (parity) done = mbar_test_parity(&e->m, (uint32_t)v);
-      else err = mbar_test_state(&e->m, off, v, &done);
-      if (err) break;
-      if (done) e->observed = e->m.phase;
-      if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
-      MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
-      *q = (MbWaiter){.ent = k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
-                      .at = x};
-      uint64_t hint = a->has_hint ? R32(w, x->slot[3])[l] : MB_DEFAULT_NS;
-      q->deadline = interp_clock(w) + hint;
-      parked |= 1u << l;
-      if (done) ready |= 1u << l;
-      break;
-    }
-    default: break;
-    }
-    if (err) return fault_obj(w, x, l, e, off, err);
+    if (done) e->observed = e->m.phase;
+    if (!(form & W_TRY)) { pred_put(w, x->slot[0], l, done); continue; }
+    MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
+    *q = (MbWaiter){.ent = o.k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
+                    .at = x};
+    uint64_t hint = a->flags & MB_HINT ? R32(w, x->slot[3])[l] : MB_DEFAULT_NS;
+    q->deadline = interp_clock(w) + hint;
+    parked |= 1u << l;
+    if (done) ready |= 1u << l;
   }
   if (parked && parked == ready) {   /* every try_wait lane done at once */
     FOR_LANES(l) if (ACTIVE(parked, l)) {
       MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
-      set_pred(w, q->pslot, l, true);
+      pred_put(w, q->pslot, l, true);
       q->ent = -1; q->ready = false;
     }
     return XS_NEXT;
   }
   return parked ? XS_WAIT : XS_NEXT;
+}
+
+HANDLER(exec_mbar_test_wait) { return wait_lanes(w, x, mask, 0); }
+HANDLER(exec_mbar_test_wait_parity) { return wait_lanes(w, x, mask, W_PARITY); }
+HANDLER(exec_mbar_try_wait) { return wait_lanes(w, x, mask, W_TRY); }
+HANDLER(exec_mbar_try_wait_parity) { return wait_lanes(w, x, mask, W_TRY | W_PARITY); }
+
+HANDLER(exec_mbar_pending_count) {
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint32_t cnt;
+    const char *e = mbar_pending_count(R64(w, x->slot[1])[l], &cnt);
+    if (e) { char nm[96]; return exec_fault(w, x, l, "%s: %s", insn_text(x->src, nm, sizeof nm), e); }
+    R32(w, x->slot[0])[l] = cnt;
+  }
+  return XS_NEXT;
+}
+
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
+                            uint64_t maddr);
+
+/* cp.async.mbarrier.arrive{.noinc}: the queue below defers the arrive. */
+HANDLER(exec_cp_async_mbarrier_arrive) {
+  const MbInsn *a = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    if (async_arrive(w, x, l, a->flags, a->sp, mb_address(w, x, l)) != XS_NEXT) return XS_TRAP;
+  }
+  return XS_NEXT;
 }
 
 /* ---- the asynchronous-copy queue (model: src/exec/async.c) ---- */
@@ -473,18 +578,20 @@ static uint64_t async_delay(const Warp *w) {
 static bool as_complete(Cta *c, MbCta *t, int i) {
   AsItem *it = &t->q[i];
   if (it->done) return true;
-  uint32_t *landed = &t->landed[it->wl * 2 + it->bulk];
-  for (int j = 0; j < i && it->ord != *landed; j++)   /* earlier items of the thread's kind */
-    if (!t->q[j].done && t->q[j].wl == it->wl && !t->q[j].bulk == !it->bulk && !as_complete(c, t, j))
+  int stream = as_stream(it->kind);
+  uint32_t *landed = &t->landed[it->wl * AG_NKINDS + stream];
+  for (int j = 0; j < i && it->ord != *landed; j++)   /* earlier items of the thread's stream */
+    if (!t->q[j].done && t->q[j].wl == it->wl && as_stream(t->q[j].kind) == stream &&
+        !as_complete(c, t, j))
       return false;
   it->done = true;
   (*landed)++;
-  if (!it->bulk && !it->tx) t->plain[it->wl]--;
+  if (as_plain(it->kind)) t->plain[it->wl]--;
   t->idle = 0;
-  if (!it->arrive && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
+  if (it->kind != AS_ARRIVE && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
   free(it->data);
   it->data = NULL;
-  if (!it->tx && !it->arrive) return true;
+  if (it->kind != AS_BULK_TX && it->kind != AS_ARRIVE) return true;
   Warp *w = &c->warps[it->wl / WARP_SIZE];
   int l = it->wl % WARP_SIZE;
   Cta *mc = it->mc ? it->mc : c;
@@ -495,8 +602,8 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   bool done = false;
   if (e && e->m.valid) {
     uint32_t ph = e->m.phase;
-    err = it->tx ? mbar_complete_tx(&e->m, it->size, &done)
-                 : mbar_arrive(&e->m, it->moff, 1, false, false, false, 0, NULL, &done);
+    err = it->kind == AS_BULK_TX ? mbar_complete_tx(&e->m, it->size, &done)
+                                 : mbar_arrive(&e->m, it->moff, 1, 0, 0, NULL, &done);
     count_phases(&e->m, ph);
     if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
@@ -531,21 +638,24 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
   return it;
 }
 
-/* Counts item it, its kind (bulk, tx, arrive) set, as issued. */
+/* Counts item it, its kind set, as issued in its stream and group. */
 static void as_issued(MbCta *t, AsItem *it) {
-  it->ord = t->issued[it->wl * 2 + it->bulk]++;
-  if (!it->bulk && !it->tx) t->plain[it->wl]++;
+  int g = as_group(it->kind);
+  it->group = g < AG_NKINDS ? t->seq[it->wl * AG_NKINDS + g] : 0;
+  it->ord = t->issued[it->wl * AG_NKINDS + as_stream(it->kind)]++;
+  if (as_plain(it->kind)) t->plain[it->wl]++;
 }
 
-XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *dst,
-                        const uint8_t *src, uint32_t size, uint32_t nsrc, bool tx, Space msp,
+XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                        const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
                         uint64_t maddr) {
+  bool tx = kind == AS_BULK_TX;
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
   uint32_t off = 0;
   Cta *mc = w->cta;
   MbCta *mt = t;
-  if (tx && !lookup_at(w, x, lane, &mc, &mt, false, true, msp, maddr, &off)) return XS_TRAP;
+  if (tx && !lookup_at(w, x, lane, &mc, &mt, AT_REMOTE, msp, maddr, &off)) return XS_TRAP;
   AsItem *it = as_push(w, x, lane, t);
   bool small = size <= sizeof it->small;   /* no allocation per cp.async */
   uint8_t *data = small ? NULL : malloc(size);
@@ -553,37 +663,40 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   uint8_t *bytes = small ? it->small : data;
   copy_bytes(bytes, src, nsrc);
   if (!small) memset(bytes + nsrc, 0, size - nsrc);   /* small is zeroed (as_push) */
-  it->data = data; it->dst = dst; it->size = size; it->bulk = bulk && !tx; it->tx = tx;
+  it->data = data; it->dst = dst; it->size = size; it->kind = kind;
   it->moff = off;
   it->mc = mc;
-  it->group = it->bulk ? t->bseq[it->wl] : t->gseq[it->wl];
   as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
 
-XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space msp, uint64_t maddr) {
+/* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on (msp, maddr)
+ * once the lane's earlier cp.async copies completed (pending += 1 first
+ * without .noinc). */
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
+                            uint64_t maddr) {
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
   uint32_t off = 0;
   Cta *oc = w->cta;
   MbCta *ot = t;
-  MbEnt *e = lookup_at(w, x, lane, &oc, &ot, false, false, msp, maddr, &off);
+  MbEnt *e = lookup_at(w, x, lane, &oc, &ot, 0, msp, maddr, &off);
   if (!e) return XS_TRAP;
-  const char *err = noinc ? NULL : mbar_increment(&e->m);
+  const char *err = flags & MB_NOINC ? NULL : mbar_increment(&e->m);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
   if (t->plain[wl]) {   /* the thread's earlier cp.async copies are in flight */
     AsItem *it = as_push(w, x, lane, t);
     if (!it) return exec_fault(w, x, lane, "out of memory");
-    it->arrive = true; it->moff = off; it->group = t->gseq[wl];
+    it->kind = AS_ARRIVE; it->moff = off;
     as_issued(t, it);
     return XS_NEXT;
   }
   bool done = false;
   uint32_t ph = e->m.phase;
-  err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
+  err = mbar_arrive(&e->m, off, 1, 0, 0, NULL, &done);
   count_phases(&e->m, ph);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
@@ -591,22 +704,22 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   return XS_NEXT;
 }
 
-void mbar_async_commit(Warp *w, int lane, bool bulk) {
+void mbar_async_commit(Warp *w, int lane, AsyncGroup g) {
   MbCta *t = table(w->cta);
   if (!t) return;
-  int wl = w->id * WARP_SIZE + lane;
-  if (bulk) t->bseq[wl]++; else t->gseq[wl]++;
+  t->seq[(w->id * WARP_SIZE + lane) * AG_NKINDS + (int)g]++;
 }
 
-void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all) {
+/* wait_group n, or with all (wait_all) every item of group kind g. */
+static void async_wait(Warp *w, int lane, AsyncGroup g, uint32_t n, bool all) {
   MbCta *t = table(w->cta);
   if (!t) return;
   int wl = w->id * WARP_SIZE + lane;
-  uint32_t seq = bulk ? t->bseq[wl] : t->gseq[wl];
+  uint32_t seq = t->seq[wl * AG_NKINDS + (int)g];
   uint64_t latest = 0;
   for (int i = 0; i < t->nq; i++) {
     AsItem *it = &t->q[i];
-    if (it->done || it->wl != wl || it->bulk != bulk || (!bulk && it->tx)) continue;
+    if (it->done || it->wl != wl || as_group(it->kind) != (int)g) continue;
     if (!all && !(it->group + n < seq)) continue;
     if (it->due > latest) latest = it->due;
     if (!as_complete(w->cta, t, i)) return;
@@ -614,6 +727,9 @@ void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all) {
   uint64_t ck = interp_clock(w);   /* the wait lasts until the last copy landed */
   if (latest > ck) interp_sleep(w, latest - ck);
 }
+
+void mbar_async_wait(Warp *w, int lane, AsyncGroup g, uint32_t n) { async_wait(w, lane, g, n, false); }
+void mbar_async_wait_all(Warp *w, int lane) { async_wait(w, lane, AG_CP_ASYNC, 0, true); }
 
 bool mbar_cta_poll(Cta *c, bool released) {
   BarCta *b = c->sync;
@@ -624,7 +740,7 @@ bool mbar_cta_poll(Cta *c, bool released) {
   bool runnable = false;
   for (int i = 0; i < c->nwarps; i++) {
     Warp *w = &c->warps[i];
-    if (w->valid & ~w->exited & ~interp_waiting(w)) {
+    if (warp_live(w) & ~interp_waiting(w)) {
       runnable = true;
       uint64_t ck = interp_clock(w);
       if (ck > now) now = ck;
@@ -687,9 +803,10 @@ bool mbar_cta_timeless(const Cta *c) {
 }
 
 bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n) {
-  if (x->fn != exec_mbar || (x->sub != MO_TEST_STATE && x->sub != MO_TEST_PARITY)) return false;
+  bool parity = x->fn == exec_mbar_test_wait_parity;
+  if (x->fn != exec_mbar_test_wait && !parity) return false;
   const MbInsn *a = x->aux;
-  uint64_t addr = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
+  uint64_t addr = mb_address(w, x, l);
   const uint8_t *p = mem_span(w, a->sp, addr, addr + 8, false);   /* reports nothing */
   const Cta *c = w->cta;
   const BarCta *b = c->sync;
@@ -702,7 +819,7 @@ bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n) {
   char on[160], st[128], what[64];
   obj_name(t->launch, off, on, sizeof on);
   mbar_text(&e->m, st, sizeof st);
-  if (x->sub == MO_TEST_PARITY) snprintf(what, sizeof what, "parity %u", R32(w, x->slot[2])[l] & 1);
+  if (parity) snprintf(what, sizeof what, "parity %u", R32(w, x->slot[2])[l] & 1);
   else snprintf(what, sizeof what, "the state of phase %u", (unsigned)(R64(w, x->slot[2])[l] >> 48));
   snprintf(buf, n, "mbarrier %s: %s; its test_wait waits for %s to complete", on, st, what);
   return true;
@@ -724,6 +841,14 @@ static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
   return true;
 }
 
+/* test_wait / try_wait's operands: p, [m], state or parity {, hint}. */
+static void wait_opds(Lower *L, const Insn *in, XInsn *x, MbInsn *a, bool parity) {
+  x->slot[0] = lower_dst(L, &in->opds[0]);
+  x->slot[2] = lower_src(L, &in->opds[2], parity ? TY_U32 : TY_B64);
+  if (in->nopds > 3) { a->flags |= MB_HINT; x->slot[3] = lower_src(L, &in->opds[3], TY_U32); }
+}
+
+/* The handler of each MBAR row and its operands. */
 bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
   MbInsn *a = lower_aux(L, sizeof *a);
   x->aux = a;
@@ -731,55 +856,51 @@ bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
   const Operand *o = in->opds;
   int mi = 0;   /* the address operand's index */
   switch ((Opcode)in->op) {
-  case OP_MBARRIER_INIT: x->sub = MO_INIT; break;
-  case OP_MBARRIER_INVAL: x->sub = MO_INVAL; break;
-  case OP_MBARRIER_EXPECT_TX: x->sub = MO_EXPECT_TX; break;
-  case OP_MBARRIER_COMPLETE_TX: x->sub = MO_COMPLETE_TX; break;
+  case OP_MBARRIER_INIT: x->fn = exec_mbar_init; x->slot[1] = lower_src(L, &o[1], TY_U32); break;
+  case OP_MBARRIER_INVAL: x->fn = exec_mbar_inval; break;
+  case OP_MBARRIER_EXPECT_TX:
+    x->fn = exec_mbar_expect_tx;
+    x->slot[1] = lower_src(L, &o[1], TY_U32);
+    break;
+  case OP_MBARRIER_COMPLETE_TX:
+    x->fn = exec_mbar_complete_tx;
+    x->slot[1] = lower_src(L, &o[1], TY_U32);
+    break;
   case OP_MBARRIER_ARRIVE: case OP_MBARRIER_ARRIVE_SEM: case OP_MBARRIER_ARRIVE_EXPECT_TX:
   case OP_MBARRIER_ARRIVE_NOCOMPLETE: case OP_MBARRIER_ARRIVE_DROP: case OP_MBARRIER_ARRIVE_DROP_SEM:
   case OP_MBARRIER_ARRIVE_DROP_EXPECT_TX: case OP_MBARRIER_ARRIVE_DROP_NOCOMPLETE:
-    x->sub = MO_ARRIVE;
+    x->fn = op_has(in->op, OPF_DROP) ? exec_mbar_arrive_drop : exec_mbar_arrive;
     mi = 1;
-    a->drop = op_has(in->op, OPF_DROP);
-    a->nocomplete = op_has(in->op, OPF_NOCOMP);
-    a->has_tx = op_has(in->op, OPF_TX);
-    a->has_count = in->nopds > 2;
+    a->arrive = (op_has(in->op, OPF_NOCOMP) ? MBAR_NOCOMPLETE : 0) |
+                (op_has(in->op, OPF_TX) ? MBAR_EXPECT_TX : 0);
     x->slot[0] = lower_dst(L, &o[0]);
-    a->sink = o[0].kind == OPD_SINK;
-    if (in->nopds > 2) x->slot[2] = lower_src(L, &o[2], TY_U32);
+    if (o[0].kind == OPD_SINK) a->flags |= MB_SINK;
+    if (in->nopds > 2) { a->flags |= MB_COUNT; x->slot[2] = lower_src(L, &o[2], TY_U32); }
     break;
-  case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TEST_WAIT_SEM: x->sub = MO_TEST_STATE; mi = 1; break;
+  case OP_MBARRIER_TEST_WAIT: case OP_MBARRIER_TEST_WAIT_SEM:
+    x->fn = exec_mbar_test_wait; mi = 1; wait_opds(L, in, x, a, false); break;
   case OP_MBARRIER_TEST_WAIT_PARITY: case OP_MBARRIER_TEST_WAIT_PARITY_SEM:
-    x->sub = MO_TEST_PARITY; mi = 1; break;
-  case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_TRY_WAIT_SEM: x->sub = MO_TRY_STATE; mi = 1; break;
+    x->fn = exec_mbar_test_wait_parity; mi = 1; wait_opds(L, in, x, a, true); break;
+  case OP_MBARRIER_TRY_WAIT: case OP_MBARRIER_TRY_WAIT_SEM:
+    x->fn = exec_mbar_try_wait; mi = 1; wait_opds(L, in, x, a, false); break;
   case OP_MBARRIER_TRY_WAIT_PARITY: case OP_MBARRIER_TRY_WAIT_PARITY_SEM:
-    x->sub = MO_TRY_PARITY; mi = 1; break;
+    x->fn = exec_mbar_try_wait_parity; mi = 1; wait_opds(L, in, x, a, true); break;
   case OP_MBARRIER_PENDING_COUNT:
-    x->sub = MO_PENDING_COUNT;
     x->slot[0] = lower_dst(L, &o[0]);
     x->slot[1] = lower_src(L, &o[1], TY_B64);
     x->nslots = 2;
-    x->fn = exec_mbar;
+    x->fn = exec_mbar_pending_count;
     return true;
   case OP_CP_ASYNC_MBARRIER_ARRIVE:
-    x->sub = MO_CP_ARRIVE;
-    a->noinc = insn_has_mod(in, ".noinc");
+    x->fn = exec_cp_async_mbarrier_arrive;
+    if (insn_has_mod(in, ".noinc")) a->flags |= MB_NOINC;
     break;
   default:
     return false;
   }
-  if (x->sub == MO_INIT || x->sub == MO_EXPECT_TX || x->sub == MO_COMPLETE_TX)
-    x->slot[1] = lower_src(L, &o[1], TY_U32);
-  if (x->sub >= MO_TEST_STATE && x->sub <= MO_TRY_PARITY) {
-    bool parity = x->sub == MO_TEST_PARITY || x->sub == MO_TRY_PARITY;
-    x->slot[0] = lower_dst(L, &o[0]);
-    x->slot[2] = lower_src(L, &o[2], parity ? TY_U32 : TY_B64);
-    if (in->nopds > 3) { a->has_hint = true; x->slot[3] = lower_src(L, &o[3], TY_U32); }
-  }
   const Operand *m = &o[mi];
   x->imm = lower_addr(L, m, a->sp, &a->base);
-  a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
+  if (m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8) a->flags |= MB_BASE64;
   x->nslots = 4;
-  x->fn = exec_mbar;
   return true;
 }

@@ -6,21 +6,32 @@
 
 #include "exec.h"
 
+/* The kinds of asynchronous group a thread commits and waits for, each with
+ * its own sequence of groups: cp.async.commit_group / wait_group / wait_all,
+ * and cp.async.bulk.commit_group / wait_group (bulk_group completion).
+ * wgmma.commit_group / wait_group is the next kind. */
+typedef enum { AG_CP_ASYNC, AG_BULK, AG_NKINDS } AsyncGroup;
+
+/* What an item of the queue is, and so how it completes: a cp.async copy
+ * (group AG_CP_ASYNC), a bulk copy of group AG_BULK, a bulk copy that
+ * signals complete_tx on an mbarrier (no group), the deferred arrive of
+ * cp.async.mbarrier.arrive (group AG_CP_ASYNC). */
+typedef enum { AS_CP_ASYNC, AS_BULK_GROUP, AS_BULK_TX, AS_ARRIVE } AsyncKind;
+
 /* Queues the copy of `size` bytes to dst (a host pointer already checked)
  * from src, of which the first nsrc are copied (snapshot now) and the rest
- * zero-filled, for `lane` of w. bulk: a bulk copy (bulk_group bookkeeping,
- * unless tx). tx: on completion, complete_tx(size) on the mbarrier at
- * (msp, maddr), which is checked now. */
-XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *dst,
-                        const uint8_t *src, uint32_t size, uint32_t nsrc, bool tx, Space msp,
+ * zero-filled, for `lane` of w; kind AS_CP_ASYNC, AS_BULK_GROUP or
+ * AS_BULK_TX: on completion, complete_tx(size) on the mbarrier at (msp,
+ * maddr), which is checked now. */
+XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                        const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
                         uint64_t maddr);
-/* cp.async.mbarrier.arrive{.noinc}: arrive on (msp, maddr) once the lane's
- * earlier cp.async copies completed (pending += 1 first without noinc). */
-XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space msp, uint64_t maddr);
-/* commit_group: the lane's uncommitted copies form a group. */
-void mbar_async_commit(Warp *w, int lane, bool bulk);
-/* wait_group n: completes the lane's committed groups but the newest n;
- * all: wait_all (every copy of the lane, committed or not). */
-void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all);
+/* commit_group of kind g: the lane's uncommitted items of g form a group. */
+void mbar_async_commit(Warp *w, int lane, AsyncGroup g);
+/* wait_group n of kind g: completes the lane's committed groups of g but the
+ * newest n. */
+void mbar_async_wait(Warp *w, int lane, AsyncGroup g, uint32_t n);
+/* cp.async.wait_all: every cp.async item of the lane, committed or not. */
+void mbar_async_wait_all(Warp *w, int lane);
 
 #endif

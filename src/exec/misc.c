@@ -9,7 +9,7 @@
  * no-op. setmaxnreg is a later issue.
  *
  * Stack: each lane's stack pointer is a .local address (an offset in its
- * local memory) in the hidden slot Program.sp_slot (lower.h); the stack
+ * local memory) in the hidden slot Program.sp_slot (program.h); the stack
  * grows upwards from the kernel's frame, and calls push .func frames on it
  * (interp.c). alloca.type ptr, size{, align} rounds the stack pointer up to
  * align (default 8, §9.7.18.3), returns it in ptr (.local, usable by
@@ -19,7 +19,7 @@
  * overflow" fault. stacksave copies the stack pointer; stackrestore sets it,
  * and a value outside [end of the current frame, local size] is a fault
  * rather than a corrupt stack. */
-#include "../lower/lower.h"
+#include "program.h"
 
 HANDLER(exec_trap) {
   (void)mask;

@@ -68,7 +68,7 @@
  * and .b8. */
 #include <math.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "alu.h"
 #include "fpconv.h"
 
@@ -101,8 +101,8 @@ static XStatus converged(Warp *w, const XInsn *x, uint32_t mask, const char *nam
   if (mask == 0xffffffffu) return XS_NEXT;
   char t1[160], t2[160];
   lanes_text(mask, t1, sizeof t1);
-  lanes_text(w->valid & ~w->exited, t2, sizeof t2);
-  if (mask == (w->valid & ~w->exited))
+  lanes_text(warp_live(w), t2, sizeof t2);
+  if (mask == warp_live(w))
     return exec_fault(w, x, -1, "%s.sync.aligned executed by warp %d with only lanes %s: it "
                       "needs all 32 lanes of the warp (a partial warp, or lanes that exited)",
                       name, w->id, t1);

@@ -18,7 +18,7 @@
  *
  * cvta, cvta.to and isspacep sit in this family in opcodes.def but belong
  * to the address map: mem_select_addr (src/exec/mem.c) selects them. */
-#include "../lower/lower.h"
+#include "program.h"
 
 typedef struct Piece { uint8_t file, bits; uint32_t slot; } Piece;   /* file: 0 r32, 1 r64 */
 typedef struct Pieces { int nsrc, ndst; Piece src[8], dst[8]; } Pieces;

@@ -18,7 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "../util/text.h"
 
 /* The host's snprintf formats each conversion from a spec assembled here
@@ -48,7 +48,7 @@ static void out_fmt(Text *o, const char *fmt, ...) {
 static uint64_t opd_u64(Warp *w, const CallOpd *o, int l) {
   uint64_t v = 0;
   switch (o->kind) {
-  case CO_MEM:   /* where: from the lane's frame pointer (lower.h) */
+  case CO_MEM:   /* where: from the lane's frame pointer (program.h) */
     memcpy(&v, w->local + (size_t)l * w->local_size + R32(w, w->launch->prog->fp_slot)[l] + o->where,
            o->size < 8 ? o->size : 8);
     break;
@@ -235,7 +235,7 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
         break;
       case CO_R32: R32(w, ro->where)[l] = u; break;
       case CO_R64: R64(w, ro->where)[l] = (uint64_t)(int64_t)r; break;
-      case CO_PRED: w->pred[ro->where] = (w->pred[ro->where] & ~(1u << l)) | ((u & 1) << l); break;
+      case CO_PRED: pred_put(w, ro->where, l, u & 1); break;
       }
     }
   }

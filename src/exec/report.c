@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "interp.h"
 
 enum { REPORT_MAX = 100 };
@@ -75,7 +75,7 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   if (lane < 0 || lane >= WARP_SIZE) {
-    uint32_t live = w->valid & ~w->exited;
+    uint32_t live = warp_live(w);
     lane = live ? __builtin_ctz(live) : 0;
   }
   uint64_t cl = launch_current();

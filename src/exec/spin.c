@@ -54,7 +54,7 @@
  * when the watchdog will stop it. */
 #include "spin.h"
 
-#include "../lower/lower.h"
+#include "program.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -159,7 +159,7 @@ static void note(Cluster *cl) {
   for (int r = 0; r < cl->ncta && !loc[0]; r++)
     for (int i = 0; i < cl->ctas[r].nwarps && !loc[0]; i++) {
       const Warp *w = &cl->ctas[r].warps[i];
-      uint32_t m = w->valid & ~w->exited & ~interp_waiting(w);
+      uint32_t m = warp_live(w) & ~interp_waiting(w);
       if (m) exec_where(p, &p->code[interp_pc(w, __builtin_ctz(m))], loc, sizeof loc);
     }
   const uint32_t *c = cl->ctas[0].ctaid;
@@ -212,7 +212,7 @@ bool spin_check(Cluster *cl, bool released) {
   for (int r = 0; r < cl->ncta; r++)
     for (int i = 0; i < cl->ctas[r].nwarps; i++) {
       Warp *w = &cl->ctas[r].warps[i];
-      if (!(w->valid & ~w->exited & ~interp_waiting(w))) continue;   /* done or blocked */
+      if (!(warp_live(w) & ~interp_waiting(w))) continue;   /* done or blocked */
       uint32_t head, edge, lanes;
       if (!spin_loop(w, &head, &edge, &lanes)) return false;
       spins = true;

@@ -14,7 +14,7 @@
  * (ptxvm_launch_ex: 0 by default; a cooperative launch's grid workspace in
  * %envreg1:%envreg2); %pm and the reserved shared window registers read 0,
  * and so does the .w component of every .v4 register (%tid.w, %ntid.w, ...). */
-#include "../lower/lower.h"
+#include "program.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -28,7 +28,7 @@
  *
  * nanosleep (§9.7.13.9) advances the warp's virtual time by the requested
  * nanoseconds, so back-off loops that read %globaltimer terminate. */
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "alu.h"
 
@@ -50,7 +50,7 @@ BarCta *sync_bar_state(Cta *c) { return bar_state(c); }
 
 static void refresh(Cta *c, BarCta *b) {
   for (int i = 0; i < c->nwarps; i++) {
-    uint32_t live = c->warps[i].valid & ~c->warps[i].exited;
+    uint32_t live = warp_live(&c->warps[i]);
     if (b->w[i].live != live) bar_set_live(b, i, live);
   }
 }
@@ -72,7 +72,7 @@ static bool apply(Cta *c, BarCta *b, const Warp *self, uint32_t mask) {
       switch ((BarKind)bw->kind[l]) {
       case BK_RED_POPC: R32(w, bw->dst[l])[l] = bw->result[l]; break;
       case BK_RED_AND: case BK_RED_OR:
-        w->pred[bw->dst[l]] = (w->pred[bw->dst[l]] & ~(1u << l)) | ((bw->result[l] & 1u) << l);
+        pred_put(w, bw->dst[l], l, bw->result[l] & 1u);
         break;
       default: break;
       }

@@ -32,7 +32,7 @@
  * mode or reduction operator. */
 #include "warpsync.h"
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "alu.h"
 
 enum { SH_UP, SH_DOWN, SH_BFLY, SH_IDX };
@@ -48,7 +48,7 @@ static void put32(Warp *w, uint32_t slot, int l, uint32_t v) {
 }
 
 static void putp(Warp *w, uint32_t slot, int l, bool v) {
-  if (slot != NOSLOT) w->pred[slot] = (w->pred[slot] & ~(1u << l)) | ((uint32_t)v << l);
+  if (slot != NOSLOT) pred_put(w, slot, l, v);
 }
 
 static const uint32_t *masks_of(Warp *w, const XInsn *x, uint32_t exec, uint32_t *buf) {

@@ -23,7 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "../util/check.h"
 
 typedef struct WarpSync {
@@ -45,7 +45,7 @@ static bool consistent(const WarpSync *ws) {
 }
 #endif
 
-static uint32_t needed(const Warp *w, uint32_t mask) { return mask & w->valid & ~w->exited; }
+static uint32_t needed(const Warp *w, uint32_t mask) { return mask & warp_live(w); }
 
 static int low(uint32_t m) { return m ? __builtin_ctz(m) : 0; }
 

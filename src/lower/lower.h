@@ -1,6 +1,7 @@
-/* lower.h: private declarations shared by lowering (src/lower/lower.c), the
- * warp interpreter (src/exec/interp.c) and the files that talk to it
- * (ctrl.c, sreg.c, sync.c, misc.c). Instruction families use exec.h only.
+/* lower.h: the internals of lowering (src/lower/lower.c, dump.c) and what
+ * the API (src/api/) asks of it. The Program it makes is declared in
+ * src/exec/program.h; the services selectors use are in src/exec/exec.h.
+ * Nothing in src/exec/ includes this header.
  *
  * Layout decisions (see lower.c for the reasons):
  *   - every function owns a private region of each register file, so a
@@ -23,103 +24,7 @@
 
 #include <stdio.h>
 
-#include "../exec/interp.h"
-
-#define FUNC_ADDR_BASE 0x00007c0000000000ull
-
-typedef struct FuncInfo {
-  const Function *f;
-  uint32_t pc, npc;                 /* first pc and count (0 without a body) */
-  uint32_t r32, n32, r64, n64;      /* register region: first slot, count */
-  uint32_t p0, np;                  /* predicate region */
-  uint32_t frame, frame_size;       /* local-memory frame: offset (a kernel's:
-                                       fixed; a .func's: 0, frame-pointer
-                                       relative), bytes */
-  uint64_t shared_base;             /* where its extern .shared arrays start;
-                                       a kernel's static shared bytes (lower.c
-                                       "shared memory per kernel") */
-  struct VarAddr *shared;           /* a kernel's: the .shared variables it
-                                       reaches, at their offsets in its
-                                       layout (reports name them) */
-  int nshared;
-  uint32_t *regmap;                 /* Symbol.slot -> first slot in its file */
-  struct CallOpd *formals, *formal_rets;   /* where its parameters and
-                                       return values live: .param in its
-                                       frame, .reg in its registers */
-  const uint8_t *reach;             /* a kernel's: [i] = it can call function
-                                       i (itself included); else NULL */
-  int refusal;                      /* a kernel's: the first Refusal in a
-                                       function it reaches, or -1 (known once
-                                       they are all lowered) */
-  bool lowered;                     /* its code is in Program.code */
-} FuncInfo;
-
-/* An instruction that lowering refused: PTX that ptxvm cannot execute yet
- * (lower.c "refusals"). Only the kernels that can reach its function are
- * refused at launch; its place in the code is a trap (never run). */
-typedef struct Refusal {
-  const Insn *in;
-  int func;                         /* index in Program.funcs */
-  const char *msg;                  /* "FILE:LINE:COL: what" */
-} Refusal;
-
-/* Where a call argument or return value lives: at the call site, or as a
- * callee's formal parameter. */
-typedef struct CallOpd {
-  enum { CO_MEM, CO_R32, CO_R64, CO_PRED } kind;
-  uint32_t where;                   /* local offset from the frame pointer of
-                                       its activation (CO_MEM) or slot */
-  uint32_t size;                    /* bytes */
-  uint8_t n;                        /* a vector register's elements, in
-                                       consecutive slots of size / n bytes
-                                       each (0 or 1: a scalar) */
-} CallOpd;
-
-typedef struct CallInfo {
-  int func;                         /* callee index, or -1: through fslot */
-  uint32_t fslot;                   /* 64-bit slot of the function address */
-  bool fslot32;                     /* the address register is 32-bit */
-  const Function *proto;            /* .callprototype signature, or NULL */
-  const Symbol *targets;            /* .branchtargets-like list, or NULL */
-  int nargs, nrets;
-  CallOpd *args, *rets;
-} CallInfo;
-
-/* brx.idx: the label pcs of its .branchtargets list. */
-typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
-
-/* report.c: the location of an instruction, "FILE:LINE:COL (CUDA:LINE)",
- * and a message with its full location (kernel, %ctaid, %tid of lane), as
- * faults and checker findings print them (malloc'd; NULL without memory). */
-void exec_where(const Program *p, const XInsn *x, char *buf, size_t n);
-char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg);
-
-/* rel: addr is relative to the lane's frame pointer (a .func frame);
- * kparam: a kernel's parameter (addr: its offset in the launch buffer). */
-typedef struct VarAddr { const Symbol *sym; uint64_t addr; bool rel, kparam; } VarAddr;
-
-/* Bytes of local stack a program with recursion, indirect calls or alloca
- * gets beyond what its frames need (CUDA's default is 1 KiB). */
-enum { LOCAL_STACK_EXTRA = 16384 };
-
-struct Program {
-  const Module *m;
-  Device *dev;
-  Arena arena;
-  XInsn *code;  uint32_t ncode;
-  FuncInfo *funcs; int nfuncs;      /* parallel to m->funcs */
-  uint32_t n32, n64, npred;         /* slots in each file */
-  uint32_t *init32; uint64_t *init64; uint32_t *initpred;  /* init image */
-  uint32_t local_size;              /* local bytes per thread (stack included) */
-  uint32_t fp_slot, sp_slot;        /* 32-bit file: frame and stack pointer */
-  VarAddr *vars; int nvars, capvars; /* every addressable variable */
-  int *varhash; uint32_t capvarhash; /* open addressing: index in vars + 1, by sym */
-  Refusal *refusals; int nrefusals, caprefusals;   /* in function order
-                                       (of the functions lowered so far) */
-  Lower *lower;                     /* lowering state kept for the functions
-                                       not lowered yet (program_lower); NULL
-                                       once every function is */
-};
+#include "../exec/program.h"
 
 /* The refusal that stops kernel from launching (its own first instruction
  * that ptxvm cannot execute, or the first one of a function it can call),
@@ -127,11 +32,6 @@ struct Program {
  * (program_lower). */
 const Refusal *program_kernel_refusal(const Program *p, const Function *kernel);
 
-/* Address of a variable in its own state space: global/const device
- * address, shared or local offset, kernel-parameter offset (for a variable
- * of a .func frame: the offset from the frame pointer). */
-bool program_lookup_var(const Program *p, const Symbol *s, uint64_t *addr);
-int program_func_index(const Program *p, const Function *f);
 /* The lowered program as text (dump.c): its slot counts and variables,
  * then each function's header and decoded instructions, one a line (pc,
  * guard, handler, operand slots, the fields a family set, source line and
@@ -141,79 +41,5 @@ int program_func_index(const Program *p, const Function *f);
  * mnemonic). */
 void program_dump(const Program *p, FILE *out);
 bool program_dump_source(const Program *p, const char *name, const char *src, FILE *out);
-
-/* ---- lowering services for the CTRL and MOV families (lower.c) ---- */
-/* The branch target (XInsn.target) of the instruction being selected. */
-void lower_branch_target(Lower *L, const Symbol *label);
-/* *dst (memory from lower_aux) receives the pc of label. */
-void lower_label_pc(Lower *L, uint32_t *dst, const Symbol *label);
-/* Index of f's definition in Program.funcs (-1 if none). */
-int lower_func_index(Lower *L, const Function *f);
-const FuncInfo *lower_func_info(Lower *L, int i);
-/* Address of a variable in its own space (for a .param of a call site or
- * a .func: its offset from the frame pointer, which is 0 in a kernel);
- * false if it has none. */
-bool lower_var_offset(Lower *L, const Symbol *s, uint64_t *off);
-/* Register file of a register symbol: 0 = 32-bit, 1 = 64-bit, 2 = pred. */
-int lower_reg_file(const Symbol *s);
-
-/* Refuses the instruction being selected with a message of the selector's
- * own (prefixed with its FILE:LINE:COL); does not return. */
-_Noreturn void lower_refuse(Lower *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* vprintf (printf.c): a call to the body-less function vprintf, lowered by
- * ctrl.c with x->aux = its CallInfo (two .b64 arguments: format and
- * argument buffer, both generic addresses; optional .b32 return value). */
-XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask);
-/* __assertfail(message, file, line, function, charSize) (printf.c): the
- * lowest lane of mask reports "assertion failed" with the strings, a fault. */
-XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask);
-
-/* The implicit end of a function (ctrl.c). */
-XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask);
-XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask);
-
-/* ---- special registers (sreg.c) ---- */
-/* x->aux = the Symbol, x->sub = sreg_id of its name, x->imm = component,
- * x->type = its type, x->slot[0] = destination slot in the file of the
- * register's width (64-bit types: r64; .pred: predicate file; else r32). */
-XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask);
-int sreg_id(const char *name);     /* -1 for an unknown name */
-uint64_t sreg_value(Warp *w, int id, int comp, int lane);
-
-/* ---- interpreter services (interp.c) ---- */
-/* Virtual time of the warp in cycles (= nanoseconds). */
-uint64_t interp_clock(const Warp *w);
-void interp_sleep(Warp *w, uint64_t ns);
-/* Moves `lane` to pc (brx.idx); the interpreter regroups lanes. The handler
- * then returns XS_NEXT and the lane is not advanced again. */
-void interp_jump(Warp *w, int lane, uint32_t pc);
-/* Releases lanes blocked by XS_WAIT: they continue after the instruction. */
-void interp_release(Warp *w, uint32_t lanes);
-uint32_t interp_waiting(const Warp *w);
-/* The pc a lane is at. */
-uint32_t interp_pc(const Warp *w, int lane);
-
-/* ---- simple CTA barrier (sync.c) ---- */
-/* Called when no warp of the CTA can run: completes a barrier that every
- * live thread has reached. Returns true if it released any lane. */
-bool sync_cta_poll(Cta *c);
-void sync_cta_free(Cta *c);
-/* mbarrier waiters (src/exec/mbar.c), polled by sync_cta_poll after the
-   CTA barriers (`released`: they released a lane): releases try_wait lanes
-   whose phase completed or whose time limit passed. True if it released any. */
-bool mbar_cta_poll(Cta *c, bool released);
-/* Whether nothing of the CTA's mbarriers waits on time (the spin detector,
-   src/exec/spin.c): no asynchronous copy in flight, no lane parked in a
-   try_wait (its time limit may pass). */
-bool mbar_cta_timeless(const Cta *c);
-/* What the test_wait x of lane l tests, for the livelock report: the
-   object, its state and the phase or parity it waits for; false when x is
-   not a test_wait or its object cannot be named. */
-bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n);
-/* Whether the special register load x (x->fn == exec_sreg_load) reads
-   virtual time (%clock, %clock64, %globaltimer...), which changes every
-   step (sreg.c). */
-bool sreg_timed(const XInsn *x);
 
 #endif

@@ -120,13 +120,7 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   bool red = r->kind >= BK_RED_POPC;
   BarWarp *w = &b->w[wid];
   Barrier *br = &b->bar[id];
-  if (r->aligned && mask != w->live) {
-    char what[64], instead[32];
-    snprintf(what, sizeof what, "aligned barrier %u (%s)", id, kn);
-    snprintf(instead, sizeof instead, "barrier.%s", kn);
-    bar_unconverged_text(err, n, what, mask, wid, w->live, instead);
-    return false;
-  }
+  if (r->aligned && !bar_aligned_converged(err, n, mask, w->live, wid, (int)id, kn)) return false;
   if (br->arrived_warps >> wid & 1) {
     snprintf(err, n, "warp %d executes barrier.%s on barrier %u twice before the barrier "
              "completes (it already arrived in this generation)", wid, kn, id);
@@ -188,13 +182,22 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   return true;
 }
 
-void bar_unconverged_text(char *buf, size_t n, const char *what, uint32_t mask, int wid,
-                          uint32_t live, const char *instead) {
-  char t1[160], t2[160];
+/* bar_aligned_converged's message (bar.h); false. */
+bool bar_unconverged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
+                     const char *form) {
+  char what[64], instead[64], t1[160], t2[160];
+  if (id >= 0) {
+    snprintf(what, sizeof what, "aligned barrier %d (%s)", id, form);
+    snprintf(instead, sizeof instead, "barrier.%s", form);
+  } else {
+    snprintf(what, sizeof what, "%s.aligned", form);
+    snprintf(instead, sizeof instead, "%s", form);
+  }
   lanes_text(mask, t1, sizeof t1);
   lanes_text(live, t2, sizeof t2);
   snprintf(buf, n, "%s reached by lanes %s of warp %d, which are not converged: its non-exited "
            "lanes are %s (use the non-aligned %s)", what, t1, wid, t2, instead);
+  return false;
 }
 
 bool bar_poll(BarCta *b) {

@@ -89,13 +89,19 @@ void bar_set_live(BarCta *b, int wid, uint32_t live);
 bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *where,
               char *err, size_t n);
 
-/* The one message for an aligned barrier (what: "aligned barrier 0 (sync)",
- * "barrier.cluster.arrive.aligned") reached by lanes `mask` of warp wid while
- * its non-exited lanes are `live` (mask != live: not converged; PTX ISA
- * 9.7.13.1), suggesting the non-aligned form `instead`; also for
- * src/exec/cluster.c. */
-void bar_unconverged_text(char *buf, size_t n, const char *what, uint32_t mask, int wid,
-                          uint32_t live, const char *instead);
+/* The aligned-barrier rule (PTX ISA 9.7.13.1), the one check of bar_exec
+ * and src/exec/cluster.c: lanes `mask` of warp wid executing an aligned
+ * barrier must be all its non-exited lanes `live`. True when they are; else
+ * false, with the message in buf. The barrier: CTA barrier `id` of kind
+ * `form` ("sync", "arrive", "red.popc"...), or with id < 0 the cluster
+ * barrier `form` ("barrier.cluster.arrive"); the message suggests its
+ * non-aligned form. */
+bool bar_unconverged(char *buf, size_t n, uint32_t mask, uint32_t live, int wid, int id,
+                     const char *form);
+static inline bool bar_aligned_converged(char *buf, size_t n, uint32_t mask, uint32_t live,
+                                         int wid, int id, const char *form) {
+  return mask == live || bar_unconverged(buf, n, mask, live, wid, id, form);
+}
 
 /* Re-checks gathering and no-count completion after exits. Returns true
  * if any lane was released. */

@@ -68,16 +68,17 @@ const char *mbar_complete_tx(Mbar *m, uint32_t n, bool *completed) {
   return NULL;
 }
 
-const char *mbar_arrive(Mbar *m, uint32_t off, uint32_t count, bool drop, bool nocomplete,
-                        bool has_tx, uint32_t tx, uint64_t *state, bool *completed) {
+const char *mbar_arrive(Mbar *m, uint32_t off, uint32_t count, unsigned flags, uint32_t tx,
+                        uint64_t *state, bool *completed) {
   static _Thread_local char msg[160];
+  bool drop = flags & MBAR_DROP, nocomplete = flags & MBAR_NOCOMPLETE;
   const char *e = check_valid(m);
   if (e) return e;
   if (count < 1 || count > MBAR_MAX) {
     snprintf(msg, sizeof msg, "arrive count %u is outside 1..%d", count, MBAR_MAX);
     return msg;
   }
-  int64_t ntx = (int64_t)m->tx + (has_tx ? tx : 0);
+  int64_t ntx = (int64_t)m->tx + (flags & MBAR_EXPECT_TX ? tx : 0);
   if ((e = tx_range(ntx))) return e;
   if ((int64_t)m->pending - count < 0) {
     snprintf(msg, sizeof msg, "an arrive with count %u would take the pending count %d below zero",

@@ -43,11 +43,15 @@ const char *mbar_inval(Mbar *m);
 const char *mbar_expect_tx(Mbar *m, uint32_t n);
 /* *completed: the phase completed. */
 const char *mbar_complete_tx(Mbar *m, uint32_t n, bool *completed);
-/* One arrive: drop (arrive_drop), nocomplete (.noComplete), tx (.expect_tx
- * first, count must then be 1). *state receives the state, *completed
- * whether this arrive completed the phase. off = the object's offset. */
-const char *mbar_arrive(Mbar *m, uint32_t off, uint32_t count, bool drop, bool nocomplete,
-                        bool has_tx, uint32_t tx, uint64_t *state, bool *completed);
+/* mbar_arrive's flags: arrive_drop (the expected count drops by count too),
+ * .noComplete (the arrive must not complete the phase), .expect_tx (tx-count
+ * += tx first; count must then be 1). */
+enum { MBAR_DROP = 1u << 0, MBAR_NOCOMPLETE = 1u << 1, MBAR_EXPECT_TX = 1u << 2 };
+/* One arrive of count with flags (MBAR_*). *state receives the state,
+ * *completed whether this arrive completed the phase. off = the object's
+ * offset. */
+const char *mbar_arrive(Mbar *m, uint32_t off, uint32_t count, unsigned flags, uint32_t tx,
+                        uint64_t *state, bool *completed);
 /* cp.async.mbarrier.arrive without .noinc: pending += 1 now. */
 const char *mbar_increment(Mbar *m);
 /* test_wait(state) / the parity form. */

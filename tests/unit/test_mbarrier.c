@@ -7,7 +7,7 @@
 
 static bool arrive(Mbar *m, uint32_t n, uint64_t *st) {
   bool done = false;
-  CHECK(mbar_arrive(m, 0x40, n, false, false, false, 0, st, &done) == NULL);
+  CHECK(mbar_arrive(m, 0x40, n, 0, 0, st, &done) == NULL);
   return done;
 }
 
@@ -18,7 +18,7 @@ int main(void) {
   uint32_t pc;
 
   /* uninitialized: every operation is refused */
-  CHECK(mbar_arrive(&m, 0, 1, false, false, false, 0, &s, &done) != NULL);
+  CHECK(mbar_arrive(&m, 0, 1, 0, 0, &s, &done) != NULL);
   CHECK(mbar_inval(&m) != NULL);
   CHECK(mbar_expect_tx(&m, 4) != NULL);
   /* invalid counts (§19.15 vector 14) */
@@ -42,7 +42,7 @@ int main(void) {
   /* vector 2: tx */
   memset(&m, 0, sizeof m);
   CHECK(mbar_init(&m, 1) == NULL);
-  CHECK(mbar_arrive(&m, 0, 1, false, false, true, 64, &s, &done) == NULL && !done);
+  CHECK(mbar_arrive(&m, 0, 1, MBAR_EXPECT_TX, 64, &s, &done) == NULL && !done);
   CHECK(m.pending == 0 && m.tx == 64);
   CHECK(mbar_complete_tx(&m, 32, &done) == NULL && !done && m.tx == 32);
   done = false;
@@ -53,7 +53,7 @@ int main(void) {
   CHECK(mbar_init(&m, 1) == NULL);
   done = false;
   CHECK(mbar_complete_tx(&m, 16, &done) == NULL && !done && m.tx == -16);
-  CHECK(mbar_arrive(&m, 0, 1, false, false, true, 16, &s, &done) == NULL && done && m.phase == 1);
+  CHECK(mbar_arrive(&m, 0, 1, MBAR_EXPECT_TX, 16, &s, &done) == NULL && done && m.phase == 1);
   /* tx range */
   CHECK(mbar_expect_tx(&m, MBAR_MAX) == NULL);
   CHECK(mbar_expect_tx(&m, 1) != NULL);
@@ -62,7 +62,7 @@ int main(void) {
   /* vector 4 (and issue vector 3): arrive_drop lowers expected, then arrives */
   memset(&m, 0, sizeof m);
   CHECK(mbar_init(&m, 3) == NULL);
-  CHECK(mbar_arrive(&m, 0, 1, true, false, false, 0, &s, &done) == NULL && !done);
+  CHECK(mbar_arrive(&m, 0, 1, MBAR_DROP, 0, &s, &done) == NULL && !done);
   CHECK(m.expected == 2 && m.pending == 2);
   CHECK(!arrive(&m, 1, &s));
   CHECK(arrive(&m, 1, &s) && m.phase == 1 && m.pending == 2);
@@ -72,13 +72,13 @@ int main(void) {
   /* vector 5 / issue vector 2: noComplete and pending_count */
   memset(&m, 0, sizeof m);
   CHECK(mbar_init(&m, 8) == NULL);
-  CHECK(mbar_arrive(&m, 0, 3, false, true, false, 0, &s, &done) == NULL && !done);
+  CHECK(mbar_arrive(&m, 0, 3, MBAR_NOCOMPLETE, 0, &s, &done) == NULL && !done);
   CHECK(mbar_pending_count(s, &pc) == NULL && pc == 8);
-  CHECK(mbar_arrive(&m, 0, 4, false, true, false, 0, &s, &done) == NULL);
+  CHECK(mbar_arrive(&m, 0, 4, MBAR_NOCOMPLETE, 0, &s, &done) == NULL);
   CHECK(mbar_pending_count(s, &pc) == NULL && pc == 5);
   CHECK(arrive(&m, 1, &s));
   CHECK(mbar_pending_count(s, &pc) != NULL);   /* vector 15: not from .noComplete */
-  CHECK(mbar_arrive(&m, 0, 8, false, true, false, 0, &s, &done) != NULL);   /* completes */
+  CHECK(mbar_arrive(&m, 0, 8, MBAR_NOCOMPLETE, 0, &s, &done) != NULL);   /* completes */
 
   /* vector 6: counted arrive; vector 7: over-arrival */
   memset(&m, 0, sizeof m);
@@ -87,7 +87,7 @@ int main(void) {
   CHECK(mbar_test_state(&m, 0x40, s, &done) == NULL && done);
   memset(&m, 0, sizeof m);
   CHECK(mbar_init(&m, 2) == NULL);
-  CHECK(mbar_arrive(&m, 0, 3, false, false, false, 0, &s, &done) != NULL);
+  CHECK(mbar_arrive(&m, 0, 3, 0, 0, &s, &done) != NULL);
   CHECK(m.pending == 2);
 
   /* vector 11: stale token */

@@ -1,5 +1,5 @@
 /* test_mem.c: the device allocator (src/mem/device.c), the success paths of
- * mem_ptr's windows (src/mem/access.c; its faults are covered by the
+ * mem_ptr's windows (src/exec/access.c; its faults are covered by the
  * conformance cases in tests/ptx/mem/, which need the interpreter), the
  * launch configuration checks (src/sched/launch.c) and the public memory API;
  * unified addresses: the arena's placement and its fallback, the two views,

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../exec/interp.h"
-#include "mem.h"
+#include "interp.h"
+#include "../mem/mem.h"
 
 static void *fault_as(Warp *w, const XInsn *x, int lane, FaultKind kind, const char *space, uint64_t addr,
                       uint32_t size, const char *why) {
