@@ -720,6 +720,7 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   w->id = id;
   w->cta = c;
   w->launch = L;
+  w->observer = L ? L->observer : NULL;
   WState *s = calloc(1, sizeof *s);
   w->r32 = malloc((size_t)p->n32 * WARP_SIZE * 4 + 4);
   w->r64 = malloc((size_t)p->n64 * WARP_SIZE * 8 + 8);

@@ -73,6 +73,7 @@ struct Launch {
   bool has_async_delay;     /* async_delay set (ptxvm_set_async_delay); else
                                PTXVM_ASYNC_DELAY or 2000 (src/exec/async.c) */
   uint64_t async_delay;     /* virtual ns from issue to copy completion */
+  const MemObserver *observer;  /* the memory-access hook (exec.h); NULL: none */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   _Atomic int *cancel;      /* nonzero: stop (ptxvm_cancel); checked once a
                                round by each cluster and between clusters;

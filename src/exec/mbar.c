@@ -126,8 +126,11 @@ static void mb_free(void *p) {
        memory (still allocated: cta_free frees it after this); another CTA's
        shared memory may be gone already, and nobody can read it */
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
-    if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own))
+    if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own)) {
+      Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
+      if (mem_observed(iw)) mem_observe(iw, it->x, it->wl % WARP_SIZE, SP_NONE, 0, it->dst, it->size, ACC_ASYNC_WR, false);
       memcpy(it->dst, as_bytes(it), it->size);
+    }
     free(it->data);
   }
   free(t->q);
@@ -229,7 +232,7 @@ static MbEnt *entry_check(Warp *w, const XInsn *x, int l, MbEnt *e, const uint8_
  * table. */
 static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, bool create,
                         bool remote_ok, Space sp, uint64_t addr, uint32_t *offp) {
-  uint8_t *p = mem_ptr(w, x, l, sp, addr, 8, 8, true);
+  uint8_t *p = mem_access(w, x, l, sp, addr, 8, 8, ACC_ATOM);
   if (!p) return NULL;
   Cta *c = w->cta;
   if (p < c->shared || p + 8 > c->shared + c->shared_size) {
@@ -481,7 +484,11 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   (*landed)++;
   if (!it->bulk && !it->tx) t->plain[it->wl]--;
   t->idle = 0;
-  if (!it->arrive && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
+  if (!it->arrive && it->dst) {
+    Warp *iw = &c->warps[it->wl / WARP_SIZE];
+    if (mem_observed(iw)) mem_observe(iw, it->x, it->wl % WARP_SIZE, SP_NONE, 0, it->dst, it->size, ACC_ASYNC_WR, false);
+    copy_bytes(it->dst, as_bytes(it), it->size);
+  }
   free(it->data);
   it->data = NULL;
   if (!it->tx && !it->arrive) return true;

@@ -226,7 +226,7 @@ typedef struct MatOp {
 static uint16_t *row_ptr(Warp *w, const XInsn *x, const MatOp *o, int i, int r, bool write) {
   int lane = 8 * i + r;
   uint64_t a = lane_address(w, (Space)x->space, x->imm, o->base, o->base64, lane);
-  return mem_ptr(w, x, lane, (Space)x->space, a, 16, 16, write);
+  return mem_access(w, x, lane, (Space)x->space, a, 16, 16, write ? ACC_ST : ACC_LD);
 }
 
 /* Lane l's position (row, col) of element h (0, 1) in a fragment. */

@@ -191,3 +191,20 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32
 void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
   return span_of(w, sp, lo, hi, write);
 }
+
+void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
+                 uint32_t size, AccessKind kind, bool strong) {
+  const MemObserver *o = w->observer;
+  MemAccess a = {w, lane, x, kind, strong, (uint8_t)sp, addr, host, size};
+  o->fn(o->ctx, &a);
+}
+
+void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+                       uint32_t size, AccessKind kind, bool strong) {
+  bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;
+  for (uint32_t r = mask; r; r &= r - 1) {
+    int l = __builtin_ctz(r);
+    const void *p = mem_ptr(w, x, l, sp, addr[l], size, size, write);
+    if (p) mem_observe(w, x, l, sp, addr[l], p, size, kind, strong);
+  }
+}
