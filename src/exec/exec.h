@@ -252,6 +252,10 @@ typedef struct MemAccess {
   const void *host;       /* the host bytes (they identify the memory: a
                              shared byte of CTA c lies in c->shared) */
   uint32_t size;          /* bytes */
+  uint8_t async;          /* ACC_ASYNC_WR: 1 cp.async, 2 a bulk-group copy,
+                             3 a bulk copy completing on an mbarrier (tx) */
+  uint32_t seq;           /* ACC_ASYNC_WR: its group of the thread (1-based:
+                             cp.async, bulk group) or, tx, its issue number */
 } MemAccess;
 
 /* The observer (Launch.observer, copied to each Warp): fn is called for
@@ -265,6 +269,10 @@ static inline bool mem_observed(const Warp *w) { return __builtin_expect(w->obse
 /* Reports one access to the observer (call under mem_observed). */
 void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
                  uint32_t size, AccessKind kind, bool strong);
+/* A landing of an asynchronous copy of lane (issued by x) on host bytes
+ * dst: async and seq as MemAccess says. */
+void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
+                         uint8_t async, uint32_t seq);
 /* mem_observe for each lane in mask, whose PTX addresses in sp are addr[l]
  * (taken before the access: it may overwrite the base register), after the
  * access succeeded: the host bytes are mem_ptr's, which then cannot fault. */

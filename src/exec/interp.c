@@ -46,6 +46,7 @@
 #include "../lower/lower.h"
 #include "../sync/bar.h"
 #include "warpsync.h"
+#include "race.h"
 #include "spin.h"
 #include "../util/check.h"
 
@@ -1140,6 +1141,7 @@ void cluster_end(Cluster *cl) {
   atomic_fetch_add(&launch->progress, 1);   /* its last effects (spin.c "Other clusters") */
   cur_cluster = cl->index;
   cur_stats = &cl->stats;
+  race_cluster_end(cl);   /* before its shared memory goes */
   for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
   cluster_bar_free(cl);
   free(cl->ctas);

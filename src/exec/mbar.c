@@ -38,6 +38,7 @@
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
 #include "mbar.h"
+#include "race.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,7 +129,9 @@ static void mb_free(void *p) {
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own)) {
       Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
-      if (mem_observed(iw)) mem_observe(iw, it->x, it->wl % WARP_SIZE, SP_NONE, 0, it->dst, it->size, ACC_ASYNC_WR, false);
+      if (mem_observed(iw))
+        mem_observe_landing(iw, it->x, it->wl % WARP_SIZE, it->dst, it->size,
+                            it->tx ? 3 : it->bulk ? 2 : 1, it->tx ? it->ord + 1 : it->group + 1);
       memcpy(it->dst, as_bytes(it), it->size);
     }
     free(it->data);
@@ -316,7 +319,10 @@ static bool satisfied(const MbCta *t, const MbWaiter *q) {
 static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   MbWaiter *q = &t->w[wid * WARP_SIZE + l];
   Warp *w = &c->warps[wid];
-  if (v && q->ent >= 0) t->e[q->ent].observed = t->e[q->ent].m.phase;
+  if (v && q->ent >= 0) {
+    t->e[q->ent].observed = t->e[q->ent].m.phase;
+    if (!insn_has_mod(q->at->src, ".relaxed")) race_mbar_acquire(w, l, c->shared + t->e[q->ent].off);
+  }
   set_pred(w, q->pslot, l, v);
   q->ent = -1;
   q->ready = false;
@@ -396,7 +402,7 @@ HANDLER(exec_mbar) {
       uint32_t ph = e->m.phase;
       err = mbar_complete_tx(&e->m, R32(w, x->slot[1])[l], &done);
       count_phases(&e->m, ph);
-      if (!err) { store(oc, e); changed(oc, t, k); }
+      if (!err) { race_mbar_arrive(w, l, oc->shared + off, 0); store(oc, e); changed(oc, t, k); }
       break;
     }
     case MO_ARRIVE: {
@@ -411,6 +417,7 @@ HANDLER(exec_mbar) {
                     "one's arrivals)", e->m.phase, on, e->m.phase - 1);
       }
       uint32_t ph = e->m.phase;
+      if (!insn_has_mod(x->src, ".relaxed")) race_mbar_arrive(w, l, oc->shared + off, 0);
       err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
       count_phases(&e->m, ph);
       if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
@@ -427,7 +434,10 @@ HANDLER(exec_mbar) {
       if (parity) done = mbar_test_parity(&e->m, (uint32_t)v);
       else err = mbar_test_state(&e->m, off, v, &done);
       if (err) break;
-      if (done) e->observed = e->m.phase;
+      if (done) {
+        e->observed = e->m.phase;
+        if (!insn_has_mod(x->src, ".relaxed")) race_mbar_acquire(w, l, w->cta->shared + off);
+      }
       if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
       MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
       *q = (MbWaiter){.ent = k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
@@ -486,7 +496,9 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   t->idle = 0;
   if (!it->arrive && it->dst) {
     Warp *iw = &c->warps[it->wl / WARP_SIZE];
-    if (mem_observed(iw)) mem_observe(iw, it->x, it->wl % WARP_SIZE, SP_NONE, 0, it->dst, it->size, ACC_ASYNC_WR, false);
+    if (mem_observed(iw))
+      mem_observe_landing(iw, it->x, it->wl % WARP_SIZE, it->dst, it->size,
+                          it->tx ? 3 : it->bulk ? 2 : 1, it->tx ? it->ord + 1 : it->group + 1);
     copy_bytes(it->dst, as_bytes(it), it->size);
   }
   free(it->data);
@@ -502,6 +514,8 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   bool done = false;
   if (e && e->m.valid) {
     uint32_t ph = e->m.phase;
+    if (it->tx) race_mbar_tx(w, l, mc->shared + it->moff, it->ord + 1);
+    else race_mbar_arrive(w, l, mc->shared + it->moff, it->group + 1);
     err = it->tx ? mbar_complete_tx(&e->m, it->size, &done)
                  : mbar_arrive(&e->m, it->moff, 1, false, false, false, 0, NULL, &done);
     count_phases(&e->m, ph);
@@ -590,6 +604,7 @@ XStatus mbar_async_arrive(Warp *w, const XInsn *x, int lane, bool noinc, Space m
   }
   bool done = false;
   uint32_t ph = e->m.phase;
+  race_mbar_arrive(w, lane, w->cta->shared + off, t->gseq[wl] + 1);
   err = mbar_arrive(&e->m, off, 1, false, false, false, 0, NULL, &done);
   count_phases(&e->m, ph);
   if (err) return fault_obj(w, x, lane, e, off, err);
@@ -603,6 +618,7 @@ void mbar_async_commit(Warp *w, int lane, bool bulk) {
   if (!t) return;
   int wl = w->id * WARP_SIZE + lane;
   if (bulk) t->bseq[wl]++; else t->gseq[wl]++;
+  race_async_commit(w, lane, bulk);
 }
 
 void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all) {
@@ -618,6 +634,7 @@ void mbar_async_wait(Warp *w, int lane, bool bulk, uint32_t n, bool all) {
     if (it->due > latest) latest = it->due;
     if (!as_complete(w->cta, t, i)) return;
   }
+  race_async_waited(w, lane, bulk, all ? seq + 1 : seq > n ? seq - n : 0);
   uint64_t ck = interp_clock(w);   /* the wait lasts until the last copy landed */
   if (latest > ck) interp_sleep(w, latest - ck);
 }

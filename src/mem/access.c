@@ -195,7 +195,14 @@ void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
 void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
                  uint32_t size, AccessKind kind, bool strong) {
   const MemObserver *o = w->observer;
-  MemAccess a = {w, lane, x, kind, strong, (uint8_t)sp, addr, host, size};
+  MemAccess a = {w, lane, x, kind, strong, (uint8_t)sp, addr, host, size, 0, 0};
+  o->fn(o->ctx, &a);
+}
+
+void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
+                         uint8_t async, uint32_t seq) {
+  const MemObserver *o = w->observer;
+  MemAccess a = {w, lane, x, ACC_ASYNC_WR, false, SP_NONE, 0, dst, size, async, seq};
   o->fn(o->ctx, &a);
 }
 
