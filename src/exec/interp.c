@@ -1141,8 +1141,8 @@ void cluster_end(Cluster *cl) {
   atomic_fetch_add(&launch->progress, 1);   /* its last effects (spin.c "Other clusters") */
   cur_cluster = cl->index;
   cur_stats = &cl->stats;
-  race_cluster_end(cl);   /* before its shared memory goes */
   for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
+  race_cluster_end(cl);   /* after the CTAs' last copies landed */
   cluster_bar_free(cl);
   free(cl->ctas);
   cur_stats = NULL;

@@ -551,11 +551,10 @@ void race_cluster_end(Cluster *cl) {
   if (!r) return;
   for (int i = 0; i < r->ncta; i++) {
     Cta *c = &cl->ctas[i];
+    /* its shared memory is freed (cta_free): only the address is used */
     if (c->shared) cells_clear(r->R, (uintptr_t)c->shared & ~(uintptr_t)3, c->shared_size + 8);
     free(r->cta[i].F);
     for (int k = 0; k < BAR_IDS; k++) acc_free(&r->cta[i].bar[k]);
-    BarCta *b = c->sync;
-    if (b) b->on_complete = NULL;
   }
   for (uint32_t i = 0; i < r->nth; i++) free(r->thr[i].vc);
   for (int i = 0; i < r->nmb; i++) acc_free(&r->mb[i].a);

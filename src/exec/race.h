@@ -18,7 +18,8 @@ struct BarCta;
  * into findings (exec_report_text) and frees it. */
 void race_begin(Launch *L);
 void race_end(Launch *L);
-/* A cluster ends (interp.c cluster_end, before its memory goes). */
+/* A cluster ended (interp.c cluster_end, after cta_free: the addresses of
+ * its shared memory are still in its Ctas). */
 void race_cluster_end(Cluster *cl);
 
 /* bar / barrier (sync.c): lanes of w execute barrier id, sync (bar.sync,
