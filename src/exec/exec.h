@@ -229,7 +229,8 @@ void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
  * mem_observe for each lane under one `if (mem_observed(w))` per instruction:
  * the same handler body serves both, and with no observer the cost is that
  * one predictable branch (w->observer is NULL). Accesses are reported in
- * the order the interpreter performs them, before or at the access. */
+ * the order the interpreter performs them, right after each (the bytes an
+ * observer reads at `host` are those the access left). */
 typedef enum AccessKind {
   ACC_LD,          /* ld, ldu, ldmatrix: a read */
   ACC_ST,          /* st, stmatrix: a write */
@@ -270,7 +271,7 @@ static inline bool mem_observed(const Warp *w) { return __builtin_expect(w->obse
 void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
                  uint32_t size, AccessKind kind, bool strong);
 /* A landing of an asynchronous copy of lane (issued by x) on host bytes
- * dst: async and seq as MemAccess says. */
+ * dst, reported after the bytes landed: async and seq as MemAccess says. */
 void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
                          uint8_t async, uint32_t seq);
 /* mem_observe for each lane in mask, whose PTX addresses in sp are addr[l]
@@ -279,7 +280,9 @@ void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uin
 void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
                        uint32_t size, AccessKind kind, bool strong);
 /* mem_ptr for an access of the given kind, reported to the observer when
- * the address is good (writes: ACC_ST, ACC_ATOM, ACC_ASYNC_WR). */
+ * the address is good (writes: ACC_ST, ACC_ATOM, ACC_ASYNC_WR), before the
+ * caller accesses: for reads and atomics only (a plain write is reported
+ * with mem_observe once written). */
 static inline void *mem_access(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
                                uint32_t size, uint32_t align, AccessKind kind) {
   bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;

@@ -129,10 +129,10 @@ static void mb_free(void *p) {
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && !it->arrive && it->dst && ((it->bulk && !it->tx) || own)) {
       Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
+      memcpy(it->dst, as_bytes(it), it->size);
       if (mem_observed(iw))
         mem_observe_landing(iw, it->x, it->wl % WARP_SIZE, it->dst, it->size,
                             it->tx ? 3 : it->bulk ? 2 : 1, it->tx ? it->ord + 1 : it->group + 1);
-      memcpy(it->dst, as_bytes(it), it->size);
     }
     free(it->data);
   }
@@ -496,10 +496,10 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   t->idle = 0;
   if (!it->arrive && it->dst) {
     Warp *iw = &c->warps[it->wl / WARP_SIZE];
+    copy_bytes(it->dst, as_bytes(it), it->size);
     if (mem_observed(iw))
       mem_observe_landing(iw, it->x, it->wl % WARP_SIZE, it->dst, it->size,
                           it->tx ? 3 : it->bulk ? 2 : 1, it->tx ? it->ord + 1 : it->group + 1);
-    copy_bytes(it->dst, as_bytes(it), it->size);
   }
   free(it->data);
   it->data = NULL;
@@ -567,6 +567,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, bool bulk, uint8_t *d
   Cta *mc = w->cta;
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, false, true, msp, maddr, &off)) return XS_TRAP;
+  race_async_issue(w, lane);
   AsItem *it = as_push(w, x, lane, t);
   bool small = size <= sizeof it->small;   /* no allocation per cp.async */
   uint8_t *data = small ? NULL : malloc(size);

@@ -66,13 +66,17 @@ enum { RACE_MAX = 32, PAGE_BITS = 12, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
 typedef struct Ep {            /* one access */
   uint32_t cl, tid, clk;       /* cluster index, slot in its vectors, clock; clk 0: none */
   uint32_t pc;                 /* instruction (index in Program.code) */
+  uint32_t step;               /* the warp's instruction count (Warp.steps) at it */
   uint8_t mask, kind, atomic;  /* bytes of the granule; AccessKind; atomic */
 } Ep;
 
-typedef struct Cell { Ep w, r; } Cell;
+typedef struct Cell { Ep w, r; uint32_t val; } Cell;   /* val: the granule after w */
 typedef struct Page { uint64_t key; Cell *cells; } Page;
 
-typedef struct Rel { uint32_t clk; uint64_t seq; } Rel;
+typedef struct Rel { uint32_t clk; uint64_t seq; uint32_t *F; } Rel;
+/* A thread's releases (clock at each, its sequence number), or a CTA's
+ * (F, the floor its threads knew at a release, with the first release's
+ * number: a release after a barrier passes on what the barrier ordered). */
 typedef struct RelList { uint64_t key; Rel *v; uint32_t n, cap; } RelList;
 
 typedef struct Found {         /* one distinct race: pair of pcs and space */
@@ -107,7 +111,11 @@ typedef struct RThr {
   bool dirty;                  /* accessed since its last release */
 } RThr;
 
-typedef struct RCta { uint32_t *F; uint32_t gen; Acc bar[BAR_IDS]; } RCta;
+typedef struct RCta {
+  uint32_t *F; uint32_t gen;
+  bool fsnap;                  /* F is in the CTA's release list as it is */
+  Acc bar[BAR_IDS];
+} RCta;
 typedef struct MbAcc { const void *obj; Acc a; } MbAcc;
 
 typedef struct RCl {
@@ -245,31 +253,61 @@ static RelList *rel_list(RaceLaunch *R, uint64_t key, bool make) {
   return l;
 }
 
-static void release_seq(RCl *r, uint32_t t) {
-  RThr *h = &r->thr[t];
-  RaceLaunch *R = r->R;
-  RelList *l = rel_list(R, (uint64_t)r->cl->index << 32 | t, true);
-  if (!l) return;
-  if (l->n && !h->dirty) return;   /* nothing new since its last release, which covers all */
+static bool rel_push(RelList *l, Rel e) {
   if (l->n == l->cap) {
     Rel *v = realloc(l->v, 2 * l->cap * sizeof *v);
-    if (!v) return;
+    if (!v) return false;
     l->v = v;
     l->cap *= 2;
   }
-  l->v[l->n++] = (Rel){h->clk, ++R->seq};
+  l->v[l->n++] = e;
+  return true;
+}
+
+/* Keys of the release lists: a thread's, a CTA's floor. */
+static uint64_t thr_key(uint64_t cl, uint32_t t) { return cl << 32 | t; }
+static uint64_t cta_key(uint64_t cl, uint32_t rank) { return cl << 32 | 0x80000000u | rank; }
+
+static void release_seq(RCl *r, uint32_t t) {
+  RThr *h = &r->thr[t];
+  RaceLaunch *R = r->R;
+  RCta *c = &r->cta[t / r->tpc];
+  if (!c->fsnap) {   /* what the CTA's barriers ordered goes with this release */
+    RelList *fl = rel_list(R, cta_key(r->cl->index, t / r->tpc), true);
+    uint32_t *F = fl ? malloc((size_t)r->nt * 4) : NULL;
+    if (F) {
+      memcpy(F, c->F, (size_t)r->nt * 4);
+      if (rel_push(fl, (Rel){0, R->seq + 1, F})) c->fsnap = true;
+      else free(F);
+    }
+  }
+  RelList *l = rel_list(R, thr_key(r->cl->index, t), true);
+  R->seq++;
+  if (!l) return;
+  if (l->n && !h->dirty) return;   /* nothing new since its last release, which covers all */
+  if (!rel_push(l, (Rel){h->clk, R->seq, NULL})) return;
   h->clk++;
   h->dirty = false;
 }
 
 /* Whether a release of thread slot s of cluster cl after clock clk numbers
  * at most acq. */
-static bool released_to(RaceLaunch *R, uint32_t cl, uint32_t s, uint32_t clk, uint64_t acq) {
-  RelList *l = rel_list(R, (uint64_t)cl << 32 | s, false);
-  if (!l) return false;
-  uint32_t lo = 0, hi = l->n;   /* the first entry with clock >= clk */
-  while (lo < hi) { uint32_t m = (lo + hi) / 2; if (l->v[m].clk < clk) lo = m + 1; else hi = m; }
-  return lo < l->n && l->v[lo].seq <= acq;
+static bool released_to(RaceLaunch *R, uint32_t cl, uint32_t s, uint32_t clk, uint64_t acq,
+                        uint32_t ncta) {
+  RelList *l = rel_list(R, thr_key(cl, s), false);
+  if (l) {
+    uint32_t lo = 0, hi = l->n;   /* the first entry with clock >= clk */
+    while (lo < hi) { uint32_t m = (lo + hi) / 2; if (l->v[m].clk < clk) lo = m + 1; else hi = m; }
+    if (lo < l->n && l->v[lo].seq <= acq) return true;
+  }
+  for (uint32_t k = 0; k < ncta; k++) {   /* a CTA's release after a barrier that ordered it */
+    RelList *f = rel_list(R, cta_key(cl, k), false);
+    if (!f) continue;
+    uint32_t lo = 0, hi = f->n;   /* floors only grow: the first that holds clk */
+    while (lo < hi) { uint32_t m = (lo + hi) / 2; if (f->v[m].F[s] < clk) lo = m + 1; else hi = m; }
+    if (lo < f->n && f->v[lo].seq <= acq) return true;
+  }
+  return false;
 }
 
 /* ---- happens-before of a recorded access and the current one ---- */
@@ -282,13 +320,17 @@ typedef struct Cur {           /* the current access */
 
 static bool hb(const Cur *c, const Ep *p) {
   const RCl *r = c->r;
-  uint32_t base = p->tid % r->nth;   /* the thread of an agent's slot */
   if (p->cl == c->e.cl) {
     if (p->tid == c->e.tid) return true;   /* program order (an agent's copies in order) */
+    /* lanes of one warp in one execution of one instruction: one warp-wide
+       access (lanes storing a shared value, as compilers emit) */
+    if (p->pc == c->e.pc && p->step == c->e.step && p->tid / WARP_SIZE == c->e.tid / WARP_SIZE &&
+        p->tid < r->nth && c->e.tid < r->nth)
+      return true;
     if (p->tid == c->t && c->e.tid != c->t) return p->clk <= r->thr[c->t].issue_clk;
     if (knows(r, c->t, p->tid, p->clk)) return true;
   }
-  return p->tid == base && released_to(r->R, p->cl, base, p->clk, r->thr[c->t].acq);
+  return released_to(r->R, p->cl, p->tid, p->clk, r->thr[c->t].acq, (uint32_t)r->ncta);
 }
 
 /* ---- shadow memory ---- */
@@ -436,13 +478,27 @@ static int space_of(const Warp *w, const void *host, uint32_t n, bool *skip) {
 }
 
 static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool write, int space,
-                       uint64_t gaddr) {
+                       uint64_t gaddr, const uint8_t *host) {
   const Ep *cur = &c->e;
   bool atomic = cur->atomic;
   Ep *w = &cell->w, *rd = &cell->r;
+  uint32_t now = 0, bm = 0;
+  if (write) {   /* the granule's bytes after this write (observed after it) */
+    memcpy(&now, host, 4);
+    for (int i = 0; i < 4; i++) if (m >> i & 1) bm |= 0xffu << 8 * i;
+    /* a silent store (the bytes the last write left, stored again: lanes or
+       threads storing one value, as compilers emit for reductions) changes
+       nothing any reader can see: not a race, and the last write stays */
+    if (w->clk && !atomic && !w->atomic && (w->mask & m) == m && ((now ^ cell->val) & bm) == 0) return;
+  }
   for (int k = 0; k < 2; k++) {
     Ep *p = k ? rd : w;
     if (!p->clk || !(p->mask & m) || (k && !write) || (atomic && p->atomic)) continue;
+    /* a plain load racing only with atomics reads one of the values, as a
+       relaxed load would: the CAS-loop idiom (old = *p; do ... atomicCAS)
+       is not reported; a plain store against an atomic is */
+    if ((p->kind == ACC_ATOM && cur->kind == ACC_LD) || (cur->kind == ACC_ATOM && p->kind == ACC_LD && !p->atomic))
+      continue;
     if (hb(c, p)) continue;
     uint8_t o = p->mask & m;
     uint64_t lo = gaddr + (uint64_t)__builtin_ctz(o), hi = gaddr + 32 - (uint64_t)__builtin_clz(o);
@@ -452,6 +508,7 @@ static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool 
     uint8_t keep = w->clk && w->tid == cur->tid && w->cl == cur->cl ? w->mask & ~m : 0;
     *w = *cur;
     w->mask = m | keep;
+    cell->val = (cell->val & ~bm) | (now & bm);
     if (rd->clk && (rd->mask & ~m) == 0) rd->clk = 0;
     else rd->mask &= (uint8_t)~m;
   } else if (!rd->clk || !rd->mask || hb(c, rd) || ep_cmp(cur, rd) <= 0) {
@@ -478,7 +535,7 @@ static void observe(void *ctx, const MemAccess *a) {
   if (a->kind == ACC_ATOM || (a->kind == ACC_LD && a->strong)) h->acq = R->seq;
   if (a->kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
                                                                          knows what came before */
-  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, pc, 0, (uint8_t)a->kind, atomic}};
+  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, pc, (uint32_t)w->steps, 0, (uint8_t)a->kind, atomic}};
   bool write = a->kind == ACC_ST || a->kind == ACC_ATOM || a->kind == ACC_ASYNC_WR;
   if (a->kind == ACC_ASYNC_WR || (a->kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
     /* an agent: cp.async writes its group, bulk-group copies read and
@@ -496,7 +553,8 @@ static void observe(void *ctx, const MemAccess *a) {
     uintptr_t s = g < (uintptr_t)lo ? (uintptr_t)lo : g, e = g + 4 < (uintptr_t)hi ? g + 4 : (uintptr_t)hi;
     uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
     c.e.mask = m;
-    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, write, space, (uint64_t)(g - base));
+    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, write, space, (uint64_t)(g - base),
+               (const uint8_t *)g);
   }
   h->dirty = true;
   if ((a->kind == ACC_ATOM || a->kind == ACC_ST) && x && pc_release(R, x, pc)) release_seq(r, t);
@@ -535,7 +593,10 @@ void race_end(Launch *L) {
     emit(R, &R->found[i], tpc * ncta, tpc);
   }
   for (size_t i = 0; i < R->cappages; i++) free(R->pages[i].cells);
-  for (size_t i = 0; i < R->caprels; i++) free(R->rels[i].v);
+  for (size_t i = 0; i < R->caprels; i++) {
+    for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
+    free(R->rels[i].v);
+  }
   free(R->pages);
   free(R->rels);
   free(R->pcflags);
@@ -601,6 +662,7 @@ void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
       }
     }
     rc->gen++;
+    rc->fsnap = false;
     for (int i = 0; i < c->nwarps; i++)
       FOR_LANES(l) if (b->w[i].parked[id] >> l & 1) r->thr[tid_of(r, &c->warps[i], l)].acq = r->R->seq;
   } else {
@@ -679,6 +741,14 @@ void race_mbar_acquire(Warp *w, int lane, const void *obj) {
   RCl *r = rcl_of(w);
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (a) learn(r, tid_of(r, w, lane), a);
+}
+
+void race_async_issue(Warp *w, int lane) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  RThr *h = &r->thr[tid_of(r, w, lane)];
+  h->issue_clk = h->clk;
+  h->clk++;
 }
 
 void race_async_commit(Warp *w, int lane, bool bulk) {

@@ -43,8 +43,9 @@ void race_cluster_wait(Warp *w, uint32_t lanes);
 void race_mbar_arrive(Warp *w, int lane, const void *obj, uint32_t agent_seq);
 void race_mbar_tx(Warp *w, int lane, const void *obj, uint32_t seq);
 void race_mbar_acquire(Warp *w, int lane, const void *obj);
-/* cp.async / cp.async.bulk groups (mbar.c): commit, and a wait that
+/* cp.async / cp.async.bulk groups (mbar.c): a copy's issue, commit, and a wait that
  * completed every group up to `upto` (1-based; 0: none). */
+void race_async_issue(Warp *w, int lane);
 void race_async_commit(Warp *w, int lane, bool bulk);
 void race_async_waited(Warp *w, int lane, bool bulk, uint32_t upto);
 /* fence / membar (sync.c): a release and an acquire of each lane. */
