@@ -90,6 +90,7 @@ struct RaceLaunch {
   Launch *L;
   MemObserver obs;
   Page *pages; size_t npages, cappages;     /* open addressing on key */
+  uint64_t last_key; Cell *last_cells;       /* the page of the last access */
   RelList *rels; size_t nrels, caprels;
   uint64_t seq;                              /* releases so far */
   uint8_t *pcflags;                          /* per pc: 1 known, 2 release */
@@ -294,6 +295,7 @@ static void release_seq(RCl *r, uint32_t t) {
  * at most acq. */
 static bool released_to(RaceLaunch *R, uint32_t cl, uint32_t s, uint32_t clk, uint64_t acq,
                         uint32_t ncta) {
+  if (!R->nrels) return false;   /* no release in the launch so far */
   RelList *l = rel_list(R, thr_key(cl, s), false);
   if (l) {
     uint32_t lo = 0, hi = l->n;   /* the first entry with clock >= clk */
@@ -335,7 +337,16 @@ static bool hb(const Cur *c, const Ep *p) {
 
 /* ---- shadow memory ---- */
 
+static Cell *cells_find(RaceLaunch *R, uint64_t key);
+
 static Cell *cells_of(RaceLaunch *R, uint64_t key) {
+  if (R->last_cells && R->last_key == key) return R->last_cells;
+  Cell *c = cells_find(R, key);
+  if (c) { R->last_key = key; R->last_cells = c; }
+  return c;
+}
+
+static Cell *cells_find(RaceLaunch *R, uint64_t key) {
   if (R->cappages) {
     for (size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);; i = (i + 1) & (R->cappages - 1)) {
       if (!R->pages[i].cells) break;
@@ -511,7 +522,7 @@ static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool 
     cell->val = (cell->val & ~bm) | (now & bm);
     if (rd->clk && (rd->mask & ~m) == 0) rd->clk = 0;
     else rd->mask &= (uint8_t)~m;
-  } else if (!rd->clk || !rd->mask || hb(c, rd) || ep_cmp(cur, rd) <= 0) {
+  } else if (!rd->clk || !rd->mask || ep_cmp(cur, rd) <= 0 || hb(c, rd)) {
     uint8_t keep = rd->clk && rd->tid == cur->tid && rd->cl == cur->cl ? rd->mask & ~m : 0;
     *rd = *cur;
     rd->mask = m | keep;
