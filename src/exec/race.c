@@ -15,7 +15,8 @@
  *     never builds a vector;
  *   - edges: bar/barrier arrive (sync or arrive) -> the waiters of that
  *     completion; bar.warp.sync among its member lanes; barrier.cluster
- *     arrive (.release) -> wait of that phase; mbarrier arrive (.release),
+ *     arrive (.release) -> the phase's completion (race_cluster_complete);
+ *     mbarrier arrive (.release),
  *     complete_tx, a bulk copy's landing (tx) and cp.async.mbarrier.arrive
  *     -> a successful test_wait/try_wait (.acquire) on the object;
  *     cp.async and bulk-group copies are writes (and bulk-group reads) of
@@ -126,7 +127,7 @@ typedef struct RCl {
   uint32_t tpc, nth, nt;       /* thread slots per CTA, threads, vector size (4 nth) */
   RThr *thr;
   RCta *cta;
-  Acc cbar, cdone;             /* barrier.cluster: this phase's arrivals, the last phase's */
+  Acc cbar;                    /* barrier.cluster: this phase's arrivals */
   MbAcc *mb; int nmb, capmb;
 } RCl;
 
@@ -631,7 +632,6 @@ void race_cluster_end(Cluster *cl) {
   for (uint32_t i = 0; i < r->nth; i++) free(r->thr[i].vc);
   for (int i = 0; i < r->nmb; i++) acc_free(&r->mb[i].a);
   acc_free(&r->cbar);
-  acc_free(&r->cdone);
   free(r->mb);
   free(r->thr);
   free(r->cta);
@@ -702,19 +702,27 @@ void race_cluster_arrive(Warp *w, uint32_t lanes, bool release) {
   }
 }
 
+/* Every thread of the cluster waits for the phase, so what its arrivals
+ * knew joins every CTA's floor at once, before the waits return: a thread
+ * between its arrive and its wait is then taken as ordered too (more order
+ * than the ISA's, never a false finding), and no thread needs a vector of
+ * the cluster's size (16 CTAs of 1024 threads would make that 4 GiB). */
 void race_cluster_complete(Cluster *cl) {
   RCl *r = cl->race;
   if (!r || !r->cbar.used) return;
-  Acc t = r->cdone;
-  r->cdone = r->cbar;
-  r->cbar = t;
+  for (int i = 0; i < r->ncta; i++) {
+    vmax(r->cta[i].F, r->cbar.v, r->nt);
+    r->cta[i].fsnap = false;
+  }
+  for (int i = 0; i < r->ncta; i++)   /* the floors of the contributors' CTAs */
+    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) vmax(r->cta[i].F, r->cta[__builtin_ctz(m)].F, r->nt);
   r->cbar.used = false;
 }
 
 void race_cluster_wait(Warp *w, uint32_t lanes) {
   RCl *r = rcl_of(w);
   if (!r) return;
-  FOR_LANES(l) if (ACTIVE(lanes, l)) learn(r, tid_of(r, w, l), &r->cdone);
+  FOR_LANES(l) if (ACTIVE(lanes, l)) r->thr[tid_of(r, w, l)].acq = r->R->seq;
 }
 
 static Acc *mb_acc(RCl *r, const void *obj) {
