@@ -172,7 +172,7 @@ HANDLER(exec_cluster_arrive) {
     return exec_fault(w, x, __builtin_ctz(twice), "barrier.cluster.arrive: second arrive of this "
                       "thread in phase %llu of the cluster barrier (each thread arrives once per "
                       "phase; wait for the phase to complete first)", (unsigned long long)b->phase);
-  race_cluster_arrive(w, mask, !insn_has_mod(x->src, ".relaxed"));
+  if (mem_observed(w)) race_cluster_arrive(w, mask, !insn_has_mod(x->src, ".relaxed"));
   cw->arrived |= mask;
   cw->pending |= mask;
   settle(w->cta->cluster, b);

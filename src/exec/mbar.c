@@ -321,7 +321,7 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   Warp *w = &c->warps[wid];
   if (v && q->ent >= 0) {
     t->e[q->ent].observed = t->e[q->ent].m.phase;
-    if (!insn_has_mod(q->at->src, ".relaxed")) race_mbar_acquire(w, l, c->shared + t->e[q->ent].off);
+    if (mem_observed(w) && !insn_has_mod(q->at->src, ".relaxed")) race_mbar_acquire(w, l, c->shared + t->e[q->ent].off);
   }
   set_pred(w, q->pslot, l, v);
   q->ent = -1;
@@ -417,7 +417,7 @@ HANDLER(exec_mbar) {
                     "one's arrivals)", e->m.phase, on, e->m.phase - 1);
       }
       uint32_t ph = e->m.phase;
-      if (!insn_has_mod(x->src, ".relaxed")) race_mbar_arrive(w, l, oc->shared + off, 0);
+      if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_arrive(w, l, oc->shared + off, 0);
       err = mbar_arrive(&e->m, off, cnt, a->drop, a->nocomplete, a->has_tx, tx, &st, &done);
       count_phases(&e->m, ph);
       if (!err) { R64(w, x->slot[0])[l] = st; store(oc, e); changed(oc, t, k); }
@@ -436,7 +436,7 @@ HANDLER(exec_mbar) {
       if (err) break;
       if (done) {
         e->observed = e->m.phase;
-        if (!insn_has_mod(x->src, ".relaxed")) race_mbar_acquire(w, l, w->cta->shared + off);
+        if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_acquire(w, l, w->cta->shared + off);
       }
       if (op == MO_TEST_STATE || op == MO_TEST_PARITY) { set_pred(w, x->slot[0], l, done); break; }
       MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];

@@ -641,7 +641,7 @@ void race_cluster_end(Cluster *cl) {
 
 /* ---- synchronization edges ---- */
 
-void race_bar_arrive(Warp *w, uint32_t lanes, uint32_t id, bool sync) {
+void race_bar_arrive_(Warp *w, uint32_t lanes, uint32_t id, bool sync) {
   RCl *r = rcl_of(w);
   if (!r || id >= BAR_IDS) return;
   Acc *a = &r->cta[w->cta->rank].bar[id];
@@ -683,7 +683,7 @@ void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
   a->used = false;
 }
 
-void race_warp_sync(Warp *w, uint32_t lanes) {
+void race_warp_sync_(Warp *w, uint32_t lanes) {
   RCl *r = rcl_of(w);
   if (!r) return;
   Acc a = {0};
@@ -692,7 +692,7 @@ void race_warp_sync(Warp *w, uint32_t lanes) {
   acc_free(&a);
 }
 
-void race_cluster_arrive(Warp *w, uint32_t lanes, bool release) {
+void race_cluster_arrive_(Warp *w, uint32_t lanes, bool release) {
   RCl *r = rcl_of(w);
   if (!r) return;
   if (!acc_make(r, &r->cbar)) return;
@@ -719,7 +719,7 @@ void race_cluster_complete(Cluster *cl) {
   r->cbar.used = false;
 }
 
-void race_cluster_wait(Warp *w, uint32_t lanes) {
+void race_cluster_wait_(Warp *w, uint32_t lanes) {
   RCl *r = rcl_of(w);
   if (!r) return;
   FOR_LANES(l) if (ACTIVE(lanes, l)) r->thr[tid_of(r, w, l)].acq = r->R->seq;
@@ -738,7 +738,7 @@ static Acc *mb_acc(RCl *r, const void *obj) {
   return &r->mb[r->nmb++].a;
 }
 
-void race_mbar_arrive(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
+void race_mbar_arrive_(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
   RCl *r = rcl_of(w);
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (!a || !acc_make(r, a)) return;
@@ -748,7 +748,7 @@ void race_mbar_arrive(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
   if (agent_seq > a->v[s]) a->v[s] = agent_seq;
 }
 
-void race_mbar_tx(Warp *w, int lane, const void *obj, uint32_t seq) {
+void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
   RCl *r = rcl_of(w);
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (!a || !acc_make(r, a)) return;
@@ -756,13 +756,13 @@ void race_mbar_tx(Warp *w, int lane, const void *obj, uint32_t seq) {
   if (seq > a->v[s]) a->v[s] = seq;
 }
 
-void race_mbar_acquire(Warp *w, int lane, const void *obj) {
+void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
   RCl *r = rcl_of(w);
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (a) learn(r, tid_of(r, w, lane), a);
 }
 
-void race_async_issue(Warp *w, int lane) {
+void race_async_issue_(Warp *w, int lane) {
   RCl *r = rcl_of(w);
   if (!r) return;
   RThr *h = &r->thr[tid_of(r, w, lane)];
@@ -770,14 +770,14 @@ void race_async_issue(Warp *w, int lane) {
   h->clk++;
 }
 
-void race_async_commit(Warp *w, int lane, bool bulk) {
+void race_async_commit_(Warp *w, int lane, bool bulk) {
   RCl *r = rcl_of(w);
   if (!r) return;
   RThr *h = &r->thr[tid_of(r, w, lane)];
   if (bulk) h->bgrp++; else h->grp++;
 }
 
-void race_async_waited(Warp *w, int lane, bool bulk, uint32_t upto) {
+void race_async_waited_(Warp *w, int lane, bool bulk, uint32_t upto) {
   RCl *r = rcl_of(w);
   if (!r || !upto) return;
   uint32_t t = tid_of(r, w, lane);
@@ -786,7 +786,7 @@ void race_async_waited(Warp *w, int lane, bool bulk, uint32_t upto) {
   if (v && upto > v[s]) v[s] = upto;
 }
 
-void race_fence(Warp *w, uint32_t lanes) {
+void race_fence_(Warp *w, uint32_t lanes) {
   RCl *r = rcl_of(w);
   if (!r) return;
   FOR_LANES(l) if (ACTIVE(lanes, l)) {

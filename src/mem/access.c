@@ -163,7 +163,8 @@ static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
 
 /* mem_span; static so that mem_ptr inlines it (-fPIC keeps exported
    functions from being inlined). */
-static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+static inline __attribute__((always_inline)) void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi,
+                                                          bool write) {
   if (hi < lo) return NULL;
   switch (sp) {
   case SP_GLOBAL: return write ? dev_host_w(w->launch->dev, lo, hi - lo) : dev_host(w->launch->dev, lo, hi - lo);
