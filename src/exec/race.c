@@ -604,6 +604,12 @@ void race_end(Launch *L) {
     R->found[i].cluster = 0;   /* before the other findings' clusters: one order */
     emit(R, &R->found[i], tpc * ncta, tpc);
   }
+  if (R->more) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "data race: %llu more distinct pairs of instructions race (the first %d "
+             "are reported)", R->more, RACE_MAX);
+    exec_report_text(L, 0, NULL, msg, msg);
+  }
   for (size_t i = 0; i < R->cappages; i++) free(R->pages[i].cells);
   for (size_t i = 0; i < R->caprels; i++) {
     for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
