@@ -37,11 +37,21 @@
  * Modelled conservatively (more order than the ISA gives, so no false
  * positives, possibly missed races): exited threads count as having
  * arrived at a CTA barrier that completes without them; an mbarrier's
- * arrivals are joined over all its phases; a cp.async landing is checked
- * with its thread's knowledge at landing; scopes are ignored; the other
- * .sync collectives (shfl.sync, vote.sync, ...) order nothing, as the PTX
- * memory model says. Not modelled: fence.proxy.async (no proxy races), the
- * async proxy's tensor copies (refused by the interpreter anyway).
+ * arrivals are joined over all its phases; a cluster barrier's completion
+ * orders a thread that has arrived but not yet waited; any wait (barrier,
+ * mbarrier, cluster) is also an acquire of every release so far; a
+ * cp.async landing is checked with its thread's knowledge at landing;
+ * scopes are ignored. Not reported, by choice: a plain load against
+ * atomics only (the CAS-loop idiom), a store of the bytes the last write
+ * left (threads storing one value), the lanes of one warp in one execution
+ * of one instruction. The other .sync collectives (shfl.sync, vote.sync,
+ * ...) order nothing, as the PTX memory model says. Not modelled:
+ * fence.proxy.async (no proxy races), mbarrier.init's own ordering (an
+ * mbarrier operation counts as atomic), the async proxy's tensor copies
+ * (refused by the interpreter anyway).
+ * Which pairs are reported for one racy program can vary with the
+ * schedule (the shadow keeps the last write and one read per granule),
+ * whether it races does not.
  *
  * Shadow memory: per 4-byte granule of host memory touched, the last write
  * and one read (of concurrent readers the lowest thread), each with the
