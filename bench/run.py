@@ -175,6 +175,19 @@ def main():
                   "agrees with native" if why is None else "MISMATCH: " + why), flush=True)
             if why is not None:
                 failed += 1
+        # the race checker's cost (issue 17): the same launch under --check
+        # (one host thread), which must find nothing in these kernels
+        ccmd = [PTXVM, "run", "-q", "--check", "-j", "1", "-g", w["grid"], "-b", w["block"]]
+        if stats:
+            ccmd.append("--stats")
+        for a in w["args"]:
+            ccmd += ["-a", a]
+        ccmd += [os.path.join(BENCH, "ptx", name + ".ptx"), w["kernel"]]
+        cwall, crss = None, 0
+        for _ in range(opt.repeat):
+            t, so, se = timed(ccmd)
+            cwall, crss = t if cwall is None else min(cwall, t), max(crss, peak_kib(se) * 1024)
+        print("%s --check: %.3f s, peak %.1f MiB" % (name, cwall, crss / 2**20), flush=True)
         w1, rss1, ti1, why1, l1 = res[1]
         wn, rssn, tin, whyn, ln = res[opt.jobs]
         ti = ti1 if ti1 is not None else tin
@@ -189,6 +202,8 @@ def main():
             "%.3g" % (ti / l1) if ti is not None and l1 else "n/a",
             "%.1f / %.1f" % (rss1 / 2**20, rssn / 2**20),
             "%.1f" % (nat_rss / 2**20),
+            "%s (%.1fx)" % (fmt_t(cwall), cwall / w1),
+            "%.1f" % (crss / 2**20),
             "ok" if why1 is None and whyn is None else "MISMATCH",
         ])
     head = ["workload", "ptxvm -j1 s", "ptxvm -j%d s" % opt.jobs, "speed-up", "parallel efficiency", "native s",
@@ -196,7 +211,7 @@ def main():
             "t-insn/s/host thread (-j%d)" % opt.jobs,
             "launch s -j1 / -j%d (speed-up)" % opt.jobs, "t-insn/s in the launch (-j1)",
             "ptxvm peak MiB (-j1 / -j%d)" % opt.jobs,
-            "native peak MiB", "check"]
+            "native peak MiB", "--check s (x -j1)", "--check peak MiB", "check"]
     uname = os.uname()
     lines = ["# ptxvm benchmarks", "",
              "%s, %s %s, %d CPUs; %s" % (time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),

@@ -186,7 +186,12 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
 
 /* Turns the checker on (on != 0) or off (0, the default) for the launches
  * of ctx that follow (the CLI's --check). A checked launch still runs to
- * completion past what it finds: a shfl.sync reading a lane that is
+ * completion past what it finds: a data race on .shared, .shared::cluster
+ * or .global memory (two threads' accesses to one byte, one a write, one
+ * not atomic, that no synchronization orders: found whatever the schedule,
+ * and reported once per pair of instructions and state space, after the
+ * launch, with both locations, kinds, threads and the byte range), a
+ * shfl.sync reading a lane that is
  * inactive, exited or outside its membermask, a bar.warp.sync whose
  * membermask names exited or nonexistent lanes, an integer division by
  * zero (each gets ptxvm's documented value). When it finds anything,

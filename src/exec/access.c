@@ -163,7 +163,8 @@ static void *shared_span(const Warp *w, uint64_t lo, uint64_t hi) {
 
 /* mem_span; static so that mem_ptr inlines it (-fPIC keeps exported
    functions from being inlined). */
-static inline void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
+static inline __attribute__((always_inline)) void *span_of(Warp *w, Space sp, uint64_t lo, uint64_t hi,
+                                                          bool write) {
   if (hi < lo) return NULL;
   switch (sp) {
   case SP_GLOBAL: return write ? dev_host_w(w->launch->dev, lo, hi - lo) : dev_host(w->launch->dev, lo, hi - lo);
@@ -190,4 +191,28 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, uint32
 
 void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write) {
   return span_of(w, sp, lo, hi, write);
+}
+
+void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
+                 uint32_t size, AccessKind kind, bool strong) {
+  const MemObserver *o = w->observer;
+  MemAccess a = {w, lane, x, kind, strong, (uint8_t)sp, addr, host, size, 0, 0};
+  o->fn(o->ctx, &a);
+}
+
+void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
+                         uint8_t async, uint32_t seq) {
+  const MemObserver *o = w->observer;
+  MemAccess a = {w, lane, x, ACC_ASYNC_WR, false, SP_NONE, 0, dst, size, async, seq};
+  o->fn(o->ctx, &a);
+}
+
+void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+                       uint32_t size, AccessKind kind, bool strong) {
+  bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;
+  for (uint32_t r = mask; r; r &= r - 1) {
+    int l = __builtin_ctz(r);
+    const void *p = mem_ptr(w, x, l, sp, addr[l], size, size, write);
+    if (p) mem_observe(w, x, l, sp, addr[l], p, size, kind, strong);
+  }
 }

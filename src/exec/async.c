@@ -75,7 +75,11 @@ HANDLER(exec_cp_async) {
     uint8_t *d = mem_ptr(w, x, l, a->dsp, da, a->cpsize, a->cpsize, true);
     if (!d) return XS_TRAP;
     const uint8_t *s = d;
-    if (n) { s = mem_ptr(w, x, l, a->ssp, sa, a->cpsize, a->cpsize, false); if (!s) return XS_TRAP; }
+    if (n) {
+      s = mem_ptr(w, x, l, a->ssp, sa, a->cpsize, a->cpsize, false);
+      if (!s) return XS_TRAP;
+      if (mem_observed(w)) mem_observe(w, x, l, a->ssp, sa, s, n, ACC_ASYNC_RD, false);
+    }
     if (mbar_async_copy(w, x, l, AS_CP_ASYNC, d, s, a->cpsize, n, SP_NONE, 0) != XS_NEXT)
       return XS_TRAP;
   }
@@ -95,7 +99,7 @@ static inline XStatus bulk_lanes(Warp *w, const XInsn *x, uint32_t mask, AsyncKi
                         "0x%llx) must be multiples of 16", size, (unsigned long long)da,
                         (unsigned long long)sa);
     uint8_t *d = size ? mem_ptr(w, x, l, a->dsp, da, size, 16, true) : NULL;
-    const uint8_t *s = size ? mem_ptr(w, x, l, a->ssp, sa, size, 16, false) : NULL;
+    const uint8_t *s = size ? mem_access(w, x, l, a->ssp, sa, size, 16, ACC_ASYNC_RD) : NULL;
     if (size && (!d || !s)) return XS_TRAP;
     uint64_t ma = kind == AS_BULK_TX ? addr_of(w, &a->mbar, a->msp, l) : 0;
     if (mbar_async_copy(w, x, l, kind, d, s, size, size, a->msp, ma) != XS_NEXT) return XS_TRAP;

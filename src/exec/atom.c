@@ -213,8 +213,8 @@ static bool atom_shared32(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t m
   return true;
 }
 
-HANDLER(exec_atom) {
-  const AtomInsn *a = x->aux;
+static inline __attribute__((always_inline)) XStatus atom_warp(Warp *w, const XInsn *x,
+                                                                const AtomInsn *a, uint32_t mask) {
   uint32_t total = (uint32_t)a->size * a->n;
   if (atom_shared32(w, x, a, mask)) return XS_NEXT;
   FOR_LANES(l) {
@@ -232,6 +232,28 @@ HANDLER(exec_atom) {
     }
   }
   return XS_NEXT;
+}
+
+/* The access hook (exec.h): addresses before (the destination may be the
+ * base register), reported after. */
+static void atom_addrs(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t mask, uint64_t *ad) {
+  FOR_LANES(l) if (ACTIVE(mask, l)) ad[l] = lane_address(w, a->sp, x->imm, a->base, a->base64, l);
+}
+
+/* The observed twin (a second instantiation of atom_warp, out of line so
+ * the fast path keeps its frame). */
+static __attribute__((noinline)) XStatus atom_observed(Warp *w, const XInsn *x, const AtomInsn *a,
+                                                       uint32_t mask) {
+  uint64_t ad[WARP_SIZE];
+  atom_addrs(w, x, a, mask, ad);
+  XStatus s = atom_warp(w, x, a, mask);
+  if (s == XS_NEXT) mem_observe_lanes(w, x, mask, a->sp, ad, (uint32_t)a->size * a->n, ACC_ATOM, true);
+  return s;
+}
+
+HANDLER(exec_atom) {
+  const AtomInsn *a = x->aux;
+  return mem_observed(w) ? atom_observed(w, x, a, mask) : atom_warp(w, x, a, mask);
 }
 
 /* ---- 16-byte cas and exch ---- */
@@ -293,8 +315,7 @@ static u128 rd128(Warp *w, uint32_t slot, int l) {
   return (u128)R64(w, slot + 1)[l] << 64 | R64(w, slot)[l];
 }
 
-HANDLER(exec_atom128) {
-  const AtomInsn *a = x->aux;
+static XStatus atom128_warp(Warp *w, const XInsn *x, const AtomInsn *a, uint32_t mask) {
   bool is_cas = a->op == AO_CAS;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
@@ -308,6 +329,16 @@ HANDLER(exec_atom128) {
     R64(w, a->dst[0] + 1)[l] = (uint64_t)(old >> 64);
   }
   return XS_NEXT;
+}
+
+HANDLER(exec_atom128) {
+  const AtomInsn *a = x->aux;
+  uint64_t ad[WARP_SIZE];
+  bool obs = mem_observed(w);
+  if (obs) atom_addrs(w, x, a, mask, ad);
+  XStatus s = atom128_warp(w, x, a, mask);
+  if (obs && s == XS_NEXT) mem_observe_lanes(w, x, mask, a->sp, ad, 16, ACC_ATOM, true);
+  return s;
 }
 
 /* atom{...}.{cas,exch}.b128 d, [a], b{, c}: register operands only (PTX has

@@ -32,6 +32,7 @@
  * .shared::cta form. Generic forms add SHARED_WINDOW. */
 #include "program.h"
 #include "../sync/bar.h"
+#include "race.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,7 @@ static bool settle(Cluster *cl, CBar *b) {
   if (any_arrived && all) {
     b->phase++;
     exec_count(EV_BAR_CLUSTER);
+    race_cluster_complete(cl);
     for (int r = 0; r < cl->ncta; r++)
       for (int i = 0; i < cl->ctas[r].nwarps; i++) b->w[r * b->maxw + i].arrived = 0;
   }
@@ -91,6 +93,7 @@ static bool settle(Cluster *cl, CBar *b) {
       if (!go) continue;
       cw->waiting &= ~go;
       cw->pending &= ~go;
+      race_cluster_wait(&c->warps[i], go);
       if (go & interp_waiting(&c->warps[i])) rel = true;
       interp_release(&c->warps[i], go);
     }
@@ -167,6 +170,7 @@ HANDLER(exec_cluster_arrive) {
     return exec_fault(w, x, __builtin_ctz(twice), "barrier.cluster.arrive: second arrive of this "
                       "thread in phase %llu of the cluster barrier (each thread arrives once per "
                       "phase; wait for the phase to complete first)", (unsigned long long)b->phase);
+  if (mem_observed(w)) race_cluster_arrive(w, mask, !insn_has_mod(x->src, ".relaxed"));
   cw->arrived |= mask;
   cw->pending |= mask;
   settle(w->cta->cluster, b);
@@ -185,6 +189,7 @@ HANDLER(exec_cluster_wait) {
                       (unsigned long long)b->phase);
   if (!(mask & cw->arrived)) {   /* every lane's phase has completed */
     cw->pending &= ~mask;
+    race_cluster_wait(w, mask);
     return XS_NEXT;
   }
   cw->waiting |= mask;   /* lanes whose phase completed go at the next poll */

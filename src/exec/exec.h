@@ -105,6 +105,7 @@ struct Warp {
   uint8_t *local;         /* local memory: lane l's bytes at local + l * local_size */
   uint32_t local_size;    /* bytes of local memory per thread */
   void *interp;           /* interpreter-private state (pcs, frames, ...) */
+  const struct MemObserver *observer;  /* Launch.observer (the access hook below) */
 };
 
 /* Lane loops gain most from wider vectors: LANE_CLONES gives a function a
@@ -224,6 +225,80 @@ void *mem_ptr(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
  * kernel's parameter buffer), else NULL. It reports nothing and checks no
  * alignment: on NULL the caller takes mem_ptr lane by lane, which does. */
 void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
+
+/* ---- the memory-access hook ----
+ *
+ * Every access a kernel makes to memory is visible to one observer (the
+ * race checker, src/exec/race.c; a trace; a future compiled tier): loads,
+ * stores, atomics and reductions, mbarrier operations on their object, the
+ * source read of an asynchronous copy at issue and its destination write when
+ * it lands (cp.async, cp.async.bulk), and the argument and string reads of
+ * printf. A handler reports each lane's access with mem_access (mem_ptr plus
+ * the hook) or, on a warp-wide fast path that bypasses mem_ptr, with
+ * mem_observe for each lane under one `if (mem_observed(w))` per instruction:
+ * the same handler body serves both, and with no observer the cost is that
+ * one predictable branch (w->observer is NULL). Accesses are reported in
+ * the order the interpreter performs them, right after each (the bytes an
+ * observer reads at `host` are those the access left). */
+typedef enum AccessKind {
+  ACC_LD,          /* ld, ldu, ldmatrix: a read */
+  ACC_ST,          /* st, stmatrix: a write */
+  ACC_ATOM,        /* atom, red, an mbarrier operation: atomic read-modify-write */
+  ACC_ASYNC_RD,    /* the source bytes of an asynchronous copy, read at issue */
+  ACC_ASYNC_WR,    /* the destination bytes of an asynchronous copy, as it lands */
+  ACC_PRINTF,      /* vprintf reading an argument or a string */
+} AccessKind;
+
+typedef struct MemAccess {
+  Warp *w;                /* the thread: w->cta->ctaid, w->tid[.][lane] */
+  int lane;
+  const XInsn *x;         /* the instruction (x->src: FILE:LINE:COL); for a
+                             landing, the copy's issuing instruction */
+  AccessKind kind;
+  bool strong;            /* a strong (relaxed/acquire/release/volatile)
+                             ld or st: morally strong, not a data race */
+  uint8_t sp;             /* Space the instruction names (SP_NONE: generic) */
+  uint64_t addr;          /* PTX address in sp (0 for a landing: see host) */
+  const void *host;       /* the host bytes (they identify the memory: a
+                             shared byte of CTA c lies in c->shared) */
+  uint32_t size;          /* bytes */
+  uint8_t async;          /* ACC_ASYNC_WR: 1 cp.async, 2 a bulk-group copy,
+                             3 a bulk copy completing on an mbarrier (tx) */
+  uint32_t seq;           /* ACC_ASYNC_WR: its group of the thread (1-based:
+                             cp.async, bulk group) or, tx, its issue number */
+} MemAccess;
+
+/* The observer (Launch.observer, copied to each Warp): fn is called for
+ * each access, on the host thread that runs the warp. */
+typedef struct MemObserver {
+  void (*fn)(void *ctx, const MemAccess *a);
+  void *ctx;
+} MemObserver;
+
+static inline bool mem_observed(const Warp *w) { return __builtin_expect(w->observer != NULL, 0); }
+/* Reports one access to the observer (call under mem_observed). */
+void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
+                 uint32_t size, AccessKind kind, bool strong);
+/* A landing of an asynchronous copy of lane (issued by x) on host bytes
+ * dst, reported after the bytes landed: async and seq as MemAccess says. */
+void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
+                         uint8_t async, uint32_t seq);
+/* mem_observe for each lane in mask, whose PTX addresses in sp are addr[l]
+ * (taken before the access: it may overwrite the base register), after the
+ * access succeeded: the host bytes are mem_ptr's, which then cannot fault. */
+void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+                       uint32_t size, AccessKind kind, bool strong);
+/* mem_ptr for an access of the given kind, reported to the observer when
+ * the address is good (writes: ACC_ST, ACC_ATOM, ACC_ASYNC_WR), before the
+ * caller accesses: for reads and atomics only (a plain write is reported
+ * with mem_observe once written). */
+static inline void *mem_access(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr,
+                               uint32_t size, uint32_t align, AccessKind kind) {
+  bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;
+  void *p = mem_ptr(w, x, lane, sp, addr, size, align, write);
+  if (p && mem_observed(w)) mem_observe(w, x, lane, sp, addr, p, size, kind, false);
+  return p;
+}
 
 /* For the livelock report (spin.c): what the load x reads for `lane` now,
  * "0x0 from .global address 0x...", without faulting; false when x is not

@@ -37,6 +37,7 @@
 #include "program.h"
 #include "../sync/bar.h"
 #include "warpsync.h"
+#include "race.h"
 #include "spin.h"
 #include "lanes.h"
 #include "../util/check.h"
@@ -519,6 +520,7 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   w->id = id;
   w->cta = c;
   w->launch = L;
+  w->observer = L ? L->observer : NULL;
   WState *s = calloc(1, sizeof *s);
   w->r32 = malloc((size_t)p->n32 * WARP_SIZE * 4 + 4);
   w->r64 = malloc((size_t)p->n64 * WARP_SIZE * 8 + 8);
@@ -931,6 +933,7 @@ void cluster_end(Cluster *cl) {
   cur_cluster = cl->index;
   cur_stats = &cl->stats;
   for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
+  race_cluster_end(cl);   /* after the CTAs' last copies landed */
   cluster_bar_free(cl);
   free(cl->ctas);
   cur_stats = NULL;

@@ -73,6 +73,8 @@ struct Launch {
   bool has_async_delay;     /* async_delay set (ptxvm_set_async_delay); else
                                PTXVM_ASYNC_DELAY or 2000 (src/exec/async.c) */
   uint64_t async_delay;     /* virtual ns from issue to copy completion */
+  const MemObserver *observer;  /* the memory-access hook (exec.h); NULL: none */
+  struct RaceLaunch *race;  /* the race checker (src/exec/race.c) under check */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   _Atomic int *cancel;      /* nonzero: stop (ptxvm_cancel); checked once a
                                round by each cluster and between clusters;
@@ -164,6 +166,7 @@ struct Cluster {
   int ncta;
   Cta *ctas;
   void *bar;                /* barrier.cluster state (src/exec/cluster.c) */
+  void *race;               /* the race checker's state (src/exec/race.c) */
   uint64_t index;           /* linear index in the grid (x, y, z order) */
   uint64_t steps;           /* warp-instructions run so far (the watchdog) */
   uint64_t rng;             /* Launch.schedule: CTA and warp order state */

@@ -38,6 +38,7 @@
 #include "../sync/bar.h"
 #include "../sync/mbarrier.h"
 #include "mbar.h"
+#include "race.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -134,6 +135,15 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
   }
 }
 
+/* Reports item it's landing to the observer (the race checker): its kind
+ * (1 cp.async, 2 bulk group, 3 bulk tx) and its sequence number, 1-based
+ * (tx: issue order, else its group), as mem_observe_landing says. */
+static void observe_landing(Warp *w, const AsItem *it) {
+  bool tx = it->kind == AS_BULK_TX;
+  mem_observe_landing(w, it->x, it->wl % WARP_SIZE, it->dst, it->size,
+                      tx ? 3 : it->kind == AS_BULK_GROUP ? 2 : 1, tx ? it->ord + 1 : it->group + 1);
+}
+
 static void mb_free(void *p) {
   MbCta *t = p;
   if (!t) return;
@@ -143,8 +153,11 @@ static void mb_free(void *p) {
        memory (still allocated: cta_free frees it after this); another CTA's
        shared memory may be gone already, and nobody can read it */
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
-    if (!it->done && it->kind != AS_ARRIVE && it->dst && (it->kind == AS_BULK_GROUP || own))
+    if (!it->done && it->kind != AS_ARRIVE && it->dst && (it->kind == AS_BULK_GROUP || own)) {
+      Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
       memcpy(it->dst, as_bytes(it), it->size);
+      if (mem_observed(iw)) observe_landing(iw, it);
+    }
     free(it->data);
   }
   free(t->q);
@@ -250,7 +263,7 @@ enum { AT_CREATE = 1u << 0, AT_REMOTE = 1u << 1 };
 static MbEnt *lookup_at(Warp *w, const XInsn *x, int l, Cta **ownp, MbCta **tp, unsigned how,
                         Space sp, uint64_t addr, uint32_t *offp) {
   bool create = how & AT_CREATE, remote_ok = how & AT_REMOTE;
-  uint8_t *p = mem_ptr(w, x, l, sp, addr, 8, 8, true);
+  uint8_t *p = mem_access(w, x, l, sp, addr, 8, 8, ACC_ATOM);
   if (!p) return NULL;
   Cta *c = w->cta;
   if (p < c->shared || p + 8 > c->shared + c->shared_size) {
@@ -344,7 +357,11 @@ static bool satisfied(const MbCta *t, const MbWaiter *q) {
 static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   MbWaiter *q = &t->w[wid * WARP_SIZE + l];
   Warp *w = &c->warps[wid];
-  if (v && q->ent >= 0) t->e[q->ent].observed = t->e[q->ent].m.phase;
+  if (v && q->ent >= 0) {
+    t->e[q->ent].observed = t->e[q->ent].m.phase;
+    if (mem_observed(w) && !insn_has_mod(q->at->src, ".relaxed"))
+      race_mbar_acquire(w, l, c->shared + t->e[q->ent].off);
+  }
   pred_put(w, q->pslot, l, v);
   q->ent = -1;
   q->ready = false;
@@ -434,6 +451,7 @@ HANDLER(exec_mbar_complete_tx) {
     const char *err = mbar_complete_tx(&o.e->m, R32(w, x->slot[1])[l], &done);
     count_phases(&o.e->m, ph);
     if (err) return fault_obj(w, x, l, o.e, o.off, err);
+    race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     store(o.oc, o.e);
     changed(o.oc, o.t, o.k);
   }
@@ -467,6 +485,7 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
     uint32_t ph = e->m.phase;
     uint64_t st = 0;
     bool done = false;
+    if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
     count_phases(&e->m, ph);
     if (err) return fault_obj(w, x, l, e, o.off, err);
@@ -505,7 +524,10 @@ static inline XStatus wait_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigne
       const char *err = mbar_test_state(&e->m, o.off, v, &done);
       if (err) return fault_obj(w, x, l, e, o.off, err);
     }
-    if (done) e->observed = e->m.phase;
+    if (done) {
+      e->observed = e->m.phase;
+      if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_acquire(w, l, w->cta->shared + o.off);
+    }
     if (!(form & W_TRY)) { pred_put(w, x->slot[0], l, done); continue; }
     MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
     *q = (MbWaiter){.ent = o.k, .parity = parity, .val = v, .pslot = x->slot[0], .ready = done,
@@ -588,7 +610,11 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   (*landed)++;
   if (as_plain(it->kind)) t->plain[it->wl]--;
   t->idle = 0;
-  if (it->kind != AS_ARRIVE && it->dst) copy_bytes(it->dst, as_bytes(it), it->size);
+  if (it->kind != AS_ARRIVE && it->dst) {
+    Warp *iw = &c->warps[it->wl / WARP_SIZE];
+    copy_bytes(it->dst, as_bytes(it), it->size);
+    if (mem_observed(iw)) observe_landing(iw, it);
+  }
   free(it->data);
   it->data = NULL;
   if (it->kind != AS_BULK_TX && it->kind != AS_ARRIVE) return true;
@@ -602,6 +628,8 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   bool done = false;
   if (e && e->m.valid) {
     uint32_t ph = e->m.phase;
+    if (it->kind == AS_BULK_TX) race_mbar_tx(w, l, mc->shared + it->moff, it->ord + 1);
+    else race_mbar_arrive(w, l, mc->shared + it->moff, it->group + 1);
     err = it->kind == AS_BULK_TX ? mbar_complete_tx(&e->m, it->size, &done)
                                  : mbar_arrive(&e->m, it->moff, 1, 0, 0, NULL, &done);
     count_phases(&e->m, ph);
@@ -656,6 +684,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   Cta *mc = w->cta;
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, AT_REMOTE, msp, maddr, &off)) return XS_TRAP;
+  race_async_issue(w, lane);
   AsItem *it = as_push(w, x, lane, t);
   bool small = size <= sizeof it->small;   /* no allocation per cp.async */
   uint8_t *data = small ? NULL : malloc(size);
@@ -696,6 +725,7 @@ static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, S
   }
   bool done = false;
   uint32_t ph = e->m.phase;
+  race_mbar_arrive(w, lane, w->cta->shared + off, t->seq[wl * AG_NKINDS + AG_CP_ASYNC] + 1);
   err = mbar_arrive(&e->m, off, 1, 0, 0, NULL, &done);
   count_phases(&e->m, ph);
   if (err) return fault_obj(w, x, lane, e, off, err);
@@ -708,6 +738,7 @@ void mbar_async_commit(Warp *w, int lane, AsyncGroup g) {
   MbCta *t = table(w->cta);
   if (!t) return;
   t->seq[(w->id * WARP_SIZE + lane) * AG_NKINDS + (int)g]++;
+  race_async_commit(w, lane, g == AG_BULK);
 }
 
 /* wait_group n, or with all (wait_all) every item of group kind g. */
@@ -724,6 +755,7 @@ static void async_wait(Warp *w, int lane, AsyncGroup g, uint32_t n, bool all) {
     if (it->due > latest) latest = it->due;
     if (!as_complete(w->cta, t, i)) return;
   }
+  race_async_waited(w, lane, g == AG_BULK, all ? seq + 1 : seq > n ? seq - n : 0);
   uint64_t ck = interp_clock(w);   /* the wait lasts until the last copy landed */
   if (latest > ck) interp_sleep(w, latest - ck);
 }

@@ -318,8 +318,8 @@ LANE_CLONES static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint3
   }
 }
 
-HANDLER(exec_ld) {
-  const MemOp *m = x->aux;
+static inline __attribute__((always_inline)) XStatus ld_warp(Warp *w, const XInsn *x, const MemOp *m,
+                                                              uint32_t mask) {
   uint32_t total = (uint32_t)m->size * m->n;
   uint64_t bmin, bmax;
   uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
@@ -341,8 +341,8 @@ HANDLER(exec_ld) {
   return XS_NEXT;
 }
 
-HANDLER(exec_st) {
-  const MemOp *m = x->aux;
+static inline __attribute__((always_inline)) XStatus st_warp(Warp *w, const XInsn *x, const MemOp *m,
+                                                              uint32_t mask) {
   uint32_t total = (uint32_t)m->size * m->n;
   uint64_t bmin, bmax;
   uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
@@ -362,6 +362,43 @@ HANDLER(exec_st) {
     st_lane(w, x, m, l, p);
   }
   return XS_NEXT;
+}
+
+/* The access hook (exec.h): the lanes' addresses before the access. */
+static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint64_t *a) {
+  FOR_LANES(l) if (ACTIVE(mask, l)) a[l] = lane_addr(w, x, m, l);
+}
+
+/* The observed twins: second instantiations of ld_warp and st_warp, out
+ * of line so the fast paths keep their frames. */
+static __attribute__((noinline)) XStatus ld_observed(Warp *w, const XInsn *x, const MemOp *m,
+                                                     uint32_t mask) {
+  uint64_t a[WARP_SIZE];
+  lane_addrs(w, x, m, mask, a);
+  XStatus s = ld_warp(w, x, m, mask);
+  if (s == XS_NEXT)
+    mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_LD, m->order != ORD_WEAK);
+  return s;
+}
+
+static __attribute__((noinline)) XStatus st_observed(Warp *w, const XInsn *x, const MemOp *m,
+                                                     uint32_t mask) {
+  uint64_t a[WARP_SIZE];
+  lane_addrs(w, x, m, mask, a);
+  XStatus s = st_warp(w, x, m, mask);
+  if (s == XS_NEXT)
+    mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_ST, m->order != ORD_WEAK);
+  return s;
+}
+
+HANDLER(exec_ld) {
+  const MemOp *m = x->aux;
+  return mem_observed(w) ? ld_observed(w, x, m, mask) : ld_warp(w, x, m, mask);
+}
+
+HANDLER(exec_st) {
+  const MemOp *m = x->aux;
+  return mem_observed(w) ? st_observed(w, x, m, mask) : st_warp(w, x, m, mask);
 }
 
 bool mem_describe_load(Warp *w, const XInsn *x, int lane, char *buf, size_t n) {

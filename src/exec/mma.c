@@ -226,7 +226,8 @@ typedef struct MatOp {
 static uint16_t *row_ptr(Warp *w, const XInsn *x, const MatOp *o, int i, int r, bool write) {
   int lane = 8 * i + r;
   uint64_t a = lane_address(w, (Space)x->space, x->imm, o->base, o->base64, lane);
-  return mem_ptr(w, x, lane, (Space)x->space, a, 16, 16, write);
+  return write ? mem_ptr(w, x, lane, (Space)x->space, a, 16, 16, true)   /* observed once written */
+               : mem_access(w, x, lane, (Space)x->space, a, 16, 16, ACC_LD);
 }
 
 /* Lane l's position (row, col) of element h (0, 1) in a fragment. */
@@ -277,7 +278,13 @@ HANDLER(exec_stmatrix) {
     for (int r = 0; r < 8; r++)
       if (!(p[i][r] = row_ptr(w, x, o, i, r, true))) return XS_TRAP;
   for (int i = 0; i < o->count; i++)
-    for (int r = 0; r < 8; r++) memcpy(p[i][r], M[i][r], 16);
+    for (int r = 0; r < 8; r++) {
+      memcpy(p[i][r], M[i][r], 16);
+      if (mem_observed(w)) {
+        uint64_t a = lane_address(w, (Space)x->space, x->imm, o->base, o->base64, 8 * i + r);
+        mem_observe(w, x, 8 * i + r, (Space)x->space, a, p[i][r], 16, ACC_ST, false);
+      }
+    }
   return XS_NEXT;
 }
 

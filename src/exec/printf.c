@@ -66,7 +66,7 @@ typedef struct Args { uint64_t base, off; } Args;
  * false: a fault was reported. */
 static bool arg_next(Warp *w, const XInsn *x, int l, Args *a, uint32_t size, uint64_t *v) {
   a->off = (a->off + size - 1) & ~(uint64_t)(size - 1);
-  const uint8_t *p = mem_ptr(w, x, l, SP_NONE, a->base + a->off, size, size, false);
+  const uint8_t *p = mem_access(w, x, l, SP_NONE, a->base + a->off, size, size, ACC_PRINTF);
   if (!p) return false;
   a->off += size;
   *v = 0;
@@ -78,7 +78,7 @@ static bool arg_next(Warp *w, const XInsn *x, int l, Args *a, uint32_t size, uin
  * into o. false: a fault was reported. */
 static bool read_str(Warp *w, const XInsn *x, int l, uint64_t addr, size_t max, Text *o) {
   for (size_t i = 0; i < max; i++) {
-    const char *c = mem_ptr(w, x, l, SP_NONE, addr + i, 1, 1, false);
+    const char *c = mem_access(w, x, l, SP_NONE, addr + i, 1, 1, ACC_PRINTF);
     if (!c) return false;
     if (!*c) break;
     text_put(o, c, 1);
@@ -248,7 +248,7 @@ HANDLER_NAME(exec_vprintf);
 static bool c_string(Warp *w, const XInsn *x, int l, uint64_t addr, char *buf, size_t n) {
   size_t k = 0;
   for (; k + 1 < n; k++) {
-    const char *p = mem_ptr(w, x, l, SP_NONE, addr + k, 1, 1, false);
+    const char *p = mem_access(w, x, l, SP_NONE, addr + k, 1, 1, ACC_PRINTF);
     if (!p) return false;
     if (!*p) break;
     buf[k] = *p;

@@ -80,6 +80,9 @@ typedef struct BrxInfo { uint32_t n; uint32_t *pcs; } BrxInfo;
  * faults and checker findings print them (malloc'd; NULL without memory). */
 void exec_where(const Program *p, const XInsn *x, char *buf, size_t n);
 char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg);
+/* Records a finding whose whole text is given (the race checker's, made at
+ * the end of a launch): msg is its dedupe key, cluster its order key. */
+void exec_report_text(Launch *L, uint64_t cluster, const XInsn *x, const char *msg, const char *text);
 
 /* rel: addr is relative to the lane's frame pointer (a .func frame);
  * kparam: a kernel's parameter (addr: its offset in the launch buffer). */

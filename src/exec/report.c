@@ -66,19 +66,9 @@ char *exec_located(Warp *w, const XInsn *x, int lane, const char *msg) {
   return out;
 }
 
-void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
-  Launch *L = w->launch;
-  if (!L || !L->check) return;
-  char msg[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  va_end(ap);
-  if (lane < 0 || lane >= WARP_SIZE) {
-    uint32_t live = warp_live(w);
-    lane = live ? __builtin_ctz(live) : 0;
-  }
-  uint64_t cl = launch_current();
+/* Adds a finding (text malloc'd, taken) of cluster cl at x unless it
+ * repeats one (x, msg) kept already; the bound as the header says. */
+static void record(Launch *L, uint64_t cl, const XInsn *x, const char *msg, char *text) {
   pthread_mutex_lock(&report_lock);
   LaunchFindings *lf = L->findings;
   if (!lf && !(lf = L->findings = calloc(1, sizeof *lf))) goto out;
@@ -94,8 +84,8 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
       if (drop < 0 || lf->f[i].cluster > lf->f[drop].cluster) drop = (int)i;
     if (cl >= lf->f[drop].cluster) goto out;
   }
-  char *text = exec_located(w, x, lane, msg), *key = strdup(msg);
-  if (!text || !key) { free(text); free(key); goto out; }
+  char *key = strdup(msg);
+  if (!key) goto out;
   if (drop >= 0) {   /* appended below instead: the order within a cluster is kept */
     free(lf->f[drop].text);
     free(lf->f[drop].msg);
@@ -103,8 +93,31 @@ void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
     lf->n--;
   }
   lf->f[lf->n++] = (Finding){cl, x, key, text};
+  text = NULL;
 out:
   pthread_mutex_unlock(&report_lock);
+  free(text);
+}
+
+void exec_report(Warp *w, const XInsn *x, int lane, const char *fmt, ...) {
+  Launch *L = w->launch;
+  if (!L || !L->check) return;
+  char msg[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (lane < 0 || lane >= WARP_SIZE) {
+    uint32_t live = warp_live(w);
+    lane = live ? __builtin_ctz(live) : 0;
+  }
+  char *text = exec_located(w, x, lane, msg);
+  if (text) record(L, launch_current(), x, msg, text);
+}
+
+void exec_report_text(Launch *L, uint64_t cluster, const XInsn *x, const char *msg, const char *text) {
+  char *t = strdup(text);
+  if (t) record(L, cluster, x, msg, t);
 }
 
 /* Stable, by cluster: clusters resident together on a host thread

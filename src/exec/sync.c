@@ -31,6 +31,7 @@
 #include "program.h"
 #include "../sync/bar.h"
 #include "alu.h"
+#include "race.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,7 @@ HANDLER(exec_bar) {
   refresh(w->cta, b);
   char err[768], nm[96];
   uint64_t done = b->completions;
+  race_bar_arrive(w, mask, r.id, r.kind != BK_ARRIVE);
   if (!bar_exec(b, w->id, mask, &r, x, err, sizeof err))
     return exec_fault(w, x, -1, "%s: %s", insn_text(x->src, nm, sizeof nm), err);
   count_completions(b, done);
@@ -147,7 +149,8 @@ void sync_cta_free(Cta *c) {
 }
 
 HANDLER(exec_fence) {
-  (void)w; (void)x; (void)mask;
+  (void)x;
+  race_fence(w, mask);   /* --check: a release and an acquire */
   return XS_NEXT;
 }
 

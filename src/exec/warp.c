@@ -31,6 +31,7 @@
  * destination (NOSLOT if absent), 2 a, 3 b, 4 c, 5 membermask. x->sub is the
  * mode or reduction operator. */
 #include "warpsync.h"
+#include "race.h"
 
 #include "program.h"
 #include "alu.h"
@@ -268,6 +269,7 @@ HANDLER(exec_elect) {
  * arrived because they have exited or do not exist (treated as arrived,
  * sync digest §6 "Model"). */
 static void bws_done(Warp *w, const WsGather *g, uint32_t lanes) {
+  race_warp_sync(w, lanes);   /* the member lanes' accesses are ordered */
   uint32_t gone = g->mask & ~lanes;
   if (!gone || !exec_checking(w)) return;
   uint32_t none = gone & ~w->valid, ex = gone & w->exited;

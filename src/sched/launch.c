@@ -43,6 +43,7 @@
 
 #include "../../include/ptxvm.h"
 #include "../exec/interp.h"
+#include "../exec/race.h"
 #include "../util/text.h"
 
 enum {
@@ -478,5 +479,8 @@ bool launch_run(Launch *l) {
   const uint32_t *g = l->grid, *c = l->cluster;
   uint32_t n[3];
   for (int i = 0; i < 3; i++) n[i] = g[i] / (c[i] ? c[i] : 1);
-  return run_pool(l, n, (uint64_t)n[0] * n[1] * n[2]);
+  race_begin(l);   /* --check: the race checker observes the launch */
+  bool ok = run_pool(l, n, (uint64_t)n[0] * n[1] * n[2]);
+  race_end(l);
+  return ok;
 }

@@ -46,6 +46,7 @@ static void reset(Barrier *br) {
 static void complete(BarCta *b, uint32_t id) {
   Barrier *br = &b->bar[id];
   b->completions++;
+  if (b->on_complete) b->on_complete(b->on_ctx, b, id);
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;

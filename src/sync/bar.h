@@ -75,6 +75,10 @@ typedef struct BarCta {
      lane that is not parked at a CTA barrier. */
   void *ext;
   void (*ext_free)(void *ext);
+  /* Called as barrier id completes, before its waiters are released (the
+     race checker, src/exec/race.c): w[i].parked[id] are its waiting lanes. */
+  void (*on_complete)(void *ctx, const struct BarCta *b, uint32_t id);
+  void *on_ctx;
   bool (*ext_describe)(void *ext, int wid, int lane, char *buf, size_t n);
 } BarCta;
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""check_sweep.py: reruns conformance launches under --check and counts findings.
+
+    python3 scripts/check_sweep.py [--build DIR] [-j N] [--ptx] [--cuda] [--triton] [--numba]
+                                   [--grep WORD]
+
+Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
+tests/ptx/check/, tests/ptx/race/, which test findings on purpose) and every
+launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
+again with --check added; a run whose stderr holds WORD ("data race" by
+default) is listed with its first such line. Exit status 1 when any did.
+Not part of `make test` (issue 17: the existing suite stays free of races
+under --check); it takes minutes.
+"""
+import argparse, glob, os, re, shlex, subprocess, sys
+from concurrent.futures import ThreadPoolExecutor
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def ptx_runs(ptxvm):
+    for f in sorted(glob.glob(os.path.join(ROOT, "tests/ptx/**/*.ptx"), recursive=True)):
+        rel = os.path.relpath(f, ROOT)
+        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/")):
+            continue
+        for line in open(f, errors="replace"):
+            m = re.match(r"\s*//\s*RUN:\s*ptxvm\s+run\s+(.*)", line)
+            if m:
+                args = [a.replace("%s", rel) for a in shlex.split(m.group(1))]
+                yield rel, [ptxvm, "run", "--check"] + args
+
+
+def manifest_runs(ptxvm, corpus):
+    path = os.path.join(ROOT, "tests", corpus, "MANIFEST")
+    if not os.path.exists(path):
+        return
+    for line in open(path):
+        if line.startswith("#") or "|" not in line:
+            continue
+        head, opts = line.split("|")[0].split(), line.split("|")[1].split()
+        if len(head) != 2:
+            continue
+        f = os.path.join("tests", corpus, head[0])
+        if corpus == "cuda" and ".sm_90." not in f and not f.endswith(".sm_90.ptx"):
+            continue
+        yield "%s:%s" % (f, head[1]), [ptxvm, "run", "-q", "--check"] + opts + [f, head[1]]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build"))
+    ap.add_argument("-j", type=int, default=2)
+    ap.add_argument("--grep", default="data race")
+    for c in ("ptx", "cuda", "triton", "numba"):
+        ap.add_argument("--" + c, action="store_true")
+    o = ap.parse_args()
+    ptxvm = os.path.join(o.build, "ptxvm")
+    sel = [c for c in ("ptx", "cuda", "triton", "numba") if getattr(o, c)] or ["ptx", "cuda", "triton", "numba"]
+    runs = []
+    for c in sel:
+        runs += list(ptx_runs(ptxvm)) if c == "ptx" else list(manifest_runs(ptxvm, c))
+
+    def one(r):
+        name, cmd = r
+        try:
+            p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                               text=True, errors="replace", timeout=300)
+        except subprocess.TimeoutExpired:
+            return name, "timeout"
+        for l in p.stderr.splitlines():
+            if o.grep in l:
+                return name, l
+        return name, None
+
+    bad = 0
+    with ThreadPoolExecutor(o.j) as ex:
+        for name, hit in ex.map(one, runs):
+            if hit:
+                bad += 1
+                print("%s: %s" % (name, hit))
+    print("%d launches under --check, %d with '%s'" % (len(runs), bad, o.grep))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

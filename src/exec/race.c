@@ -1,0 +1,813 @@
+/* race.c: the data-race checker of --check (issue 17; race.h).
+ *
+ * A data race is two accesses to the same byte by different threads, at
+ * least one a write, at least one not atomic (atom, red, mbarrier
+ * operations and strong ld/st are atomic here), that happens-before does
+ * not order. Happens-before is computed exactly, whatever the schedule,
+ * with vector clocks over the threads of a cluster:
+ *   - each thread has a clock, bumped after each of its releases; an access
+ *     is recorded as the epoch (cluster, thread, clock);
+ *   - each thread's knowledge is a vector clock (made on first need), and
+ *     each CTA has a floor F every one of its threads knows; a CTA barrier
+ *     completion at which every non-exited thread of the CTA waited
+ *     (__syncthreads) joins everything the arrivals knew into F and drops
+ *     the threads' own vectors (a new generation), so barrier-only code
+ *     never builds a vector;
+ *   - edges: bar/barrier arrive (sync or arrive) -> the waiters of that
+ *     completion; bar.warp.sync among its member lanes; barrier.cluster
+ *     arrive (.release) -> the phase's completion (race_cluster_complete);
+ *     mbarrier arrive (.release),
+ *     complete_tx, a bulk copy's landing (tx) and cp.async.mbarrier.arrive
+ *     -> a successful test_wait/try_wait (.acquire) on the object;
+ *     cp.async and bulk-group copies are writes (and bulk-group reads) of
+ *     agents of their thread (vector entries of their own, whose clock is
+ *     the group) that wait_group / wait_all make known to the thread.
+ * Threads of different clusters (and, besides the above, any two threads)
+ * are ordered by release/acquire: a fence or membar, an atom/red/st with
+ * .release or .acq_rel is a release of its thread (all scopes are taken as
+ * .sys); a fence, any atom/red and a strong load is an acquire. A release
+ * gets the next number of a launch-wide sequence, an acquire remembers the
+ * sequence so far, and an access A of thread u happens before thread t
+ * when a release of u after A numbers at most t's last acquire. That order
+ * is the real one of this run, so it can only add edges a correct program
+ * has: it never reports a race the program's flags order, but a racy
+ * program whose releases and acquires are not a handoff may be found under
+ * some schedules only.
+ *
+ * Modelled conservatively (more order than the ISA gives, so no false
+ * positives, possibly missed races): exited threads count as having
+ * arrived at a CTA barrier that completes without them; an mbarrier's
+ * arrivals are joined over all its phases; a cluster barrier's completion
+ * orders a thread that has arrived but not yet waited; any wait (barrier,
+ * mbarrier, cluster) is also an acquire of every release so far; a
+ * cp.async landing is checked with its thread's knowledge at landing;
+ * scopes are ignored. Not reported, by choice: a plain load against
+ * atomics only (the CAS-loop idiom), a store of the bytes the last write
+ * left (threads storing one value), the lanes of one warp in one execution
+ * of one instruction. The other .sync collectives (shfl.sync, vote.sync,
+ * ...) order nothing, as the PTX memory model says. Not modelled:
+ * fence.proxy.async (no proxy races), mbarrier.init's own ordering (an
+ * mbarrier operation counts as atomic), the async proxy's tensor copies
+ * (refused by the interpreter anyway).
+ * Which pairs are reported for one racy program can vary with the
+ * schedule (the shadow keeps the last write and one read per granule),
+ * whether it races does not.
+ *
+ * Shadow memory: per 4-byte granule of host memory touched, the last write
+ * and one read (of concurrent readers the lowest thread), each with the
+ * bytes it covered, in pages made on first touch (memory proportional to
+ * what the launch touches). Shared memory's cells are dropped when its CTA
+ * ends (its host bytes may be reused). Local and parameter memory never
+ * race and are not tracked. Each distinct pair of instructions and state
+ * space is reported once per launch (the lowest address, then threads, of
+ * its occurrences), at most RACE_MAX pairs, at the end of the launch:
+ * clusters run on one host thread under --check (launch.c). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../lower/lower.h"
+#include "../sync/bar.h"
+#include "race.h"
+
+enum { RACE_MAX = 32, PAGE_BITS = 12, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
+
+/* ---- launch-wide state ---- */
+
+typedef struct Ep {            /* one access */
+  uint32_t cl, tid, clk;       /* cluster index, slot in its vectors, clock; clk 0: none */
+  uint32_t pc;                 /* instruction (index in Program.code) */
+  uint32_t step;               /* the warp's instruction count (Warp.steps) at it */
+  uint8_t mask, kind, atomic;  /* bytes of the granule; AccessKind; atomic */
+} Ep;
+
+typedef struct Cell { Ep w, r; uint32_t val; } Cell;   /* val: the granule after w */
+typedef struct Page { uint64_t key; Cell *cells; } Page;
+
+typedef struct Rel { uint32_t clk; uint64_t seq; uint32_t *F; } Rel;
+/* A thread's releases (clock at each, its sequence number), or a CTA's
+ * (F, the floor its threads knew at a release, with the first release's
+ * number: a release after a barrier passes on what the barrier ordered). */
+typedef struct RelList { uint64_t key; Rel *v; uint32_t n, cap; } RelList;
+
+typedef struct Found {         /* one distinct race: pair of pcs and space */
+  uint32_t pa, pb; int space;
+  Ep a, b;                     /* a at pa, b at pb */
+  uint64_t addr, end;
+  uint64_t cluster;            /* order key of the finding */
+} Found;
+
+struct RaceLaunch {
+  Launch *L;
+  MemObserver obs;
+  Page *pages; size_t npages, cappages;     /* open addressing on key */
+  uint64_t last_key; Cell *last_cells;       /* the page of the last access */
+  RelList *rels; size_t nrels, caprels;
+  uint64_t seq;                              /* releases so far */
+  uint8_t *pcflags;                          /* per pc: 1 known, 2 release */
+  Found found[RACE_MAX];
+  unsigned nfound;
+  unsigned long long more;
+};
+
+/* ---- per cluster ---- */
+
+typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; } Acc;
+
+typedef struct RThr {
+  uint32_t clk, gen;           /* gen: the CTA generation vc belongs to */
+  uint32_t *vc;
+  uint32_t grp, bgrp;          /* committed cp.async / bulk groups */
+  uint32_t issue_clk;          /* clock at its latest asynchronous copy */
+  uint64_t acq;                /* the release sequence at its last acquire */
+  bool dirty;                  /* accessed since its last release */
+} RThr;
+
+typedef struct RCta {
+  uint32_t *F; uint32_t gen;
+  bool fsnap;                  /* F is in the CTA's release list as it is */
+  Acc bar[BAR_IDS];
+} RCta;
+typedef struct MbAcc { const void *obj; Acc a; } MbAcc;
+
+typedef struct RCl {
+  RaceLaunch *R;
+  Cluster *cl;
+  int ncta;
+  uint32_t tpc, nth, nt;       /* thread slots per CTA, threads, vector size (4 nth) */
+  RThr *thr;
+  RCta *cta;
+  Acc cbar;                    /* barrier.cluster: this phase's arrivals */
+  MbAcc *mb; int nmb, capmb;
+} RCl;
+
+/* slots: thread, its cp.async agent, its bulk-group agent, its tx-copy agent */
+enum { AG_THREAD, AG_CP, AG_BULK, AG_TX };
+
+static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
+
+static RCl *rcl_of(Warp *w) {
+  Launch *L = w->launch;
+  Cta *c = w->cta;
+  if (!L || !L->race || !c || !c->cluster) return NULL;
+  Cluster *cl = c->cluster;
+  if (cl->race) return cl->race;
+  RCl *r = zalloc(sizeof *r);
+  if (!r) return NULL;
+  r->R = L->race;
+  r->cl = cl;
+  r->ncta = cl->ncta;
+  r->tpc = (uint32_t)cl->ctas[0].nwarps * WARP_SIZE;
+  r->nth = r->tpc * (uint32_t)r->ncta;
+  r->nt = 4 * r->nth;
+  r->thr = zalloc((size_t)r->nth * sizeof *r->thr);
+  r->cta = zalloc((size_t)r->ncta * sizeof *r->cta);
+  if (!r->thr || !r->cta) { free(r->thr); free(r->cta); free(r); return NULL; }
+  for (uint32_t i = 0; i < r->nth; i++) r->thr[i].clk = 1;
+  for (int i = 0; i < r->ncta; i++) {
+    r->cta[i].F = zalloc((size_t)r->nt * 4);
+    BarCta *b = sync_bar_state(&cl->ctas[i]);   /* the completion callback */
+    if (b) { b->on_complete = race_bar_complete; b->on_ctx = &cl->ctas[i]; }
+  }
+  cl->race = r;
+  return r;
+}
+
+static uint32_t tid_of(const RCl *r, const Warp *w, int lane) {
+  return w->cta->rank * r->tpc + (uint32_t)w->id * WARP_SIZE + (uint32_t)lane;
+}
+
+static void vmax(uint32_t *d, const uint32_t *s, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];
+}
+
+/* Thread t's vector of the current generation (made, or cleared, now). */
+static uint32_t *vc_of(RCl *r, uint32_t t) {
+  RThr *h = &r->thr[t];
+  RCta *c = &r->cta[t / r->tpc];
+  if (!h->vc && !(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
+  if (h->gen != c->gen) { memset(h->vc, 0, (size_t)r->nt * 4); h->gen = c->gen; }
+  return h->vc;
+}
+
+static const uint32_t *vc_valid(const RCl *r, uint32_t t) {
+  const RThr *h = &r->thr[t];
+  return h->vc && h->gen == r->cta[t / r->tpc].gen ? h->vc : NULL;
+}
+
+/* Whether thread t (of r) knows epoch clock clk of slot s. */
+static bool knows(const RCl *r, uint32_t t, uint32_t s, uint32_t clk) {
+  if (clk <= r->cta[t / r->tpc].F[s]) return true;
+  const uint32_t *v = vc_valid(r, t);
+  return v && clk <= v[s];
+}
+
+static bool acc_make(const RCl *r, Acc *a) {
+  if (!a->v && !(a->v = zalloc((size_t)r->nt * 4))) return false;
+  if (!a->used) { memset(a->v, 0, (size_t)r->nt * 4); a->fmask = 0; a->arrive_only = false; a->used = true; }
+  return true;
+}
+
+/* What thread t knows and has done goes into a (a release); t's clock moves on. */
+static void contribute(RCl *r, uint32_t t, Acc *a) {
+  if (!acc_make(r, a)) return;
+  RThr *h = &r->thr[t];
+  const uint32_t *v = vc_valid(r, t);
+  if (v) vmax(a->v, v, r->nt);
+  if (h->clk > a->v[t]) a->v[t] = h->clk;
+  a->fmask |= 1u << (t / r->tpc);
+  h->clk++;
+}
+
+/* Thread t learns a (an acquire). */
+static void learn(RCl *r, uint32_t t, const Acc *a) {
+  r->thr[t].acq = r->R->seq;   /* a wait is an acquire: fence; relaxed arrive -> wait */
+  if (!a->used || !a->v) return;
+  uint32_t *v = vc_of(r, t);
+  if (!v) return;
+  vmax(v, a->v, r->nt);
+  uint32_t own = t / r->tpc;
+  for (uint32_t m = a->fmask & ~(1u << own); m; m &= m - 1) vmax(v, r->cta[__builtin_ctz(m)].F, r->nt);
+}
+
+/* ---- release / acquire by sequence ---- */
+
+static RelList *rel_list(RaceLaunch *R, uint64_t key, bool make) {
+  if (R->caprels) {
+    for (size_t i = key * 0x9E3779B97F4A7C15ull >> 20 & (R->caprels - 1);; i = (i + 1) & (R->caprels - 1)) {
+      if (R->rels[i].cap && R->rels[i].key == key) return &R->rels[i];
+      if (!R->rels[i].cap) break;
+    }
+  }
+  if (!make) return NULL;
+  if (2 * (R->nrels + 1) > R->caprels) {
+    size_t cap = R->caprels ? 2 * R->caprels : 256;
+    RelList *n = zalloc(cap * sizeof *n);
+    if (!n) return NULL;
+    for (size_t j = 0; j < R->caprels; j++) {
+      if (!R->rels[j].cap) continue;
+      size_t i = R->rels[j].key * 0x9E3779B97F4A7C15ull >> 20 & (cap - 1);
+      while (n[i].cap) i = (i + 1) & (cap - 1);
+      n[i] = R->rels[j];
+    }
+    free(R->rels);
+    R->rels = n;
+    R->caprels = cap;
+  }
+  size_t i = key * 0x9E3779B97F4A7C15ull >> 20 & (R->caprels - 1);
+  while (R->rels[i].cap) i = (i + 1) & (R->caprels - 1);
+  RelList *l = &R->rels[i];
+  l->key = key;
+  l->v = malloc(4 * sizeof *l->v);
+  if (!l->v) return NULL;
+  l->cap = 4;
+  R->nrels++;
+  return l;
+}
+
+static bool rel_push(RelList *l, Rel e) {
+  if (l->n == l->cap) {
+    Rel *v = realloc(l->v, 2 * l->cap * sizeof *v);
+    if (!v) return false;
+    l->v = v;
+    l->cap *= 2;
+  }
+  l->v[l->n++] = e;
+  return true;
+}
+
+/* Keys of the release lists: a thread's, a CTA's floor. */
+static uint64_t thr_key(uint64_t cl, uint32_t t) { return cl << 32 | t; }
+static uint64_t cta_key(uint64_t cl, uint32_t rank) { return cl << 32 | 0x80000000u | rank; }
+
+static void release_seq(RCl *r, uint32_t t) {
+  RThr *h = &r->thr[t];
+  RaceLaunch *R = r->R;
+  RCta *c = &r->cta[t / r->tpc];
+  if (!c->fsnap) {   /* what the CTA's barriers ordered goes with this release */
+    RelList *fl = rel_list(R, cta_key(r->cl->index, t / r->tpc), true);
+    uint32_t *F = fl ? malloc((size_t)r->nt * 4) : NULL;
+    if (F) {
+      memcpy(F, c->F, (size_t)r->nt * 4);
+      if (rel_push(fl, (Rel){0, R->seq + 1, F})) c->fsnap = true;
+      else free(F);
+    }
+  }
+  RelList *l = rel_list(R, thr_key(r->cl->index, t), true);
+  R->seq++;
+  if (!l) return;
+  if (l->n && !h->dirty) return;   /* nothing new since its last release, which covers all */
+  if (!rel_push(l, (Rel){h->clk, R->seq, NULL})) return;
+  h->clk++;
+  h->dirty = false;
+}
+
+/* Whether a release of thread slot s of cluster cl after clock clk numbers
+ * at most acq. */
+static bool released_to(RaceLaunch *R, uint32_t cl, uint32_t s, uint32_t clk, uint64_t acq,
+                        uint32_t ncta) {
+  if (!R->nrels) return false;   /* no release in the launch so far */
+  RelList *l = rel_list(R, thr_key(cl, s), false);
+  if (l) {
+    uint32_t lo = 0, hi = l->n;   /* the first entry with clock >= clk */
+    while (lo < hi) { uint32_t m = (lo + hi) / 2; if (l->v[m].clk < clk) lo = m + 1; else hi = m; }
+    if (lo < l->n && l->v[lo].seq <= acq) return true;
+  }
+  for (uint32_t k = 0; k < ncta; k++) {   /* a CTA's release after a barrier that ordered it */
+    RelList *f = rel_list(R, cta_key(cl, k), false);
+    if (!f) continue;
+    uint32_t lo = 0, hi = f->n;   /* floors only grow: the first that holds clk */
+    while (lo < hi) { uint32_t m = (lo + hi) / 2; if (f->v[m].F[s] < clk) lo = m + 1; else hi = m; }
+    if (lo < f->n && f->v[lo].seq <= acq) return true;
+  }
+  return false;
+}
+
+/* ---- happens-before of a recorded access and the current one ---- */
+
+typedef struct Cur {           /* the current access */
+  RCl *r;
+  uint32_t t;                  /* its thread (for an agent: the issuing thread) */
+  Ep e;                        /* its epoch (tid: the agent's slot for an agent) */
+} Cur;
+
+static bool hb(const Cur *c, const Ep *p) {
+  const RCl *r = c->r;
+  if (p->cl == c->e.cl) {
+    if (p->tid == c->e.tid) return true;   /* program order (an agent's copies in order) */
+    /* lanes of one warp in one execution of one instruction: one warp-wide
+       access (lanes storing a shared value, as compilers emit) */
+    if (p->pc == c->e.pc && p->step == c->e.step && p->tid / WARP_SIZE == c->e.tid / WARP_SIZE &&
+        p->tid < r->nth && c->e.tid < r->nth)
+      return true;
+    if (p->tid == c->t && c->e.tid != c->t) return p->clk <= r->thr[c->t].issue_clk;
+    if (knows(r, c->t, p->tid, p->clk)) return true;
+  }
+  return released_to(r->R, p->cl, p->tid, p->clk, r->thr[c->t].acq, (uint32_t)r->ncta);
+}
+
+/* ---- shadow memory ---- */
+
+static Cell *cells_find(RaceLaunch *R, uint64_t key);
+
+static Cell *cells_of(RaceLaunch *R, uint64_t key) {
+  if (R->last_cells && R->last_key == key) return R->last_cells;
+  Cell *c = cells_find(R, key);
+  if (c) { R->last_key = key; R->last_cells = c; }
+  return c;
+}
+
+static Cell *cells_find(RaceLaunch *R, uint64_t key) {
+  if (R->cappages) {
+    for (size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);; i = (i + 1) & (R->cappages - 1)) {
+      if (!R->pages[i].cells) break;
+      if (R->pages[i].key == key) return R->pages[i].cells;
+    }
+  }
+  if (2 * (R->npages + 1) > R->cappages) {
+    size_t cap = R->cappages ? 2 * R->cappages : 1024;
+    Page *n = zalloc(cap * sizeof *n);
+    if (!n) return NULL;
+    for (size_t j = 0; j < R->cappages; j++) {
+      if (!R->pages[j].cells) continue;
+      size_t i = R->pages[j].key * 0x9E3779B97F4A7C15ull >> 24 & (cap - 1);
+      while (n[i].cells) i = (i + 1) & (cap - 1);
+      n[i] = R->pages[j];
+    }
+    free(R->pages);
+    R->pages = n;
+    R->cappages = cap;
+  }
+  size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);
+  while (R->pages[i].cells) i = (i + 1) & (R->cappages - 1);
+  Cell *c = zalloc(PAGE_CELLS * sizeof *c);
+  if (!c) return NULL;
+  R->pages[i] = (Page){key, c};
+  R->npages++;
+  return c;
+}
+
+/* Cells of [p, p + n), n a multiple of 4 and p 4-aligned, if any exist. */
+static void cells_clear(RaceLaunch *R, uintptr_t p, size_t n) {
+  for (uintptr_t a = p; a < p + n;) {
+    uint64_t key = a >> PAGE_BITS;
+    uintptr_t end = (key + 1) << PAGE_BITS;
+    if (end > p + n) end = p + n;
+    for (size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1); R->cappages;
+         i = (i + 1) & (R->cappages - 1)) {
+      if (!R->pages[i].cells) break;
+      if (R->pages[i].key != key) continue;
+      size_t lo = (a & ((1u << PAGE_BITS) - 1)) / 4, hi = lo + (end - a + 3) / 4;
+      memset(&R->pages[i].cells[lo], 0, (hi - lo) * sizeof(Cell));
+      break;
+    }
+    a = end;
+  }
+}
+
+/* ---- findings ---- */
+
+static int ep_cmp(const Ep *x, const Ep *y) {
+  if (x->cl != y->cl) return x->cl < y->cl ? -1 : 1;
+  if (x->tid != y->tid) return x->tid < y->tid ? -1 : 1;
+  return 0;
+}
+
+enum { SPC_SHARED, SPC_CLUSTER, SPC_GLOBAL };
+
+static void found(RaceLaunch *R, const Ep *p, const Ep *q, int space, uint64_t addr, uint64_t end,
+                  uint64_t cluster) {
+  const Ep *a = p, *b = q;
+  if (a->pc > b->pc || (a->pc == b->pc && ep_cmp(a, b) > 0)) { a = q; b = p; }
+  for (unsigned i = 0; i < R->nfound; i++) {
+    Found *f = &R->found[i];
+    if (f->pa != a->pc || f->pb != b->pc || f->space != space) continue;
+    int c = addr != f->addr ? (addr < f->addr ? -1 : 1) : ep_cmp(a, &f->a) ? ep_cmp(a, &f->a) : ep_cmp(b, &f->b);
+    if (c < 0) { f->a = *a; f->b = *b; f->addr = addr; f->end = end; }
+    if (cluster < f->cluster) f->cluster = cluster;
+    return;
+  }
+  if (R->nfound == RACE_MAX) { R->more++; return; }
+  R->found[R->nfound++] = (Found){a->pc, b->pc, space, *a, *b, addr, end, cluster};
+}
+
+static const char *kind_name(int k, bool atomic) {
+  switch ((AccessKind)k) {
+  case ACC_LD: return atomic ? "strong ld" : "ld";
+  case ACC_ST: return atomic ? "strong st" : "st";
+  case ACC_ATOM: return "atom";
+  case ACC_ASYNC_RD: return "async copy read";
+  case ACC_ASYNC_WR: return "async copy write";
+  default: return "printf read";
+  }
+}
+
+/* "%ctaid (x,y,z) %tid (x,y,z)" of thread slot s of the cluster of linear index ci. */
+static void thread_text(const Launch *L, uint32_t ci, uint32_t s, uint32_t nth, uint32_t tpc,
+                        char *buf, size_t n) {
+  uint32_t cd[3], nc[3], cid[3];
+  for (int i = 0; i < 3; i++) { cd[i] = L->cluster[i] ? L->cluster[i] : 1; nc[i] = L->grid[i] / cd[i]; }
+  cid[0] = ci % nc[0]; cid[1] = ci / nc[0] % nc[1]; cid[2] = ci / nc[0] / nc[1];
+  uint32_t th = s % nth, rank = th / tpc, lin = th % tpc, ag = s / nth;
+  uint32_t ct[3] = {cid[0] * cd[0] + rank % cd[0], cid[1] * cd[1] + rank / cd[0] % cd[1],
+                    cid[2] * cd[2] + rank / cd[0] / cd[1]};
+  const uint32_t *b = L->block;
+  snprintf(buf, n, "%%ctaid (%u,%u,%u) %%tid (%u,%u,%u)%s", ct[0], ct[1], ct[2], lin % b[0],
+           lin / b[0] % b[1], lin / b[0] / b[1], ag == AG_THREAD ? "" : " (its asynchronous copy)");
+}
+
+static const char *space_text[] = {".shared", ".shared::cluster", ".global"};
+
+static void emit(RaceLaunch *R, const Found *f, uint32_t nth, uint32_t tpc) {
+  Launch *L = R->L;
+  const Program *p = L->prog;
+  char wa[320], wb[320], ta[96], tb[96], msg[1200], text[1400];
+  exec_where(p, &p->code[f->pa], wa, sizeof wa);
+  exec_where(p, &p->code[f->pb], wb, sizeof wb);
+  thread_text(L, f->a.cl, f->a.tid, nth, tpc, ta, sizeof ta);
+  thread_text(L, f->b.cl, f->b.tid, nth, tpc, tb, sizeof tb);
+  snprintf(msg, sizeof msg, "data race on %s: %s at %s by %s and %s at %s by %s, bytes [0x%llx, "
+           "0x%llx): no synchronization orders them", space_text[f->space],
+           kind_name(f->a.kind, f->a.atomic), wa, ta, kind_name(f->b.kind, f->b.atomic), wb, tb,
+           (unsigned long long)f->addr, (unsigned long long)f->end);
+  snprintf(text, sizeof text, "%s\n  in kernel %s (a missing barrier, __syncwarp, mbarrier wait or "
+           "cp.async wait, or a flag without release/acquire)", msg, L->kernel->name);
+  exec_report_text(L, f->cluster, &p->code[f->pb], msg, text);
+}
+
+/* ---- the observer ---- */
+
+/* Release/acquire flags of the instruction at pc (cached). */
+static bool pc_release(RaceLaunch *R, const XInsn *x, uint32_t pc) {
+  if (!R->pcflags[pc]) {
+    const Insn *in = x->src;
+    bool rel = in && (insn_has_mod(in, ".release") || insn_has_mod(in, ".acq_rel"));
+    R->pcflags[pc] = rel ? 2 : 1;
+  }
+  return R->pcflags[pc] == 2;
+}
+
+static int space_of(const Warp *w, const void *host, uint32_t n, bool *skip) {
+  const Cta *c = w->cta;
+  const uint8_t *p = host;
+  *skip = false;
+  if (c->shared && p >= c->shared && p < c->shared + c->shared_size) return SPC_SHARED;
+  if (w->local && p >= w->local && p < w->local + (size_t)w->local_size * WARP_SIZE) { *skip = true; return 0; }
+  const Launch *L = w->launch;
+  if (p >= L->params && p < L->params + L->param_size) { *skip = true; return 0; }
+  if (c->cluster && c->cluster->ncta > 1 && cluster_cta_of(w, host, n)) return SPC_CLUSTER;
+  return SPC_GLOBAL;
+}
+
+static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool write, int space,
+                       uint64_t gaddr, const uint8_t *host) {
+  const Ep *cur = &c->e;
+  bool atomic = cur->atomic;
+  Ep *w = &cell->w, *rd = &cell->r;
+  uint32_t now = 0, bm = 0;
+  if (write) {   /* the granule's bytes after this write (observed after it) */
+    memcpy(&now, host, 4);
+    for (int i = 0; i < 4; i++) if (m >> i & 1) bm |= 0xffu << 8 * i;
+    /* a silent store (the bytes the last write left, stored again: lanes or
+       threads storing one value, as compilers emit for reductions) changes
+       nothing any reader can see: not a race, and the last write stays */
+    if (w->clk && !atomic && !w->atomic && (w->mask & m) == m && ((now ^ cell->val) & bm) == 0) return;
+  }
+  for (int k = 0; k < 2; k++) {
+    Ep *p = k ? rd : w;
+    if (!p->clk || !(p->mask & m) || (k && !write) || (atomic && p->atomic)) continue;
+    /* a plain load racing only with atomics reads one of the values, as a
+       relaxed load would: the CAS-loop idiom (old = *p; do ... atomicCAS)
+       is not reported; a plain store against an atomic is */
+    if ((p->kind == ACC_ATOM && cur->kind == ACC_LD) || (cur->kind == ACC_ATOM && p->kind == ACC_LD && !p->atomic))
+      continue;
+    if (hb(c, p)) continue;
+    uint8_t o = p->mask & m;
+    uint64_t lo = gaddr + (uint64_t)__builtin_ctz(o), hi = gaddr + 32 - (uint64_t)__builtin_clz(o);
+    found(R, p, cur, space, lo, hi, c->r->cl->index);
+  }
+  if (write) {
+    uint8_t keep = w->clk && w->tid == cur->tid && w->cl == cur->cl ? w->mask & ~m : 0;
+    *w = *cur;
+    w->mask = m | keep;
+    cell->val = (cell->val & ~bm) | (now & bm);
+    if (rd->clk && (rd->mask & ~m) == 0) rd->clk = 0;
+    else rd->mask &= (uint8_t)~m;
+  } else if (!rd->clk || !rd->mask || ep_cmp(cur, rd) <= 0 || hb(c, rd)) {
+    uint8_t keep = rd->clk && rd->tid == cur->tid && rd->cl == cur->cl ? rd->mask & ~m : 0;
+    *rd = *cur;
+    rd->mask = m | keep;
+  }
+}
+
+static void observe(void *ctx, const MemAccess *a) {
+  RaceLaunch *R = ctx;
+  Warp *w = a->w;
+  RCl *r = rcl_of(w);
+  if (!r || !a->size) return;
+  bool skip;
+  int space = space_of(w, a->host, a->size, &skip);
+  if (skip) return;
+  uint32_t t = tid_of(r, w, a->lane);
+  RThr *h = &r->thr[t];
+  const XInsn *x = a->x;
+  uint32_t pc = x ? (uint32_t)(x - R->L->prog->code) : 0;
+  bool atomic = a->kind == ACC_ATOM || a->strong;
+  /* acquires before the access, releases after it */
+  if (a->kind == ACC_ATOM || (a->kind == ACC_LD && a->strong)) h->acq = R->seq;
+  if (a->kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
+                                                                         knows what came before */
+  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, pc, (uint32_t)w->steps, 0, (uint8_t)a->kind, atomic}};
+  bool write = a->kind == ACC_ST || a->kind == ACC_ATOM || a->kind == ACC_ASYNC_WR;
+  if (a->kind == ACC_ASYNC_WR || (a->kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
+    /* an agent: cp.async writes its group, bulk-group copies read and
+       write theirs, tx copies land with their issue-order number */
+    int ag = a->kind == ACC_ASYNC_RD ? AG_BULK : a->async == 1 ? AG_CP : a->async == 2 ? AG_BULK : AG_TX;
+    c.e.tid = (uint32_t)ag * r->nth + t;
+    c.e.clk = a->kind == ACC_ASYNC_RD ? h->bgrp + 1 : a->seq;
+  }
+  const uint8_t *lo = a->host, *hi = lo + a->size;
+  uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)w->cta->shared;
+  if (space == SPC_CLUSTER) base = (uintptr_t)cluster_cta_of(w, a->host, a->size)->shared;
+  for (uintptr_t g = (uintptr_t)lo & ~(uintptr_t)3; g < (uintptr_t)hi; g += 4) {
+    Cell *cells = cells_of(R, g >> PAGE_BITS);
+    if (!cells) return;
+    uintptr_t s = g < (uintptr_t)lo ? (uintptr_t)lo : g, e = g + 4 < (uintptr_t)hi ? g + 4 : (uintptr_t)hi;
+    uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
+    c.e.mask = m;
+    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, write, space, (uint64_t)(g - base),
+               (const uint8_t *)g);
+  }
+  h->dirty = true;
+  if ((a->kind == ACC_ATOM || a->kind == ACC_ST) && x && pc_release(R, x, pc)) release_seq(r, t);
+}
+
+/* ---- launch ---- */
+
+void race_begin(Launch *L) {
+  if (!L->check || L->race) return;
+  RaceLaunch *R = zalloc(sizeof *R);
+  if (!R) return;
+  R->L = L;
+  R->pcflags = zalloc(L->prog->ncode + 1);
+  if (!R->pcflags) { free(R); return; }
+  R->obs = (MemObserver){observe, R};
+  L->race = R;
+  L->observer = &R->obs;
+}
+
+void race_end(Launch *L) {
+  RaceLaunch *R = L->race;
+  if (!R) return;
+  uint32_t tpc = 1;
+  for (int i = 0; i < 3; i++) tpc *= L->block[i];
+  tpc = (tpc + WARP_SIZE - 1) / WARP_SIZE * WARP_SIZE;
+  uint32_t ncta = 1;
+  for (int i = 0; i < 3; i++) ncta *= L->cluster[i] ? L->cluster[i] : 1;
+  /* in instruction order, so the report does not depend on the schedule */
+  for (unsigned i = 1; i < R->nfound; i++)
+    for (unsigned j = i; j > 0 && (R->found[j - 1].pa > R->found[j].pa ||
+                                   (R->found[j - 1].pa == R->found[j].pa && R->found[j - 1].pb > R->found[j].pb)); j--) {
+      Found f = R->found[j]; R->found[j] = R->found[j - 1]; R->found[j - 1] = f;
+    }
+  for (unsigned i = 0; i < R->nfound; i++) {
+    R->found[i].cluster = 0;   /* before the other findings' clusters: one order */
+    emit(R, &R->found[i], tpc * ncta, tpc);
+  }
+  if (R->more) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "data race: %llu more distinct pairs of instructions race (the first %d "
+             "are reported)", R->more, RACE_MAX);
+    exec_report_text(L, 0, NULL, msg, msg);
+  }
+  for (size_t i = 0; i < R->cappages; i++) free(R->pages[i].cells);
+  for (size_t i = 0; i < R->caprels; i++) {
+    for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
+    free(R->rels[i].v);
+  }
+  free(R->pages);
+  free(R->rels);
+  free(R->pcflags);
+  free(R);
+  L->race = NULL;
+  L->observer = NULL;
+}
+
+static void acc_free(Acc *a) { free(a->v); }
+
+void race_cluster_end(Cluster *cl) {
+  RCl *r = cl->race;
+  if (!r) return;
+  for (int i = 0; i < r->ncta; i++) {
+    Cta *c = &cl->ctas[i];
+    /* its shared memory is freed (cta_free): only the address is used */
+    if (c->shared) cells_clear(r->R, (uintptr_t)c->shared & ~(uintptr_t)3, c->shared_size + 8);
+    free(r->cta[i].F);
+    for (int k = 0; k < BAR_IDS; k++) acc_free(&r->cta[i].bar[k]);
+  }
+  for (uint32_t i = 0; i < r->nth; i++) free(r->thr[i].vc);
+  for (int i = 0; i < r->nmb; i++) acc_free(&r->mb[i].a);
+  acc_free(&r->cbar);
+  free(r->mb);
+  free(r->thr);
+  free(r->cta);
+  free(r);
+  cl->race = NULL;
+}
+
+/* ---- synchronization edges ---- */
+
+void race_bar_arrive_(Warp *w, uint32_t lanes, uint32_t id, bool sync) {
+  RCl *r = rcl_of(w);
+  if (!r || id >= BAR_IDS) return;
+  Acc *a = &r->cta[w->cta->rank].bar[id];
+  FOR_LANES(l) if (ACTIVE(lanes, l)) contribute(r, tid_of(r, w, l), a);
+  if (!sync) a->arrive_only = true;
+}
+
+void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
+  Cta *c = ctx;
+  RCl *r = c->cluster ? c->cluster->race : NULL;
+  if (!r) return;
+  RCta *rc = &r->cta[c->rank];
+  Acc *a = &rc->bar[id];
+  if (!a->used) return;
+  bool full = !a->arrive_only;
+  for (int i = 0; i < c->nwarps && full; i++) {
+    const Warp *w = &c->warps[i];
+    if ((w->valid & ~w->exited) & ~b->w[i].parked[id]) full = false;
+  }
+  if (full) {   /* __syncthreads: everything anyone knew is known to all */
+    vmax(rc->F, a->v, r->nt);
+    for (uint32_t m = a->fmask & ~(1u << c->rank); m; m &= m - 1) vmax(rc->F, r->cta[__builtin_ctz(m)].F, r->nt);
+    for (int i = 0; i < c->nwarps; i++) {   /* exited threads: taken as arrived */
+      const Warp *w = &c->warps[i];
+      FOR_LANES(l) if (w->exited >> l & 1) {
+        uint32_t t = tid_of(r, w, l);
+        if (r->thr[t].clk > rc->F[t]) rc->F[t] = r->thr[t].clk;
+        r->thr[t].clk++;
+      }
+    }
+    rc->gen++;
+    rc->fsnap = false;
+    for (int i = 0; i < c->nwarps; i++)
+      FOR_LANES(l) if (b->w[i].parked[id] >> l & 1) r->thr[tid_of(r, &c->warps[i], l)].acq = r->R->seq;
+  } else {
+    for (int i = 0; i < c->nwarps; i++)
+      FOR_LANES(l) if (b->w[i].parked[id] >> l & 1) learn(r, tid_of(r, &c->warps[i], l), a);
+  }
+  a->used = false;
+}
+
+void race_warp_sync_(Warp *w, uint32_t lanes) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  Acc a = {0};
+  FOR_LANES(l) if (ACTIVE(lanes, l)) contribute(r, tid_of(r, w, l), &a);
+  FOR_LANES(l) if (ACTIVE(lanes, l)) learn(r, tid_of(r, w, l), &a);
+  acc_free(&a);
+}
+
+void race_cluster_arrive_(Warp *w, uint32_t lanes, bool release) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  if (!acc_make(r, &r->cbar)) return;
+  FOR_LANES(l) if (ACTIVE(lanes, l)) {
+    uint32_t t = tid_of(r, w, l);
+    if (release) contribute(r, t, &r->cbar);
+  }
+}
+
+/* Every thread of the cluster waits for the phase, so what its arrivals
+ * knew joins every CTA's floor at once, before the waits return: a thread
+ * between its arrive and its wait is then taken as ordered too (more order
+ * than the ISA's, never a false finding), and no thread needs a vector of
+ * the cluster's size (16 CTAs of 1024 threads would make that 4 GiB). */
+void race_cluster_complete(Cluster *cl) {
+  RCl *r = cl->race;
+  if (!r || !r->cbar.used) return;
+  for (int i = 0; i < r->ncta; i++) {
+    vmax(r->cta[i].F, r->cbar.v, r->nt);
+    r->cta[i].fsnap = false;
+  }
+  for (int i = 0; i < r->ncta; i++)   /* the floors of the contributors' CTAs */
+    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) vmax(r->cta[i].F, r->cta[__builtin_ctz(m)].F, r->nt);
+  r->cbar.used = false;
+}
+
+void race_cluster_wait_(Warp *w, uint32_t lanes) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  FOR_LANES(l) if (ACTIVE(lanes, l)) r->thr[tid_of(r, w, l)].acq = r->R->seq;
+}
+
+static Acc *mb_acc(RCl *r, const void *obj) {
+  for (int i = 0; i < r->nmb; i++) if (r->mb[i].obj == obj) return &r->mb[i].a;
+  if (r->nmb == r->capmb) {
+    int cap = r->capmb ? 2 * r->capmb : 8;
+    MbAcc *n = realloc(r->mb, (size_t)cap * sizeof *n);
+    if (!n) return NULL;
+    r->mb = n;
+    r->capmb = cap;
+  }
+  r->mb[r->nmb] = (MbAcc){obj, {0}};
+  return &r->mb[r->nmb++].a;
+}
+
+void race_mbar_arrive_(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
+  RCl *r = rcl_of(w);
+  Acc *a = r ? mb_acc(r, obj) : NULL;
+  if (!a || !acc_make(r, a)) return;
+  uint32_t t = tid_of(r, w, lane);
+  contribute(r, t, a);
+  uint32_t s = AG_CP * r->nth + t;
+  if (agent_seq > a->v[s]) a->v[s] = agent_seq;
+}
+
+void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
+  RCl *r = rcl_of(w);
+  Acc *a = r ? mb_acc(r, obj) : NULL;
+  if (!a || !acc_make(r, a)) return;
+  uint32_t s = AG_TX * r->nth + tid_of(r, w, lane);
+  if (seq > a->v[s]) a->v[s] = seq;
+}
+
+void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
+  RCl *r = rcl_of(w);
+  Acc *a = r ? mb_acc(r, obj) : NULL;
+  if (a) learn(r, tid_of(r, w, lane), a);
+}
+
+void race_async_issue_(Warp *w, int lane) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  RThr *h = &r->thr[tid_of(r, w, lane)];
+  h->issue_clk = h->clk;
+  h->clk++;
+}
+
+void race_async_commit_(Warp *w, int lane, bool bulk) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  RThr *h = &r->thr[tid_of(r, w, lane)];
+  if (bulk) h->bgrp++; else h->grp++;
+}
+
+void race_async_waited_(Warp *w, int lane, bool bulk, uint32_t upto) {
+  RCl *r = rcl_of(w);
+  if (!r || !upto) return;
+  uint32_t t = tid_of(r, w, lane);
+  uint32_t *v = vc_of(r, t);
+  uint32_t s = (bulk ? AG_BULK : AG_CP) * r->nth + t;
+  if (v && upto > v[s]) v[s] = upto;
+}
+
+void race_fence_(Warp *w, uint32_t lanes) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  FOR_LANES(l) if (ACTIVE(lanes, l)) {
+    uint32_t t = tid_of(r, w, l);
+    release_seq(r, t);
+    r->thr[t].acq = r->R->seq;
+  }
+}
