@@ -2,7 +2,7 @@
 """run.py: the one test runner of ptxvm (STYLE.md section 10: tests as data).
 
     python3 tests/run.py [--build DIR] [--san-build DIR] [--debug-build DIR] [--tsan-build DIR]
-                         [--only PREFIX]
+                         [--only PREFIX]...
                          [--timeout S] [-j N] [FILE...]
 
 What it runs (each is one test, with an id used in tests/known_failures.txt):
@@ -1088,7 +1088,8 @@ def main():
     ap.add_argument("--san-build", help="ASan+UBSan build directory (make SAN=1: build-san)")
     ap.add_argument("--debug-build", help="DEBUG=1 build directory (make DEBUG=1: build-debug)")
     ap.add_argument("--tsan-build", help="ThreadSanitizer build directory (make TSAN=1: build-tsan)")
-    ap.add_argument("--only", metavar="PREFIX", help="run just the tests whose id starts with PREFIX")
+    ap.add_argument("--only", metavar="PREFIX", action="append",
+                    help="run just the tests whose id starts with PREFIX (repeatable: any of them)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds per test (default 60)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1)
     ap.add_argument("-v", "--verbose", action="store_true", help="print every result")
@@ -1104,7 +1105,7 @@ def main():
     known.update(load_known(os.path.join(ROOT, "tests/gpu/differences.txt")))
     jobs = plan(args, ptxas)
     if args.only:
-        jobs = [j for j in jobs if j[0].startswith(args.only)]
+        jobs = [j for j in jobs if j[0].startswith(tuple(args.only))]
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, args.jobs)) as ex:
         futs = [ex.submit(j[1], j[0], *j[2:]) for j in jobs]
