@@ -30,8 +30,10 @@
  * (rt_managed_reaim), since nvcc's code calls __cudaInitModule only once.
  * The runtime calls that name a managed variable get the variable itself,
  * the storage the pointer points at, as their symbol. */
+#include <dlfcn.h>
 #include <fatbinary_section.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +165,42 @@ static cudaError_t aim_managed(RtFatbin *fb, CUmodule m) {
   return cudaSuccess;
 }
 
+/* The runtime's error for a driver's failed load or link of device code:
+ * what the runtime documents for a JIT that fails (cudaErrorInvalidPtx),
+ * code for no target it can run (cudaErrorNoKernelImageForDevice) and an
+ * image it cannot read (cudaErrorInvalidKernelImage). */
+static cudaError_t load_error(CUresult r) {
+  return r == CUDA_ERROR_INVALID_PTX          ? cudaErrorInvalidPtx
+         : r == CUDA_ERROR_NO_BINARY_FOR_GPU  ? cudaErrorNoKernelImageForDevice
+         : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
+                                              : rt_error(r);
+}
+
+/* Relocatable device code: the PTX of each object's fatbin in the wrapper's
+ * list (the order crt/link.stub registered them in, which is the link's)
+ * linked into one module by the driver's linker, which says a failure
+ * (FILE#N:LINE:COL, FILE the executable or library that holds the fatbin,
+ * N its place in the list, as `ptxvm ptx FILE` numbers them) on stderr.
+ * nvlink's SASS in the wrapper's own fatbin is not used. */
+static CUresult link_objects(const RtFatbin *fb, CUmodule *out) {
+  void *const *objs = (void *const *)fb->wrapper->filename_or_fatbins;
+  CUlinkState s = NULL;
+  CUresult r = cuLinkCreate(0, NULL, NULL, &s);
+  for (int i = 0; r == CUDA_SUCCESS && objs[i]; i++) {
+    Dl_info dl;
+    char name[1100];
+    snprintf(name, sizeof name, "%s#%d", dladdr(objs[i], &dl) && dl.dli_fname && *dl.dli_fname ? dl.dli_fname
+                                                                                                  : "<image>", i + 1);
+    r = cuLinkAddData(s, CU_JIT_INPUT_FATBINARY, objs[i], 0, name, 0, NULL, NULL);
+  }
+  void *image = NULL;
+  size_t size = 0;
+  if (r == CUDA_SUCCESS) r = cuLinkComplete(s, &image, &size);
+  if (r == CUDA_SUCCESS) r = cuModuleLoadData(out, image);   /* the image is the state's: loaded before it goes */
+  if (s) cuLinkDestroy(s);
+  return r;
+}
+
 /* fb's module in the current context; the runtime's lock is held. */
 static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   if (fb->dead) return cudaErrorCudartUnloading;   /* a destructor after the unregistration */
@@ -172,18 +210,8 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   }
   if (fb->error != cudaSuccess && fb->error_epoch == rt_epoch) return fb->error;
   CUmodule m = NULL;
-  cudaError_t e = cudaSuccess;
-  if (relocatable(fb)) {
-    rt_say("relocatable device code (nvcc -rdc=true) is not supported yet: ptxvm has no linker of "
-           "PTX modules; build without -rdc=true");
-    e = cudaErrorNotSupported;
-  } else {   /* the driver takes the wrapper and finds its PTX (ptxvm.h "images") */
-    CUresult r = cuModuleLoadData(&m, fb->wrapper);
-    e = r == CUDA_ERROR_INVALID_PTX          ? cudaErrorInvalidPtx
-        : r == CUDA_ERROR_NO_BINARY_FOR_GPU  ? cudaErrorNoKernelImageForDevice
-        : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
-                                             : rt_error(r);
-  }
+  /* the driver takes a wrapper and finds its PTX (ptxvm.h "images") */
+  cudaError_t e = load_error(relocatable(fb) ? link_objects(fb, &m) : cuModuleLoadData(&m, fb->wrapper));
   if (e == cudaSuccess && (e = aim_managed(fb, m)) != cudaSuccess) cuModuleUnload(m);
   if (e != cudaSuccess) {
     fb->error = e;
