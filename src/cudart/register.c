@@ -11,12 +11,16 @@
  * the PTX in it and lowers each kernel at its first launch), once per context, so a program that never launches costs nothing and a
  * program's many kernels share one module per translation unit.
  *
- * Relocatable device code (-rdc=true) is refused at first use: ptxvm has no
- * linker of PTX modules yet. Its __cudaRegisterLinkedBinary_* functions are
- * the program's own (crt/link.stub, compiled in by nvcc): they register the
- * device-linked fatbin through __cudaRegisterFatBinary, with a wrapper of
- * version 2 that lists each object's relocatable fatbin, which is how the
- * runtime tells. CUDA 13's runtime has no texture or surface references
+ * Relocatable device code (-rdc=true): __cudaRegisterLinkedBinary_<id> are
+ * the program's own (crt/link.stub, compiled in by nvcc's device link):
+ * each unit's constructor hands its relocatable fatbin and registration
+ * callback to its one; the last registers the device link's fatbin through
+ * __cudaRegisterFatBinary, with a wrapper of version 2 whose second field
+ * lists each object's relocatable fatbin (NULL-terminated), and calls every
+ * unit's callback with that one handle. So all kernels and variables of the
+ * program's device code are the one fatbin's, and its module is the
+ * objects' PTX linked (link_objects) rather than the wrapper's SASS.
+ * CUDA 13's runtime has no texture or surface references
  * (__cudaRegisterTexture/Surface are not among its symbols).
  *
  * A __managed__ variable is .attribute(.managed) in the PTX, which the
