@@ -8,8 +8,9 @@
  * __constant__ or not); an atexit handler unregisters the fatbin. Nothing
  * touches the driver then: the module is loaded on first use of one of its
  * kernels or variables (cuModuleLoadData of the wrapper: the driver finds
- * the PTX in it and lowers each kernel at its first launch), once per context, so a program that never launches costs nothing and a
- * program's many kernels share one module per translation unit.
+ * the PTX in it and lowers each kernel at its first launch), once per
+ * context, so a program that never launches costs nothing and a program's
+ * many kernels share one module per translation unit.
  *
  * Relocatable device code (-rdc=true): __cudaRegisterLinkedBinary_<id> are
  * the program's own (crt/link.stub, compiled in by nvcc's device link):
@@ -145,7 +146,7 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, c
 /* ---- loading ---- */
 
 /* Relocatable device code: a version 2 wrapper that lists prelinked
- * fatbins (crt/link.stub). */
+ * fatbins in filename_or_fatbins (crt/link.stub). */
 static bool relocatable(const RtFatbin *fb) {
   return fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
          ((void *const *)fb->wrapper->filename_or_fatbins)[0];
@@ -184,7 +185,8 @@ static cudaError_t load_error(CUresult r) {
  * list (the order crt/link.stub registered them in, which is the link's)
  * linked into one module by the driver's linker, which says a failure
  * (FILE#N:LINE:COL, FILE the executable or library that holds the fatbin,
- * N its place in the list, as `ptxvm ptx FILE` numbers them) on stderr.
+ * N its place in the list: the device link's order, in which `ptxvm ptx
+ * FILE` lists the objects that have PTX) on stderr.
  * nvlink's SASS in the wrapper's own fatbin is not used. */
 static CUresult link_objects(const RtFatbin *fb, CUmodule *out) {
   void *const *objs = (void *const *)fb->wrapper->filename_or_fatbins;
