@@ -8,15 +8,20 @@
  * __constant__ or not); an atexit handler unregisters the fatbin. Nothing
  * touches the driver then: the module is loaded on first use of one of its
  * kernels or variables (cuModuleLoadData of the wrapper: the driver finds
- * the PTX in it and lowers each kernel at its first launch), once per context, so a program that never launches costs nothing and a
- * program's many kernels share one module per translation unit.
+ * the PTX in it and lowers each kernel at its first launch), once per
+ * context, so a program that never launches costs nothing and a program's
+ * many kernels share one module per translation unit.
  *
- * Relocatable device code (-rdc=true) is refused at first use: ptxvm has no
- * linker of PTX modules yet. Its __cudaRegisterLinkedBinary_* functions are
- * the program's own (crt/link.stub, compiled in by nvcc): they register the
- * device-linked fatbin through __cudaRegisterFatBinary, with a wrapper of
- * version 2 that lists each object's relocatable fatbin, which is how the
- * runtime tells. CUDA 13's runtime has no texture or surface references
+ * Relocatable device code (-rdc=true): __cudaRegisterLinkedBinary_<id> are
+ * the program's own (crt/link.stub, compiled in by nvcc's device link):
+ * each unit's constructor hands its relocatable fatbin and registration
+ * callback to its one; the last registers the device link's fatbin through
+ * __cudaRegisterFatBinary, with a wrapper of version 2 whose second field
+ * lists each object's relocatable fatbin (NULL-terminated), and calls every
+ * unit's callback with that one handle. So all kernels and variables of the
+ * program's device code are the one fatbin's, and its module is the
+ * objects' PTX linked (link_objects) rather than the wrapper's SASS.
+ * CUDA 13's runtime has no texture or surface references
  * (__cudaRegisterTexture/Surface are not among its symbols).
  *
  * A __managed__ variable is .attribute(.managed) in the PTX, which the
@@ -30,8 +35,10 @@
  * (rt_managed_reaim), since nvcc's code calls __cudaInitModule only once.
  * The runtime calls that name a managed variable get the variable itself,
  * the storage the pointer points at, as their symbol. */
+#include <dlfcn.h>
 #include <fatbinary_section.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,7 +146,7 @@ void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress, c
 /* ---- loading ---- */
 
 /* Relocatable device code: a version 2 wrapper that lists prelinked
- * fatbins (crt/link.stub). */
+ * fatbins in filename_or_fatbins (crt/link.stub). */
 static bool relocatable(const RtFatbin *fb) {
   return fb->wrapper->version == 2 && fb->wrapper->filename_or_fatbins &&
          ((void *const *)fb->wrapper->filename_or_fatbins)[0];
@@ -163,6 +170,50 @@ static cudaError_t aim_managed(RtFatbin *fb, CUmodule m) {
   return cudaSuccess;
 }
 
+/* The runtime's error for a driver's failed load or link of device code:
+ * what the runtime documents for a JIT that fails (cudaErrorInvalidPtx),
+ * code for no target it can run (cudaErrorNoKernelImageForDevice) and an
+ * image it cannot read (cudaErrorInvalidKernelImage). */
+static cudaError_t load_error(CUresult r) {
+  return r == CUDA_ERROR_INVALID_PTX          ? cudaErrorInvalidPtx
+         : r == CUDA_ERROR_NO_BINARY_FOR_GPU  ? cudaErrorNoKernelImageForDevice
+         : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
+                                              : rt_error(r);
+}
+
+/* Relocatable device code: the PTX of each object's fatbin in the wrapper's
+ * list (the order crt/link.stub registered them in, which is the link's)
+ * linked into one module by the driver's linker, which says a failure
+ * (FILE#N:LINE:COL, FILE the executable or library that holds the fatbin,
+ * N its place in the list: the device link's order, in which `ptxvm ptx
+ * FILE` lists the objects that have PTX) on stderr.
+ * nvlink's SASS in the wrapper's own fatbin is not used. */
+static CUresult link_objects(const RtFatbin *fb, CUmodule *out) {
+  void *const *objs = (void *const *)fb->wrapper->filename_or_fatbins;
+  CUlinkState s = NULL;
+  CUresult r = cuLinkCreate(0, NULL, NULL, &s);
+  int added = 0;
+  for (int i = 0; r == CUDA_SUCCESS && objs[i]; i++) {
+    Dl_info dl;
+    char name[1100];
+    snprintf(name, sizeof name, "%s#%d", dladdr(objs[i], &dl) && dl.dli_fname && *dl.dli_fname ? dl.dli_fname
+                                                                                                  : "<image>", i + 1);
+    r = cuLinkAddData(s, CU_JIT_INPUT_FATBINARY, objs[i], 0, name, 0, NULL, NULL);
+    added += r == CUDA_SUCCESS;
+    /* an object without PTX for sm_90 (said): left out, as `ptxvm run`
+       leaves it out; libcudadevrt's is one (the device runtime, whose
+       calls ptxvm refuses at launch) */
+    if (r == CUDA_ERROR_NO_BINARY_FOR_GPU) r = CUDA_SUCCESS;
+  }
+  if (r == CUDA_SUCCESS && !added) r = CUDA_ERROR_NO_BINARY_FOR_GPU;
+  void *image = NULL;
+  size_t size = 0;
+  if (r == CUDA_SUCCESS) r = cuLinkComplete(s, &image, &size);
+  if (r == CUDA_SUCCESS) r = cuModuleLoadData(out, image);   /* the image is the state's: loaded before it goes */
+  if (s) cuLinkDestroy(s);
+  return r;
+}
+
 /* fb's module in the current context; the runtime's lock is held. */
 static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   if (fb->dead) return cudaErrorCudartUnloading;   /* a destructor after the unregistration */
@@ -172,18 +223,8 @@ static cudaError_t module_of(RtFatbin *fb, CUmodule *out) {
   }
   if (fb->error != cudaSuccess && fb->error_epoch == rt_epoch) return fb->error;
   CUmodule m = NULL;
-  cudaError_t e = cudaSuccess;
-  if (relocatable(fb)) {
-    rt_say("relocatable device code (nvcc -rdc=true) is not supported yet: ptxvm has no linker of "
-           "PTX modules; build without -rdc=true");
-    e = cudaErrorNotSupported;
-  } else {   /* the driver takes the wrapper and finds its PTX (ptxvm.h "images") */
-    CUresult r = cuModuleLoadData(&m, fb->wrapper);
-    e = r == CUDA_ERROR_INVALID_PTX          ? cudaErrorInvalidPtx
-        : r == CUDA_ERROR_NO_BINARY_FOR_GPU  ? cudaErrorNoKernelImageForDevice
-        : r == CUDA_ERROR_INVALID_IMAGE      ? cudaErrorInvalidKernelImage
-                                             : rt_error(r);
-  }
+  /* the driver takes a wrapper and finds its PTX (ptxvm.h "images") */
+  cudaError_t e = load_error(relocatable(fb) ? link_objects(fb, &m) : cuModuleLoadData(&m, fb->wrapper));
   if (e == cudaSuccess && (e = aim_managed(fb, m)) != cudaSuccess) cuModuleUnload(m);
   if (e != cudaSuccess) {
     fb->error = e;
