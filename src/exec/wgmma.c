@@ -64,7 +64,9 @@
  * before its wait_group reads the old value (the ISA leaves it undefined);
  * one that never commits or waits never sees the result. Under --check a
  * register of a pending accumulator written before its result lands is a
- * finding (found when it lands); reads are not detected.
+ * finding (found when it lands), and so is a store to the shared memory a
+ * pending operation read (its elements are read again when it lands);
+ * reads of a pending accumulator are not detected.
  *
  * setmaxnreg.inc/.dec: ptxvm does not allocate registers per thread, so
  * there is no budget to move; it checks what the ISA requires: the
@@ -97,7 +99,18 @@ typedef struct WgState {
   const XInsn *log[WG_LOG];     /* the last WG_LOG of them, by seq % WG_LOG */
   uint32_t maxnreg;             /* the last setmaxnreg's count, 0: none */
   struct WgScratch *tmp;        /* wgmma.mma_async's operands (too big for a stack) */
+  struct WgRead *rd;            /* --check: the pending operations' shared operands */
+  size_t nrd, caprd;
 } WgState;
+
+/* --check: what a pending wgmma.mma_async read from shared memory (a hash
+ * of its A and B elements), read again when its group lands: a write to
+ * them in between is a finding. */
+typedef struct WgRead {
+  const XInsn *x;
+  uint32_t group;
+  uint64_t adesc, bdesc, sum;
+} WgRead;
 
 /* A (the warp's 16 rows) and B (N <= 256 rows of K <= 32), raw and decoded. */
 typedef struct WgScratch {
@@ -108,7 +121,7 @@ typedef struct WgScratch {
 
 void wgmma_free(Warp *w) {
   WgState *s = w->wgmma;
-  if (s) { free(s->e); free(s->tmp); }
+  if (s) { free(s->e); free(s->tmp); free(s->rd); }
   free(s);
   w->wgmma = NULL;
 }
@@ -187,8 +200,28 @@ static bool acc_write(Warp *w, WgState *s, uint32_t slot, const uint32_t *v) {
   return true;
 }
 
+static uint64_t operands_sum(Warp *w, const XInsn *x, uint64_t adesc, uint64_t bdesc, bool *ok);
+
+/* --check: each landing operation's shared operands, read again. */
+static void recheck(Warp *w, const XInsn *x, WgState *s, uint32_t upto) {
+  size_t k = 0;
+  for (size_t i = 0; i < s->nrd; i++) {
+    WgRead *r = &s->rd[i];
+    if (r->group == WG_OPEN || r->group > upto) { s->rd[k++] = *r; continue; }
+    bool ok;
+    uint64_t sum = operands_sum(w, r->x, r->adesc, r->bdesc, &ok);
+    if (ok && sum != r->sum)
+      exec_report(w, x, -1, "wgmma.wait_group: the shared-memory operands of the wgmma.mma_async "
+                  "at line %u (group %u) were written while it was pending (the ISA leaves "
+                  "what it read undefined); ptxvm used the values at its issue",
+                  r->x->src ? r->x->src->line : 0, r->group);
+  }
+  s->nrd = k;
+}
+
 /* Lands every entry of groups <= upto, in issue order. */
 static void land(Warp *w, const XInsn *x, WgState *s, uint32_t upto) {
+  if (s->nrd) recheck(w, x, s, upto);
   size_t k = 0;
   for (size_t i = 0; i < s->n; i++) {
     WgEntry *e = &s->e[i];
@@ -213,6 +246,8 @@ HANDLER(exec_wgmma_commit) {
   WgState *s = w->wgmma;
   for (size_t i = 0; i < s->n; i++)
     if (s->e[i].group == WG_OPEN) s->e[i].group = s->committed + 1;
+  for (size_t i = 0; i < s->nrd; i++)
+    if (s->rd[i].group == WG_OPEN) s->rd[i].group = s->committed + 1;
   s->committed++;   /* an empty group is a group too (it completes at once) */
   return XS_NEXT;
 }
@@ -296,6 +331,39 @@ static XStatus desc_read(Warp *w, const XInsn *x, uint64_t v, const char *which,
   return XS_NEXT;
 }
 
+static uint64_t hash_words(uint64_t h, const uint32_t *v, size_t n) {
+  for (size_t i = 0; i < n; i++) h = (h ^ v[i]) * 0x100000001b3ull;   /* FNV-1a style */
+  return h;
+}
+
+static bool note_read(Warp *w, const XInsn *x, WgState *s, const WgOp *o, const uint32_t *A,
+                      const uint32_t *B) {
+  if (s->nrd == s->caprd) {
+    size_t cap = s->caprd ? 2 * s->caprd : 16;
+    WgRead *r = realloc(s->rd, cap * sizeof *r);
+    if (!r) return false;
+    s->rd = r;
+    s->caprd = cap;
+  }
+  uint64_t h = 0xcbf29ce484222325ull;
+  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->k);
+  s->rd[s->nrd++] = (WgRead){x, WG_OPEN, o->adesc ? R64(w, o->a)[0] : 0, R64(w, o->b)[0],
+                             hash_words(h, B, (size_t)o->n * o->k)};
+  return true;
+}
+
+/* The hash note_read took, of the same descriptors' elements now. */
+static uint64_t operands_sum(Warp *w, const XInsn *x, uint64_t adesc, uint64_t bdesc, bool *ok) {
+  const WgOp *o = x->aux;
+  WgState *s = w->wgmma;
+  uint32_t *A = s->tmp->A, *B = s->tmp->B;
+  uint64_t h = 0xcbf29ce484222325ull;
+  *ok = (!o->adesc || desc_read(w, x, adesc, "A", o->ea, o->trans_a, 16 * (w->id % 4), 16, o->k, A) == XS_NEXT) &&
+        desc_read(w, x, bdesc, "B", o->eb, o->trans_b, 0, o->n, o->k, B) == XS_NEXT;
+  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->k);
+  return hash_words(h, B, (size_t)o->n * o->k);
+}
+
 HANDLER(exec_wgmma_mma) {
   if (rendezvous(w, x, mask) != XS_NEXT) return XS_TRAP;
   const WgOp *o = x->aux;
@@ -317,6 +385,7 @@ HANDLER(exec_wgmma_mma) {
     }
   }
   if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B) != XS_NEXT) return XS_TRAP;
+  if (exec_checking(w) && !note_read(w, x, s, o, A, B)) return exec_fault(w, x, -1, "out of memory");
   bool scale_d = o->scale_d >= 0 ? o->scale_d : (w->pred[o->pslot] & 1) != 0;
   /* the descriptors and scale-d are warp-uniform operands: lane 0's are used */
   bool f16d = o->ed == EK_F16, intd = o->ed == EK_S32;
