@@ -1,8 +1,9 @@
 /* mma.c: family MMA, the warp-level matrix instructions (PTX ISA 9.0
  * §9.7.14): ldmatrix, stmatrix, movmatrix and mma.sync (dense), executed
- * bit-exactly over the whole warp at once. wmma, wgmma, mma.sp and the
- * forms listed under "Refused" are not executed yet: the selector refuses
- * them by name at lowering (FILE:LINE:COL: ... is not supported).
+ * bit-exactly over the whole warp at once. The warpgroup wgmma.* rows of
+ * this family are wgmma.c's (exec_select_MMA delegates them). wmma, mma.sp
+ * and the forms listed under "Refused" are not executed yet: the selector
+ * refuses them by name at lowering (FILE:LINE:COL: ... is not supported).
  *
  * Convergence. Every form is .sync.aligned: all 32 lanes of the warp must
  * execute the same instruction together, unguarded or with a guard true
