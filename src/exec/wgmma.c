@@ -227,10 +227,14 @@ static void land(Warp *w, const XInsn *x, WgState *s, uint32_t upto) {
     WgEntry *e = &s->e[i];
     if (e->group == WG_OPEN || e->group > upto) { s->e[k++] = *e; continue; }
     uint32_t *r = R32(w, e->slot);
-    if (exec_checking(w) && memcmp(r, e->old, sizeof e->old))
-      exec_report(w, x, -1, "wgmma.wait_group: an accumulator register of a wgmma.mma_async of "
-                  "group %u was written while the operation was pending (the ISA leaves its "
-                  "value undefined); the result overwrites it here", e->group);
+    if (exec_checking(w)) {
+      if (memcmp(r, e->old, sizeof e->old))
+        exec_report(w, x, -1, "wgmma.wait_group: an accumulator register of a wgmma.mma_async of "
+                    "group %u was written while the operation was pending (the ISA leaves its "
+                    "value undefined); the result overwrites it here", e->group);
+      for (size_t j = i + 1; j < s->n; j++)   /* a later group's register changes here, not by the program */
+        if (s->e[j].slot == e->slot) memcpy(s->e[j].old, e->v, sizeof e->v);
+    }
     memcpy(r, e->v, sizeof e->v);
   }
   s->n = k;
