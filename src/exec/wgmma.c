@@ -146,9 +146,9 @@ static XStatus rendezvous(Warp *w, const XInsn *x, uint32_t mask) {
   int first = w->id / 4 * 4;
   if (first + 4 > c->nwarps)
     return exec_fault(w, x, -1, "%s executed by warp %d of warpgroup %d, which has only %d warp%s: "
-                      "a warpgroup is 4 contiguous warps (the CTA has %d threads)", insn_name(x),
+                      "a warpgroup is 4 contiguous warps (the CTA has %u threads)", insn_name(x),
                       w->id, w->id / 4, c->nwarps - first, c->nwarps - first == 1 ? "" : "s",
-                      c->nwarps * WARP_SIZE);
+                      w->launch->block[0] * w->launch->block[1] * w->launch->block[2]);
   for (int i = first; i < first + 4; i++) {
     const Warp *o = &c->warps[i];
     if (o == w) continue;
