@@ -290,8 +290,8 @@ void mma_lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst,
 
 int mma_kind_of(const char *mod) {
   static const char *const names[] = {".f16", ".bf16", ".tf32", ".f32", ".f64", ".s8", ".u8", ".s32",
-                                      ".e4m3", ".e5m2"};
-  for (int i = 0; i < 10; i++) if (!strcmp(mod, names[i])) return i;
+                                      ".e4m3", ".e5m2", ".b1"};
+  for (int i = 0; i < 11; i++) if (!strcmp(mod, names[i])) return i;
   return -1;
 }
 
@@ -383,9 +383,9 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
   case OP_MMA: case OP_MMA_SM75:
     return select_mma(L, in, x);
   case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
-  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8:
+  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_B1:
     return wgmma_select(L, in, x);
   default:
-    return false;   /* wmma, wgmma .sp and .b1, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
+    return false;   /* wmma, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
   }
 }

@@ -10,12 +10,14 @@
 #include "fpconv.h"
 
 /* Element kinds of the operands. */
-typedef enum { EK_F16, EK_BF16, EK_TF32, EK_F32, EK_F64, EK_S8, EK_U8, EK_S32, EK_E4M3, EK_E5M2 } EKind;
+/* EK_B1: 1-bit elements, handled 8 to a byte (one "element" is a byte of
+ * 8 consecutive k), as the popc of an AND needs no order inside it. */
+typedef enum { EK_F16, EK_BF16, EK_TF32, EK_F32, EK_F64, EK_S8, EK_U8, EK_S32, EK_E4M3, EK_E5M2, EK_B1 } EKind;
 
 static inline int ek_bits(int ek) {
   switch (ek) {
   case EK_F16: case EK_BF16: return 16;
-  case EK_S8: case EK_U8: case EK_E4M3: case EK_E5M2: return 8;
+  case EK_S8: case EK_U8: case EK_E4M3: case EK_E5M2: case EK_B1: return 8;
   case EK_F64: return 64;
   default: return 32;
   }

@@ -1,9 +1,9 @@
 /* wgmma.c: the warpgroup-level matrix instructions of sm_90a (PTX ISA 9.0
  * §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
- * wgmma.fence, wgmma.mma_async (dense: f16/bf16, tf32, e4m3/e5m2, s8/u8),
- * wgmma.commit_group, wgmma.wait_group, and setmaxnreg (§9.7.19), which
- * is warpgroup-wide too. Refused by name at lowering ("... is not
- * supported"): wgmma.mma_async.sp and the .b1 form.
+ * wgmma.fence, wgmma.mma_async (dense: f16/bf16, tf32, e4m3/e5m2, s8/u8,
+ * b1 .and .popc), wgmma.commit_group, wgmma.wait_group, and setmaxnreg
+ * (§9.7.19), which is warpgroup-wide too. Refused by name at lowering
+ * ("... is not supported"): wgmma.mma_async.sp.
  *
  * Warpgroup. Four contiguous warps (warp ids 4g .. 4g+3 of the CTA) execute
  * every .aligned instruction here together, each with all 32 lanes. Warp w
@@ -24,7 +24,9 @@
  * the m16n8 accumulator of mma.sync (mma.c) repeated every 8 columns. A
  * from registers (4 of them, epr elements each: f16/bf16 2, tf32 1, 8-bit
  * 4): element j of register r at row g + 8*(r & 1), column
- * epr*t + j + (K/2)*(r >> 1), the A of mma.m16n8kK.
+ * epr*t + j + (K/2)*(r >> 1), the A of mma.m16n8kK. b1 (K = 256 bits) is
+ * handled as bytes of 8 consecutive k (EK_B1): 32 bytes a row, laid out
+ * and fragmented as 8-bit elements, each product popc(a AND b).
  *
  * Shared-memory matrix descriptor (64 bits): start address bits 0-13,
  * leading-dimension byte offset (LBO) bits 16-29, stride-dimension byte
@@ -51,7 +53,8 @@
  * Arithmetic: mma.c's model (exact products; f32 accumulation in k order
  * starting from C, one round-to-nearest-even per addition; an f16 D rounded
  * once at the end; s8/u8 exact in 64 bits, wrapped or .satfinite-clamped
- * to s32). e4m3/e5m2 elements are exact f32 values. scale-d false: C is
+ * to s32; b1: D = C + the sum of popc(a AND b), exact). e4m3/e5m2 elements
+ * are exact f32 values. scale-d false: C is
  * 0. imm-scale-a/b -1 negates the elements of A/B (exact).
  *
  * Asynchrony. wgmma.mma_async computes its result when it executes, from
@@ -413,7 +416,10 @@ HANDLER(exec_wgmma_mma) {
         int row = g + 8 * (e >> 1 & 1), col = 8 * (e >> 2) + 2 * t + (e & 1);
         if (intd) {
           int64_t acc = scale_d ? (int32_t)c[l] : 0;
-          for (int k = 0; k < K; k++) acc += ia[row * K + k] * ib[col * K + k];
+          if (o->ea == EK_B1)   /* bytes of 8 bits: popc of a AND b */
+            for (int k = 0; k < K; k++) acc += __builtin_popcount((uint32_t)(ia[row * K + k] & ib[col * K + k]));
+          else
+            for (int k = 0; k < K; k++) acc += ia[row * K + k] * ib[col * K + k];
           if (o->satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
           out = (uint32_t)acc;
         } else {
@@ -472,11 +478,12 @@ static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
   }
   if (nt != 3 || !n || !k) return false;
   int d = ek[0], a = ek[1], b = ek[2];
-  bool f16 = a == EK_F16 || a == EK_BF16, i8 = a == EK_S8 || a == EK_U8;
+  bool f16 = a == EK_F16 || a == EK_BF16, i8 = a == EK_S8 || a == EK_U8 || a == EK_B1;
   if (f16 && (a != b || (a == EK_BF16 && d != EK_F32))) return false;
   if (i8 && n > 32 && n % 16)
-    lower_refuse(L, "wgmma.mma_async: .m64n%dk32 is not a shape of the .s8/.u8 forms (N is 8, 16, "
-                 "24, 32 or a multiple of 16)", n);
+    lower_refuse(L, "wgmma.mma_async: .m64n%dk%d is not a shape of the %s forms (N is 8, 16, 24, 32 "
+                 "or a multiple of 16)", n, k, a == EK_B1 ? ".b1" : ".s8/.u8");
+  if (a == EK_B1) k /= 8;   /* K bits in K/8 bytes (EK_B1) */
   bool adesc = in->opds[1].kind != OPD_VEC;
   /* operands: d, a, b-desc, scale-d, then imm-scale-a, imm-scale-b (not
      integer), imm-trans-a (f16/bf16 with an A descriptor), imm-trans-b (f16/bf16) */
@@ -525,7 +532,7 @@ bool wgmma_select(Lower *L, const Insn *in, XInsn *x) {
     x->imm = in->opds[0].ival;
     x->fn = exec_wgmma_wait;
     return true;
-  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8:
+  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_B1:
     return select_mma_async(L, in, x);
   case OP_SETMAXNREG:
     x->imm = in->opds[0].ival;

@@ -22,9 +22,11 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEAD = ".version 8.4\n.target sm_90a\n.address_size 64\n"
+# b1 matrices are laid out as bytes of 8 consecutive k (bit i of byte c: k = 8c + i)
 KIND_BITS = {"f16": 16, "bf16": 16, "tf32": 32, "e4m3": 8, "e5m2": 8, "s8": 8, "u8": 8,
-             "f32": 32, "s32": 32}
-KOF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32}
+             "f32": 32, "s32": 32, "b1": 8}
+KOF = {"f16": 16, "bf16": 16, "tf32": 8, "e4m3": 32, "e5m2": 32, "s8": 32, "u8": 32, "b1": 256}
+INT = ("s8", "u8", "b1")
 SWZ = {"none": (0, 1), "128B": (1, 8), "64B": (2, 4), "32B": (3, 2)}   # mode field, width/16B
 
 
@@ -167,7 +169,9 @@ def kernel(name, c, nd, words, descs):
     s.append("  wgmma.fence.sync.aligned;")
     dl = "{" + ", ".join(f"%d{r}" for r in range(nd)) + "}"
     mn = f"wgmma.mma_async.sync.aligned.m64n{c['n']}k{KOF[c['a']]}"
-    if c["a"] in ("s8", "u8"):
+    if c["a"] == "b1":
+        mn += ".s32.b1.b1.and.popc"
+    elif c["a"] in ("s8", "u8"):
         mn += (".satfinite" if c.get("sat") else "") + f".s32.{c['a']}.{c['b']}"
     else:
         mn += f".{c['d']}.{c['a']}.{c['b']}"
@@ -175,7 +179,7 @@ def kernel(name, c, nd, words, descs):
         ad = f"%rd{10 + 2 * step}" if c["adesc"] else "{%a0, %a1, %a2, %a3}"
         bd = f"%rd{11 + 2 * step}"
         tail = []
-        if c["a"] not in ("s8", "u8"):
+        if c["a"] not in INT:
             tail += [str(c.get("sa", 1)), str(c.get("sb", 1))]
         if c["a"] in ("f16", "bf16"):
             if c["adesc"]:
@@ -212,6 +216,8 @@ def offsets(swz, major, kind, rows, K):
 
 
 def vals(rng, kind, lo, hi, shape):
+    if kind == "b1":
+        lo, hi = 0, 1
     if kind == "u8":
         lo = max(lo, 0)
     if kind == "s8":
@@ -237,6 +243,12 @@ def gen_case(name, c, seed):
     if c["d"] == "s32":
         lim = (lambda v: max(-2**31, min(2**31 - 1, v))) if c.get("sat") else (lambda v: v)
         D = np.vectorize(lim, otypes=[object])(D)
+    if c["a"] == "b1":   # bits to bytes along k, for the layout and the registers
+        A = np.array([[sum(int(A[m, 8 * j + i]) << i for i in range(8)) for j in range(K // 8)]
+                      for m in range(64)], dtype=object)
+        B = np.array([[sum(int(B[8 * j + i, n]) << i for i in range(8)) for n in range(N)]
+                      for j in range(K // 8)], dtype=object)
+        K, Ki = K // 8, Ki // 8
     img = bytearray(65536)
     descs = []
     ta, tb = c.get("ta", "K"), c.get("tb", "K")
@@ -310,6 +322,10 @@ CASES = [
                             range=(-128, 127), crange=(-10**6, 10**6))),
     ("s32_u8_areg_sw128", dict(d="s32", a="u8", b="s8", n=48, adesc=False, swz_b="128B",
                                range=(-128, 255), crange=(-10**6, 10**6))),
+    ("s32_b1_sw128", dict(d="s32", a="b1", b="b1", n=64, adesc=True, swz_a="128B", swz_b="128B",
+                          range=(0, 1), crange=(-1000, 1000))),
+    ("s32_b1_areg_none", dict(d="s32", a="b1", b="b1", n=24, adesc=False, swz_b="none",
+                              range=(0, 1), crange=(-1000, 1000))),
     ("s32_s8_sat_sw32", dict(d="s32", a="s8", b="s8", n=32, adesc=True, swz_a="32B", swz_b="32B",
                              sat=True, range=(-128, 127), crange=(0, 0))),
 ]
