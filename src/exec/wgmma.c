@@ -69,7 +69,10 @@
  * register of a pending accumulator written before its result lands is a
  * finding (found when it lands), and so is a store to the shared memory a
  * pending operation read (its elements are read again when it lands);
- * reads of a pending accumulator are not detected.
+ * reads of a pending accumulator are not detected. Also under --check: a
+ * wgmma.mma_async before the warp's first wgmma.fence, and one whose
+ * accumulator or A registers the program wrote since an earlier
+ * wgmma.mma_async used them with no wgmma.fence between.
  *
  * setmaxnreg.inc/.dec: ptxvm does not allocate registers per thread, so
  * there is no budget to move; it checks what the ISA requires: the
@@ -104,7 +107,17 @@ typedef struct WgState {
   struct WgScratch *tmp;        /* wgmma.mma_async's operands (too big for a stack) */
   struct WgRead *rd;            /* --check: the pending operations' shared operands */
   size_t nrd, caprd;
+  bool fenced;                  /* --check: a wgmma.fence has executed */
+  struct WgSeen *seen;          /* --check: registers wgmma.mma_async used since it */
+  size_t nseen, capseen;
 } WgState;
+
+/* --check: a register as the last wgmma.mma_async (or the landing of its
+ * result) left it, since the last wgmma.fence. */
+typedef struct WgSeen {
+  uint32_t slot;
+  uint32_t v[WARP_SIZE];
+} WgSeen;
 
 /* --check: what a pending wgmma.mma_async read from shared memory (a hash
  * of its A and B elements), read again when its group lands: a write to
@@ -124,7 +137,7 @@ typedef struct WgScratch {
 
 void wgmma_free(Warp *w) {
   WgState *s = w->wgmma;
-  if (s) { free(s->e); free(s->tmp); free(s->rd); }
+  if (s) { free(s->e); free(s->tmp); free(s->rd); free(s->seen); }
   free(s);
   w->wgmma = NULL;
 }
@@ -237,6 +250,8 @@ static void land(Warp *w, const XInsn *x, WgState *s, uint32_t upto) {
                     "value undefined); the result overwrites it here", e->group);
       for (size_t j = i + 1; j < s->n; j++)   /* a later group's register changes here, not by the program */
         if (s->e[j].slot == e->slot) memcpy(s->e[j].old, e->v, sizeof e->v);
+      for (size_t j = 0; j < s->nseen; j++)
+        if (s->seen[j].slot == e->slot) memcpy(s->seen[j].v, e->v, sizeof e->v);
     }
     memcpy(r, e->v, sizeof e->v);
   }
@@ -245,7 +260,11 @@ static void land(Warp *w, const XInsn *x, WgState *s, uint32_t upto) {
 }
 
 HANDLER(exec_wgmma_fence) {
-  return rendezvous(w, x, mask) == XS_NEXT ? XS_NEXT : XS_TRAP;
+  if (rendezvous(w, x, mask) != XS_NEXT) return XS_TRAP;
+  WgState *s = w->wgmma;
+  s->fenced = true;
+  s->nseen = 0;
+  return XS_NEXT;
 }
 
 HANDLER(exec_wgmma_commit) {
@@ -371,6 +390,43 @@ static uint64_t operands_sum(Warp *w, const XInsn *x, uint64_t adesc, uint64_t b
   return hash_words(h, B, (size_t)o->n * o->k);
 }
 
+/* --check: the ISA's wgmma.fence rules that a program's writes show: one
+ * before a warp's first wgmma.mma_async, and one between a write to an
+ * accumulator or A register and a wgmma.mma_async that uses it (reads,
+ * which need one too, are not seen). */
+static bool fence_check(Warp *w, const XInsn *x, WgState *s, const WgOp *o) {
+  if (!s->fenced) {
+    exec_report(w, x, -1, "wgmma.mma_async executed before any wgmma.fence of its warp (the ISA "
+                "requires one before the first wgmma.mma_async)");
+    s->fenced = true;
+  }
+  int n = o->nd + (o->adesc ? 0 : 4);
+  for (int i = 0; i < n; i++) {
+    uint32_t slot = i < o->nd ? o->d[i] : o->areg[i - o->nd];
+    if (slot == NOSLOT) continue;
+    const uint32_t *r = R32(w, slot);
+    size_t j = 0;
+    while (j < s->nseen && s->seen[j].slot != slot) j++;
+    if (j < s->nseen) {
+      if (memcmp(r, s->seen[j].v, sizeof s->seen[j].v))
+        exec_report(w, x, -1, "wgmma.mma_async: its %s register %d was written after an earlier "
+                    "wgmma.mma_async used it, with no wgmma.fence between (the ISA requires one)",
+                    i < o->nd ? "accumulator" : "A", i < o->nd ? i : i - o->nd);
+    } else {
+      if (s->nseen == s->capseen) {
+        size_t cap = s->capseen ? 2 * s->capseen : 64;
+        WgSeen *e = realloc(s->seen, cap * sizeof *e);
+        if (!e) return false;
+        s->seen = e;
+        s->capseen = cap;
+      }
+      s->seen[s->nseen++].slot = slot;
+    }
+    memcpy(s->seen[j].v, r, sizeof s->seen[j].v);
+  }
+  return true;
+}
+
 HANDLER(exec_wgmma_mma) {
   if (rendezvous(w, x, mask) != XS_NEXT) return XS_TRAP;
   const WgOp *o = x->aux;
@@ -392,7 +448,8 @@ HANDLER(exec_wgmma_mma) {
     }
   }
   if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B) != XS_NEXT) return XS_TRAP;
-  if (exec_checking(w) && !note_read(w, x, s, o, A, B)) return exec_fault(w, x, -1, "out of memory");
+  if (exec_checking(w) && (!note_read(w, x, s, o, A, B) || !fence_check(w, x, s, o)))
+    return exec_fault(w, x, -1, "out of memory");
   bool scale_d = o->scale_d >= 0 ? o->scale_d : (w->pred[o->pslot] & 1) != 0;
   /* the descriptors and scale-d are warp-uniform operands: lane 0's are used */
   bool f16d = o->ed == EK_F16, intd = o->ed == EK_S32;
