@@ -383,7 +383,8 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
   case OP_MMA: case OP_MMA_SM75:
     return select_mma(L, in, x);
   case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
-  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_B1:
+  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
+  case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
     return wgmma_select(L, in, x);
   default:
     return false;   /* wmma, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */

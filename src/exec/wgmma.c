@@ -589,7 +589,8 @@ bool wgmma_select(Lower *L, const Insn *in, XInsn *x) {
     x->imm = in->opds[0].ival;
     x->fn = exec_wgmma_wait;
     return true;
-  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_B1:
+  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
+  case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
     return select_mma_async(L, in, x);
   case OP_SETMAXNREG:
     x->imm = in->opds[0].ival;
