@@ -541,6 +541,9 @@ static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
     lower_refuse(L, "wgmma.mma_async: .m64n%dk%d is not a shape of the %s forms (N is 8, 16, 24, 32 "
                  "or a multiple of 16)", n, k, a == EK_B1 ? ".b1" : ".s8/.u8");
   if (a == EK_B1) k /= 8;   /* K bits in K/8 bytes (EK_B1) */
+  if (in->nopds < 4)
+    lower_refuse(L, "wgmma.mma_async: needs at least 4 operands (d, a, b-desc, scale-d), not %d",
+                 in->nopds);
   bool adesc = in->opds[1].kind != OPD_VEC;
   /* operands: d, a, b-desc, scale-d, then imm-scale-a, imm-scale-b (not
      integer), imm-trans-a (f16/bf16 with an A descriptor), imm-trans-b (f16/bf16) */
