@@ -295,6 +295,7 @@ typedef struct WgOp {
   bool adesc, trans_a, trans_b, satfinite;
   int8_t scale_a, scale_b;      /* 1 or -1 */
   int8_t scale_d;               /* 0 or 1 when an immediate, -1: the predicate slot */
+  bool scale_d_neg;             /* the predicate is negated (!p) */
   uint32_t pslot;               /* scale-d predicate */
   uint32_t a;                   /* A descriptor slot (64-bit) */
   uint32_t areg[4];             /* A registers */
@@ -450,7 +451,7 @@ HANDLER(exec_wgmma_mma) {
   if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B) != XS_NEXT) return XS_TRAP;
   if (exec_checking(w) && (!note_read(w, x, s, o, A, B) || !fence_check(w, x, s, o)))
     return exec_fault(w, x, -1, "out of memory");
-  bool scale_d = o->scale_d >= 0 ? o->scale_d : (w->pred[o->pslot] & 1) != 0;
+  bool scale_d = o->scale_d >= 0 ? o->scale_d : ((w->pred[o->pslot] & 1) != 0) != o->scale_d_neg;
   /* the descriptors and scale-d are warp-uniform operands: lane 0's are used */
   bool f16d = o->ed == EK_F16, intd = o->ed == EK_S32;
   int epr = f16d ? 2 : 1;
@@ -566,6 +567,7 @@ static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
   if (sd->kind == OPD_IMM) o->scale_d = sd->ival != 0;
   else if (sd->kind == OPD_REG && sd->sym && sd->sym->type == TY_PRED) {
     o->scale_d = -1;
+    o->scale_d_neg = (sd->flags & OPF_NEG) != 0;
     o->pslot = lower_src(L, sd, TY_PRED);
   } else lower_refuse(L, "wgmma.mma_async: scale-d (operand 4) must be a predicate or a constant");
   if (!i8) {
