@@ -279,7 +279,13 @@ test-numba-suite: all $(CLIENTS_VENV)/installed
 	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python $(NUMBA_SUITE_FLAGS)
 .PHONY: test-clients test-numba-suite
 
-# workload benchmarks W1-W6 (bench/run.py; not in test): table in bench/out/results.md
+# workload benchmarks W1-W7 (bench/run.py; not in test): table in bench/out/results.md
 bench:
 	sh bench/run.sh
 .PHONY: bench
+
+# CUTLASS 3 sm90 GEMMs under ptxvm exec (tests/cutlass/run.sh; nvcc and
+# CUTLASS's headers, minutes of nvcc: not in test)
+cutlass-test: all
+	sh tests/cutlass/run.sh $(B)
+.PHONY: cutlass-test

@@ -4,5 +4,7 @@ set -e
 cd "$(dirname "$0")"
 mkdir -p ptx
 for cu in w*.cu; do
-  nvcc -arch=sm_90 -ptx "$cu" -o "ptx/${cu%.cu}.ptx"
+  arch=sm_90
+  case "$cu" in w7_*) arch=sm_90a ;; esac   # wgmma is sm_90a's
+  nvcc -arch=$arch -ptx "$cu" -o "ptx/${cu%.cu}.ptx"
 done

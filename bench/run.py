@@ -94,6 +94,7 @@ def workloads(scale):
     n5 = (1 << 24) >> scale          # W5: 2^24 s32, clusters of 4 CTAs
     g5 = 1024
     n6 = max(2048, (1 << 20) >> scale)   # W6: 2^20 u32 keys, tiles of 2048
+    n7 = max(64, 256 >> scale)       # W7: n x n x n f16 GEMM through wgmma
     return [
         dict(name="w1_reduce", desc="W1 reduction, %d s32, %d CTAs x 256" % (n1, g1),
              kernel="_Z9w1_reducePKiPij", grid="%d" % g1, block="256",
@@ -120,6 +121,11 @@ def workloads(scale):
              kernel="_Z12w6_radixsortPKjPj", grid="%d" % (n6 // 2048), block="256",
              args=["u32[%d]:rand=6" % n6, "u32[%d]:zero" % n6], dump=1,
              ref=[str(n6), "6"], cmp=cmp_u32),
+        dict(name="w7_wgmma", desc="W7 sm_90a wgmma GEMM %dx%dx%d f16 (f32 acc), 64x64 tiles" % (n7, n7, n7),
+             kernel="w7_wgmma", grid="%d,%d" % (n7 // 64, n7 // 64), block="128",
+             args=["f32[%d]:rand=1" % (n7 * n7), "f32[%d]:rand=2" % (n7 * n7),
+                   "f32[%d]:zero" % (n7 * n7), "s32:%d" % n7], dump=2,
+             ref=[str(n7), "1", "2"], cmp=cmp_f32),
     ]
 
 
@@ -144,7 +150,7 @@ def main():
         name = w["name"]
         refbin = os.path.join(OUT, name + "_ref")
         sh(["cc", "-O2", "-std=c11", "-D_GNU_SOURCE", "-o", refbin,
-            os.path.join(BENCH, "ref", name + ".c")])
+            os.path.join(BENCH, "ref", name + ".c"), "-lm"])
         nat_out = os.path.join(OUT, name + ".native.bin")
         nat_t, nat_rss = None, 0
         for _ in range(opt.repeat):
@@ -228,7 +234,7 @@ def main():
               "the launch columns time the kernel alone (`--stats` wall time), where the host threads work;",
               "native is the reference's computation alone (input generation excluded), C -O2.",
               "Integer results must match exactly; W2 and W4 floats within %g per element (W4 is exact in practice)." % F32_TOL,
-              "W4 runs under the default --async-delay (2000 virtual ns).",
+              "W4 runs under the default --async-delay (2000 virtual ns). W7 is bit-exact: its reference rounds to f16 and accumulates in k order with fmaf, ptxvm's wgmma model.",
               "thread-insns and ptxvm's peak memory: from `ptxvm run --stats`; peak memory is each program's own VmHWM.",
               ""]
     text = "\n".join(lines)

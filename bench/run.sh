@@ -1,3 +1,3 @@
 #!/bin/sh
-# run.sh: the workload benchmarks (W1-W6); see bench/run.py. `make bench` runs it.
+# run.sh: the workload benchmarks (W1-W7); see bench/run.py. `make bench` runs it.
 cd "$(dirname "$0")/.." && exec python3 bench/run.py "$@"

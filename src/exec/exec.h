@@ -106,6 +106,8 @@ struct Warp {
   uint32_t local_size;    /* bytes of local memory per thread */
   void *interp;           /* interpreter-private state (pcs, frames, ...) */
   const struct MemObserver *observer;  /* Launch.observer (the access hook below) */
+  void *wgmma;            /* warpgroup state: pending wgmma results, the
+                             warpgroup rendezvous log (wgmma.c); NULL: none */
 };
 
 /* Lane loops gain most from wider vectors: LANE_CLONES gives a function a
@@ -363,6 +365,11 @@ bool cluster_select_map(Lower *L, const Insn *in, XInsn *x);
 /* bar.warp.sync (family SYNC) is a warp rendezvous: src/exec/warp.c
  * implements it and exec_select_SYNC delegates OP_BAR_WARP_SYNC here. */
 bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x);
+/* The warpgroup instructions wgmma.* (family MMA) and setmaxnreg (MISC):
+ * src/exec/wgmma.c; exec_select_MMA and exec_select_MISC delegate them. */
+bool wgmma_select(Lower *L, const Insn *in, XInsn *x);
+/* Frees a warp's warpgroup state (Warp.wgmma; interp.c warp_free). */
+void wgmma_free(Warp *w);
 
 /* One selector per family (families in ir.h): sets x->fn and the fields it
  * needs, returns false when the form is not supported yet. Declared here from

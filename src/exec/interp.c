@@ -568,6 +568,7 @@ static void warp_free(Warp *w) {
     free(s->saves);
     free(s);
   }
+  wgmma_free(w);
   free(w->r32); free(w->r64); free(w->pred); free(w->local);
 }
 

@@ -6,7 +6,7 @@
  * the thread. brkpt suspends execution for a debugger; with no debugger
  * attached we report it the same way (the user asked to stop there).
  * pmevent triggers a performance-monitor event, which we do not model: a
- * no-op. setmaxnreg is a later issue.
+ * no-op. setmaxnreg, a warpgroup instruction, is src/exec/wgmma.c's.
  *
  * Stack: each lane's stack pointer is a .local address (an offset in its
  * local memory) in the hidden slot Program.sp_slot (program.h); the stack
@@ -141,6 +141,7 @@ bool exec_select_MISC(Lower *L, const Insn *in, XInsn *x) {
   case OP_BRKPT: x->fn = exec_brkpt; return true;
   case OP_PMEVENT: x->fn = exec_pmevent; return true;
   case OP_STACKSAVE: case OP_STACKRESTORE: case OP_ALLOCA: return select_stack(L, in, x);
+  case OP_SETMAXNREG: return wgmma_select(L, in, x);
   default: return false;
   }
 }

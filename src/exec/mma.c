@@ -1,8 +1,9 @@
 /* mma.c: family MMA, the warp-level matrix instructions (PTX ISA 9.0
  * §9.7.14): ldmatrix, stmatrix, movmatrix and mma.sync (dense), executed
- * bit-exactly over the whole warp at once. wmma, wgmma, mma.sp and the
- * forms listed under "Refused" are not executed yet: the selector refuses
- * them by name at lowering (FILE:LINE:COL: ... is not supported).
+ * bit-exactly over the whole warp at once. The warpgroup wgmma.* rows of
+ * this family are wgmma.c's (exec_select_MMA delegates them). wmma, mma.sp
+ * and the forms listed under "Refused" are not executed yet: the selector
+ * refuses them by name at lowering (FILE:LINE:COL: ... is not supported).
  *
  * Convergence. Every form is .sync.aligned: all 32 lanes of the warp must
  * execute the same instruction together, unguarded or with a guard true
@@ -68,12 +69,7 @@
  * and .b8. */
 #include <math.h>
 
-#include "program.h"
-#include "alu.h"
-#include "fpconv.h"
-
-/* Element kinds of the operands. */
-typedef enum { EK_F16, EK_BF16, EK_TF32, EK_F32, EK_F64, EK_S8, EK_U8, EK_S32 } EKind;
+#include "mma.h"
 
 typedef struct MmaOp {
   uint8_t m, n, k;               /* shape */
@@ -85,19 +81,9 @@ typedef struct MmaOp {
 
 enum { OD, OA, OB, OC };
 
-static int ek_bits(int ek) {
-  switch (ek) {
-  case EK_F16: case EK_BF16: return 16;
-  case EK_S8: case EK_U8: return 8;
-  case EK_F64: return 64;
-  default: return 32;
-  }
-}
-static int ek_epr(int ek) { return ek == EK_F64 ? 1 : 32 / ek_bits(ek); }
-
 /* ---- convergence ---- */
 
-static XStatus converged(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
+XStatus mma_converged(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   if (mask == 0xffffffffu) return XS_NEXT;
   char t1[160], t2[160];
   lanes_text(mask, t1, sizeof t1);
@@ -148,24 +134,6 @@ static void gather(Warp *w, const MmaOp *m, int which, uint64_t *mat, int ld) {
   }
 }
 
-/* f32 value of an f16/bf16/tf32/f32 element. */
-static float as_f32(int ek, uint64_t v) {
-  switch (ek) {
-  case EK_F16: return f16_to_f32((uint16_t)v);
-  case EK_BF16: return bf16_to_f32((uint16_t)v);
-  case EK_TF32: return bits_f32((uint32_t)v & 0xffffe000u);
-  default: return bits_f32((uint32_t)v);
-  }
-}
-
-static int64_t as_int(int ek, uint64_t v) {
-  switch (ek) {
-  case EK_S8: return (int8_t)(uint8_t)v;
-  case EK_U8: return (uint8_t)v;
-  default: return (int32_t)(uint32_t)v;
-  }
-}
-
 /* D[i][j] from row i of A, column j of B and C[i][j] (the header's model). */
 static uint64_t dot(const MmaOp *m, const uint64_t *A, const uint64_t *B, uint64_t c, int i, int j) {
   int K = m->k, N = m->n;
@@ -177,20 +145,20 @@ static uint64_t dot(const MmaOp *m, const uint64_t *A, const uint64_t *B, uint64
     return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? F64_CNAN : u;
   }
   if (ea == EK_S8 || ea == EK_U8) {
-    int64_t acc = as_int(ec, c);
-    for (int k = 0; k < K; k++) acc += as_int(ea, A[i * K + k]) * as_int(eb, B[k * N + j]);
+    int64_t acc = ek_int(ec, c);
+    for (int k = 0; k < K; k++) acc += ek_int(ea, A[i * K + k]) * ek_int(eb, B[k * N + j]);
     if (m->satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
     return (uint32_t)acc;
   }
-  float acc = as_f32(ec, c);
-  for (int k = 0; k < K; k++) acc = fmaf(as_f32(ea, A[i * K + k]), as_f32(eb, B[k * N + j]), acc);
+  float acc = ek_f32(ec, c);
+  for (int k = 0; k < K; k++) acc = fmaf(ek_f32(ea, A[i * K + k]), ek_f32(eb, B[k * N + j]), acc);
   if (ed == EK_F16) return f32_to_f16(acc, FR_RN);
   uint32_t u = f32_bits(acc);
   return f32_is_nan(u) ? F32_CNAN : u;
 }
 
 HANDLER(exec_mma) {
-  if (converged(w, x, mask, "mma") != XS_NEXT) return XS_TRAP;
+  if (mma_converged(w, x, mask, "mma") != XS_NEXT) return XS_TRAP;
   const MmaOp *m = x->aux;
   uint64_t A[16 * 32], B[32 * 8], C[16 * 8], D[16 * 8];
   gather(w, m, OA, A, m->k);
@@ -238,7 +206,7 @@ static void mat_pos(bool trans, int l, int h, int *row, int *col) {
 }
 
 HANDLER(exec_ldmatrix) {
-  if (converged(w, x, mask, "ldmatrix") != XS_NEXT) return XS_TRAP;
+  if (mma_converged(w, x, mask, "ldmatrix") != XS_NEXT) return XS_TRAP;
   const MatOp *o = x->aux;
   uint16_t M[4][8][8];
   for (int i = 0; i < o->count; i++)
@@ -261,7 +229,7 @@ HANDLER(exec_ldmatrix) {
 }
 
 HANDLER(exec_stmatrix) {
-  if (converged(w, x, mask, "stmatrix") != XS_NEXT) return XS_TRAP;
+  if (mma_converged(w, x, mask, "stmatrix") != XS_NEXT) return XS_TRAP;
   const MatOp *o = x->aux;
   uint16_t M[4][8][8];
   for (int i = 0; i < o->count; i++) {
@@ -289,7 +257,7 @@ HANDLER(exec_stmatrix) {
 }
 
 HANDLER(exec_movmatrix) {
-  if (converged(w, x, mask, "movmatrix") != XS_NEXT) return XS_TRAP;
+  if (mma_converged(w, x, mask, "movmatrix") != XS_NEXT) return XS_TRAP;
   const uint32_t *a = R32(w, x->slot[1]);
   uint32_t t[WARP_SIZE];
   FOR_LANES(l) {
@@ -307,8 +275,8 @@ HANDLER(exec_movmatrix) {
 /* ---- selection ---- */
 
 /* The registers of a brace list (or one register) into slots; n must match. */
-static void lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst, Type t,
-                       uint32_t *slots, const char *what) {
+void mma_lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst, Type t,
+                    uint32_t *slots, const char *what) {
   const Operand *e = o->kind == OPD_VEC ? o->elems : o;
   int have = o->kind == OPD_VEC ? o->n : 1;
   if (have != n)
@@ -327,9 +295,10 @@ static void lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool d
   }
 }
 
-static int kind_of(const char *mod) {
-  static const char *const names[] = {".f16", ".bf16", ".tf32", ".f32", ".f64", ".s8", ".u8", ".s32"};
-  for (int i = 0; i < 8; i++) if (!strcmp(mod, names[i])) return i;
+int mma_kind_of(const char *mod) {
+  static const char *const names[] = {".f16", ".bf16", ".tf32", ".f32", ".f64", ".s8", ".u8", ".s32",
+                                      ".e4m3", ".e5m2", ".b1"};
+  for (int i = 0; i < 11; i++) if (!strcmp(mod, names[i])) return i;
   return -1;
 }
 
@@ -357,7 +326,7 @@ static bool select_mma(Lower *L, const Insn *in, XInsn *x) {
   const char *lay[2] = {NULL, NULL};
   for (int i = 0; i < in->nmods; i++) {
     const char *s = in->mods[i];
-    int kind = kind_of(s);
+    int kind = mma_kind_of(s);
     if (kind >= 0) { if (nt < 4) ek[nt] = kind; nt++; continue; }
     if (!strcmp(s, ".row") || !strcmp(s, ".col")) { if (nlay < 2) lay[nlay] = s; nlay++; continue; }
     if (sscanf(s, ".m%dn%dk%d", &m, &n, &k) == 3) continue;
@@ -381,7 +350,7 @@ static bool select_mma(Lower *L, const Insn *in, XInsn *x) {
   }
   static const char *const what[4] = {"d", "a", "b", "c"};
   for (int q = 0; q < 4; q++)
-    lower_regs(L, in, &in->opds[q], o->nreg[q], q == OD, reg_type(ek[q]), o->slot[q], what[q]);
+    mma_lower_regs(L, in, &in->opds[q], o->nreg[q], q == OD, reg_type(ek[q]), o->slot[q], what[q]);
   x->aux = o;
   x->nslots = 0;
   x->fn = exec_mma;
@@ -401,7 +370,7 @@ static bool select_matrix(Lower *L, const Insn *in, XInsn *x, bool store) {
   x->space = (uint8_t)sp;
   x->imm = lower_addr(L, addr, sp, &o->base);
   o->base64 = addr->sym && addr->sym->kind == SYM_REG && type_size(addr->sym->type) == 8;
-  lower_regs(L, in, regs, o->count, !store, TY_B32, o->slot, store ? "the source" : "the destination");
+  mma_lower_regs(L, in, regs, o->count, !store, TY_B32, o->slot, store ? "the source" : "the destination");
   x->aux = o;
   x->nslots = 0;
   x->fn = store ? exec_stmatrix : exec_ldmatrix;
@@ -420,7 +389,11 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
     return true;
   case OP_MMA: case OP_MMA_SM75:
     return select_mma(L, in, x);
+  case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
+  case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
+  case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
+    return wgmma_select(L, in, x);
   default:
-    return false;   /* wmma, wgmma, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
+    return false;   /* wmma, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
   }
 }

@@ -419,11 +419,11 @@ expect_exit 2 "holds no device code" run "$T/host.elf" k
 "$PTXVM" ptx "$T/k.ptx" >"$T/k.out" 2>"$T/err"
 if cmp -s "$T/k.ptx" "$T/k.out"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: ptx of PTX text"; fi
 
-# opcov: one line per opcodes.def row and a total; add.s32 executes, wgmma
+# opcov: one line per opcodes.def row and a total; add.s32 executes, fma.oob
 # does not yet, call (operands "*") is unchecked
 "$B/opcov" >"$T/opcov"
 rows=$(grep -c '^X(' src/ir/opcodes.def)
-if grep -q "^executes  *add  *ADD_INT" "$T/opcov" && grep -q "^not yet  *wgmma.fence" "$T/opcov" &&
+if grep -q "^executes  *add  *ADD_INT" "$T/opcov" && grep -q "^not yet  *fma  *FMA_OOB" "$T/opcov" &&
    grep -q "^unchecked  *call " "$T/opcov" && tail -1 "$T/opcov" | grep -q "^$rows rows: " &&
    [ "$(wc -l < "$T/opcov")" -eq $((rows + 1)) ]; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: opcov output"; fi
