@@ -66,7 +66,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lower/lower.h"
+#include "program.h"
 #include "../sync/bar.h"
 #include "race.h"
 
