@@ -2,15 +2,18 @@
 """check_sweep.py: reruns conformance launches under --check and counts findings.
 
     python3 scripts/check_sweep.py [--build DIR] [-j N] [--ptx] [--cuda] [--triton] [--numba]
-                                   [--grep WORD]
+                                   [--grep WORD] [--expect FILE]
 
 Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
 tests/ptx/check/, tests/ptx/race/, which test findings on purpose) and every
 launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
 again with --check added; a run whose stderr holds WORD ("data race" by
 default) is listed with its first such line. Exit status 1 when any did.
-Not part of `make test` (issue 17: the existing suite stays free of races
-under --check); it takes minutes.
+With --expect FILE (tests/races_on_purpose.txt), the files it lists are
+the ones that race by design: exit status 1 when any other launch gives a
+finding or a listed file gives none; the suite runs it so (test
+sweep:scripts/check_sweep.py: issue 17, the existing suite stays free of
+races under --check).
 """
 import argparse, glob, os, re, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -51,6 +54,7 @@ def main():
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-j", type=int, default=2)
     ap.add_argument("--grep", default="data race")
+    ap.add_argument("--expect", metavar="FILE")
     for c in ("ptx", "cuda", "triton", "numba"):
         ap.add_argument("--" + c, action="store_true")
     o = ap.parse_args()
@@ -72,14 +76,25 @@ def main():
                 return name, l
         return name, None
 
-    bad = 0
+    expected = None
+    if o.expect:
+        expected = {l.split()[0] for l in open(o.expect) if l.strip() and not l.startswith("#")}
+    bad, wrong, seen = 0, 0, set()
     with ThreadPoolExecutor(o.j) as ex:
         for name, hit in ex.map(one, runs):
             if hit:
                 bad += 1
-                print("%s: %s" % (name, hit))
+                seen.add(name.split(":")[0])
+                on_purpose = expected is not None and name.split(":")[0] in expected
+                wrong += not on_purpose
+                print("%s%s: %s" % ("" if expected is None or on_purpose else "FAIL: unexpected: ", name, hit))
     print("%d launches under --check, %d with '%s'" % (len(runs), bad, o.grep))
-    return 1 if bad else 0
+    if expected is None:
+        return 1 if bad else 0
+    for f in sorted(expected - seen):
+        wrong += 1
+        print("FAIL: missing: %s races on purpose (%s) but gave no '%s'" % (f, o.expect, o.grep))
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

@@ -95,6 +95,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    the include graph between the folders of src/ has no
                    cycle but the ones the script lists as known (each with
                    its reason; the list only shrinks): exit 0
+  sweep:scripts/check_sweep.py
+                   every RUN line of tests/ptx and every launch of the
+                   cuda/triton/numba MANIFESTs again under --check: no data
+                   race but in the files of tests/races_on_purpose.txt,
+                   each of which must give one (issue 17)
   python:tests/python/test_python.py
                    the Python package (python/ptxvm) on the build's
                    libptxvm.so, with a Python that imports numpy; skipped,
@@ -1016,6 +1021,9 @@ def plan(args, ptxas):
         jobs.append(python_job(args.build, args.timeout))
         jobs.append(("layers:scripts/layers.py", t_script,
                      [sys.executable, "scripts/layers.py", "--quiet"], args.timeout))
+        jobs.append(("sweep:scripts/check_sweep.py", t_script,
+                     [sys.executable, "scripts/check_sweep.py", "--build", args.build, "-j", "1",
+                      "--expect", "tests/races_on_purpose.txt"], args.timeout * 4))
         inst = "tests/install/test_install.sh"
         if os.path.exists(os.path.join(ROOT, inst)):
             jobs.append(("install:" + inst, t_script, ["sh", inst, args.build], args.timeout * 4))
