@@ -144,6 +144,8 @@ void drv_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void drv_say_lines(const char *text);
 /* Adds a launch's counters to the totals PTXVM_STATS prints at exit. */
 void drv_stats_add(const ptxvm_stats *s);
+/* The host's monotonic clock, in milliseconds (events, JIT wall time). */
+double drv_now_ms(void);
 
 /* ---- device.c ---- */
 /* The device's value of attribute a (attributes.def); 0 for no attribute. */
@@ -197,6 +199,24 @@ CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q);
 /* ---- context.c (device printf) ---- */
 /* Writes the device printf output held so far to stdout (context.c). */
 void drv_printf_flush(void);
+
+/* ---- module.c: JIT options ---- */
+/* What the JIT options of a load or a link ask to be filled
+ * (cuModuleLoadDataEx, cuLibraryLoadData, cuLinkCreate): the error and info
+ * log buffers (their size options: in, the buffer's bytes, kept in *_cap;
+ * out, the bytes written with the NUL) and CU_JIT_WALL_TIME (ms). A NULL
+ * pointer: not asked. Other options (optimisation, target, ...) do not
+ * change what PTX means and are ignored. */
+typedef struct DrvJitLog {
+  char *err, *info;
+  size_t *err_size, *info_size;
+  size_t err_cap, info_cap;
+  float *wall_ms;
+} DrvJitLog;
+void drv_jit_log_parse(DrvJitLog *log, unsigned n, CUjit_option *opts, void **vals);
+/* Replaces the error (info) log's text, cut to the buffer (log NULL: none). */
+void drv_jit_log_error(DrvJitLog *log, const char *text);
+void drv_jit_log_info(DrvJitLog *log, const char *text);
 
 /* ---- memory.c ---- */
 /* The live contexts, which a pointer's owner is looked up among: a new

@@ -121,13 +121,21 @@ CUresult cuFuncSetSharedMemConfig(CUfunction hfunc, CUsharedconfig config) {
   return (unsigned)config <= CU_SHARED_MEM_CONFIG_EIGHT_BYTE_BANK_SIZE ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
+/* The offset and size of a parameter in the kernel's parameter space (also
+ * cuKernelGetParamInfo's answer). */
 CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize) {
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
   if (!drv_live_function(func)) return CUDA_ERROR_INVALID_HANDLE;
   if (!paramOffset || paramIndex >= (size_t)func->info.nparams) return CUDA_ERROR_INVALID_VALUE;
+  CUcontext c;
+  r = drv_enter(func->mod->ctx, &c);   /* ptxvm calls on the context need its lock */
+  if (r != CUDA_SUCCESS) return r;
   ptxvm_param_info pi;
-  if (ptxvm_function_get_param(func->vm, 0, (int)paramIndex, &pi) != PTXVM_SUCCESS) return CUDA_ERROR_INVALID_VALUE;
+  ptxvm_status st = ptxvm_function_get_param(func->vm, 0, (int)paramIndex, &pi);
+  r = st == PTXVM_SUCCESS ? CUDA_SUCCESS : drv_result(c, st, CUDA_ERROR_INVALID_VALUE);
+  drv_leave(c);
+  if (r != CUDA_SUCCESS) return r;
   *paramOffset = (size_t)pi.offset;
   if (paramSize) *paramSize = (size_t)pi.size;
   return CUDA_SUCCESS;

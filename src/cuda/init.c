@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "driver.h"
 
@@ -47,6 +48,12 @@ static uint64_t env_u64(const char *name, uint64_t dflt, bool *bad) {
     return dflt;
   }
   return x;
+}
+
+double drv_now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
 void drv_stats_add(const ptxvm_stats *s) {

@@ -40,7 +40,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "driver.h"
 
@@ -49,10 +48,7 @@ typedef struct LinkInput { char *text; size_t len; char *name; } LinkInput;
 struct CUlinkState_st {
   uint32_t magic;
   CUcontext ctx;
-  char *err_log, *info_log;              /* the caller's buffers */
-  size_t *err_size, *info_size;          /* the size options: bytes written */
-  size_t err_cap, info_cap;              /* the buffers' bytes, as given */
-  float *wall_ms;                        /* CU_JIT_WALL_TIME */
+  DrvJitLog log;                         /* the caller's log buffers and wall time */
   LinkInput *in;
   int n, cap;
   char *libs;                            /* the libraries without PTX, "a, b" */
@@ -64,19 +60,11 @@ struct CUlinkState_st {
 
 static bool live_link(CUlinkState s) { return drv_live(s, MAGIC_LINK); }
 
-/* Writes text into a log buffer of cap bytes; *size becomes the bytes
- * written with the NUL. */
-static void log_put(char *buf, size_t cap, size_t *size, const char *text) {
-  if (!buf || !size || !cap) return;
-  snprintf(buf, cap, "%s", text);
-  *size = strlen(buf) + 1;
-}
-
 /* The CUDA error of a ptxvm status of an image or a link; the message on
  * stderr and in the error log. */
 static CUresult fail(CUlinkState s, ptxvm_status st, const char *msg) {
   drv_say_lines(msg);
-  log_put(s->err_log, s->err_cap, s->err_size, msg);
+  drv_jit_log_error(&s->log, msg);
   switch (st) {
   case PTXVM_ERROR_INVALID_PTX: return CUDA_ERROR_INVALID_PTX;
   case PTXVM_ERROR_INVALID_IMAGE: return CUDA_ERROR_INVALID_IMAGE;
@@ -97,23 +85,13 @@ CUresult cuLinkCreate_v2(unsigned int numOptions, CUjit_option *options, void **
   if (!s) return CUDA_ERROR_OUT_OF_MEMORY;
   s->magic = MAGIC_LINK;
   s->ctx = c;
-  for (unsigned i = 0; i < numOptions; i++) switch (options[i]) {
-    case CU_JIT_ERROR_LOG_BUFFER: s->err_log = optionValues[i]; break;
-    case CU_JIT_INFO_LOG_BUFFER: s->info_log = optionValues[i]; break;
-    /* a size option's value is the number itself, kept in the pointer slot */
-    case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: s->err_size = (size_t *)&optionValues[i]; break;
-    case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: s->info_size = (size_t *)&optionValues[i]; break;
-    case CU_JIT_WALL_TIME: s->wall_ms = (float *)&optionValues[i]; break;
-    default: break;
-    }
-  s->err_cap = s->err_size ? *s->err_size : 0;
-  s->info_cap = s->info_size ? *s->info_size : 0;
+  drv_jit_log_parse(&s->log, numOptions, options, optionValues);
   if (!drv_handle_add(s)) {
     free(s);
     return CUDA_ERROR_OUT_OF_MEMORY;
   }
-  log_put(s->err_log, s->err_cap, s->err_size, "");
-  log_put(s->info_log, s->info_cap, s->info_size, "");
+  drv_jit_log_error(&s->log, "");
+  drv_jit_log_info(&s->log, "");
   *stateOut = s;
   return CUDA_SUCCESS;
 }
@@ -307,12 +285,6 @@ CUresult cuLinkAddFile_v2(CUlinkState state, CUjitInputType type, const char *pa
   return r;
 }
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 /* Appends a line to the info log text of the state. */
 static void note(CUlinkState s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(CUlinkState s, const char *fmt, ...) {
@@ -374,7 +346,7 @@ CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut) {
   if (!live_link(state)) return CUDA_ERROR_INVALID_HANDLE;
   if (!cubinOut) return CUDA_ERROR_INVALID_VALUE;
   if (!state->n) return fail(state, PTXVM_ERROR_INVALID_VALUE, "cuLinkComplete: no PTX input was added");
-  double t0 = now_ms();
+  double t0 = drv_now_ms();
   free(state->info);
   state->info = NULL;
   r = check_link(state);
@@ -398,9 +370,9 @@ CUresult cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut) {
   state->size = size;
   *cubinOut = image;
   if (sizeOut) *sizeOut = size;
-  if (state->wall_ms) *state->wall_ms = (float)(now_ms() - t0);
+  if (state->log.wall_ms) *state->log.wall_ms = (float)(drv_now_ms() - t0);
   note(state, "ptxvm: linked %d PTX input%s", state->n, state->n == 1 ? "" : "s");
-  log_put(state->info_log, state->info_cap, state->info_size, state->info ? state->info : "");
+  drv_jit_log_info(&state->log, state->info ? state->info : "");
   return CUDA_SUCCESS;
 }
 

@@ -65,29 +65,36 @@ CUresult cuModuleGetLoadingMode(CUmoduleLoadingMode *mode) {
 
 /* ---- JIT options ---- */
 
-/* JIT options cuModuleLoadDataEx fills: the error and info log buffers. */
-typedef struct JitLog {
-  char *err, *info;
-  size_t *err_size, *info_size;   /* in: buffer bytes; out: bytes written */
-} JitLog;
-
-static void jit_log_parse(JitLog *log, unsigned n, CUjit_option *opts, void **vals) {
+/* The one reading of JIT options, for loads and links (driver.h). */
+void drv_jit_log_parse(DrvJitLog *log, unsigned n, CUjit_option *opts, void **vals) {
   memset(log, 0, sizeof *log);
   for (unsigned i = 0; opts && vals && i < n; i++) switch (opts[i]) {
     case CU_JIT_ERROR_LOG_BUFFER: log->err = vals[i]; break;
     case CU_JIT_INFO_LOG_BUFFER: log->info = vals[i]; break;
-    /* the size option's value is the number itself, stored in the pointer */
+    /* a size option's value is the number itself, kept in the pointer slot */
     case CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: log->err_size = (size_t *)&vals[i]; break;
     case CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: log->info_size = (size_t *)&vals[i]; break;
+    case CU_JIT_WALL_TIME: log->wall_ms = (float *)&vals[i]; break;
     default: break;   /* optimisation and target options do not change PTX's semantics */
     }
+  log->err_cap = log->err_size ? *log->err_size : 0;
+  log->info_cap = log->info_size ? *log->info_size : 0;
 }
 
-static void jit_log_put(char *buf, size_t *size, const char *text) {
-  if (!buf || !size || !*size) return;
-  snprintf(buf, *size, "%s", text);
-  size_t n = strlen(buf);
-  *size = n + 1;
+/* Writes text into a log buffer of cap bytes (cut to fit); *size becomes
+ * the bytes written with the NUL. */
+static void log_put(char *buf, size_t cap, size_t *size, const char *text) {
+  if (!buf || !size || !cap) return;
+  snprintf(buf, cap, "%s", text);
+  *size = strlen(buf) + 1;
+}
+
+void drv_jit_log_error(DrvJitLog *log, const char *text) {
+  if (log) log_put(log->err, log->err_cap, log->err_size, text);
+}
+
+void drv_jit_log_info(DrvJitLog *log, const char *text) {
+  if (log) log_put(log->info, log->info_cap, log->info_size, text);
 }
 
 /* ---- loading ---- */
@@ -162,7 +169,8 @@ static CUmodule module_new(CUcontext c, ptxvm_module *vm) {
 /* Loads an image (`size` 0: in memory, as long as its headers or its NUL
  * say) into context c, entered. `name` names it in messages. */
 static CUresult load_in(CUcontext c, CUmodule *out, const void *image, size_t size, const char *name,
-                        JitLog *log) {
+                        DrvJitLog *log) {
+  double t0 = drv_now_ms();
   ptxvm_module *vm = NULL;
   ptxvm_status st = ptxvm_module_load_image(c->vm, image, size, name, &vm);
   const char *msg = st == PTXVM_SUCCESS ? NULL : ptxvm_last_error(c->vm);
@@ -173,14 +181,13 @@ static CUresult load_in(CUcontext c, CUmodule *out, const void *image, size_t si
   if (st != PTXVM_SUCCESS) {
     if (unnamed) drv_say("%s: %s", name, msg);
     else drv_say_lines(msg);
-    if (log) jit_log_put(log->err, log->err_size, msg);
+    drv_jit_log_error(log, msg);
     ptxvm_module_unload(vm);
     return load_error(st);
   }
-  if (log) {
-    jit_log_put(log->err, log->err_size, "");
-    jit_log_put(log->info, log->info_size, "");
-  }
+  drv_jit_log_error(log, "");
+  drv_jit_log_info(log, "");
+  if (log && log->wall_ms) *log->wall_ms = (float)(drv_now_ms() - t0);
   *out = module_new(c, vm);
   return *out ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
@@ -201,7 +208,7 @@ static const char *image_name(const void *image) {
 }
 
 /* Loads an image into the current context. */
-static CUresult load(CUmodule *out, const void *image, size_t size, const char *name, JitLog *log) {
+static CUresult load(CUmodule *out, const void *image, size_t size, const char *name, DrvJitLog *log) {
   CUcontext c;
   if (!out || !image) return CUDA_ERROR_INVALID_VALUE;
   drv_printf_flush();   /* module loads and unloads write held printf output, as on a GPU */
@@ -216,8 +223,8 @@ CUresult cuModuleLoadData(CUmodule *module, const void *image) { return load(mod
 
 CUresult cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
                             CUjit_option *options, void **optionValues) {
-  JitLog log;
-  jit_log_parse(&log, numOptions, options, optionValues);
+  DrvJitLog log;
+  drv_jit_log_parse(&log, numOptions, options, optionValues);
   return load(module, image, 0, NULL, &log);
 }
 
@@ -451,8 +458,8 @@ static CUresult library_load(CUlibrary *library, const void *code, size_t size, 
     }
     lib->primary = true;
   }
-  JitLog log;
-  jit_log_parse(&log, njit, jopts, jvals);
+  DrvJitLog log;
+  drv_jit_log_parse(&log, njit, jopts, jvals);
   CUcontext e;
   r = drv_enter_work(c, &e);
   if (r == CUDA_SUCCESS) {
@@ -675,21 +682,11 @@ CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel ker
   return cuFuncSetAttribute(f, attrib, val);
 }
 
+/* The kernel's function answers (funcattr.c): one place for the layout. */
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize) {
   CUresult r = drv_initialized();
   if (r != CUDA_SUCCESS) return r;
-  if (!paramOffset) return CUDA_ERROR_INVALID_VALUE;
   CUfunction f = kernel_function(kernel);
   if (!f) return CUDA_ERROR_INVALID_HANDLE;
-  if (paramIndex >= (size_t)f->info.nparams) return CUDA_ERROR_INVALID_VALUE;
-  CUcontext c;
-  r = drv_enter(f->mod->ctx, &c);
-  if (r != CUDA_SUCCESS) return r;
-  ptxvm_param_info pi;
-  ptxvm_status st = ptxvm_function_get_param(f->vm, 0, (int)paramIndex, &pi);
-  drv_leave(c);
-  if (st != PTXVM_SUCCESS) return drv_result(c, st, CUDA_ERROR_INVALID_VALUE);
-  *paramOffset = (size_t)pi.offset;
-  if (paramSize) *paramSize = (size_t)pi.size;
-  return CUDA_SUCCESS;
+  return cuFuncGetParamInfo(f, paramIndex, paramOffset, paramSize);
 }

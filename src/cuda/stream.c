@@ -16,7 +16,6 @@
  * take stream 0 as CU_STREAM_PER_THREAD, which ptxvm runs as the legacy
  * stream except that it never captures nor waits for a capture. */
 #include <stdlib.h>
-#include <time.h>
 
 #include "driver.h"
 
@@ -222,12 +221,6 @@ CUresult cuStreamAddCallback_ptsz(CUstream hStream, CUstreamCallback callback, v
 
 /* ---- events ---- */
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
-}
-
 static bool live_event(CUevent e) { return drv_live(e, MAGIC_EVENT); }
 
 CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags) {
@@ -278,7 +271,7 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, unsigned flags) {
   if (r != CUDA_SUCCESS) return r;
   if (drv_capture_event(hStream, hEvent, flags, false, &r)) return r;
   hEvent->recorded = true;
-  hEvent->t_ms = now_ms();
+  hEvent->t_ms = drv_now_ms();
   return CUDA_SUCCESS;
 }
 

@@ -270,6 +270,23 @@ static void test_globals(void) {
   val[1] = (void *)(size_t)sizeof log;
   CHECK(cuModuleLoadDataEx(&mod, ".version 8.0\n.target sm_90\nbogus;\n", 2, opt, val) == CUDA_ERROR_INVALID_PTX);
   CHECK(strstr(log, "<ptx>:3:") != NULL);
+  {
+    /* both logs and the wall time (one parser for loads and links): the
+       error log cut to its 8 bytes, the info log emptied, the time set */
+    char err[8], info[16] = "x";
+    CUjit_option o[] = {CU_JIT_ERROR_LOG_BUFFER, CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, CU_JIT_INFO_LOG_BUFFER,
+                        CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES, CU_JIT_WALL_TIME};
+    void *w[] = {err, (void *)(size_t)sizeof err, info, (void *)(size_t)sizeof info, NULL};
+    float ms = -1.0f;
+    memcpy(&w[4], &ms, sizeof ms);
+    CHECK(cuModuleLoadDataEx(&mod, ".version 8.0\n.target sm_90\nbogus;\n", 5, o, w) == CUDA_ERROR_INVALID_PTX);
+    CHECK(strlen(err) == 7 && !strncmp(err, "<ptx>:3", 7) && w[1] == (void *)(size_t)8);
+    w[1] = (void *)(size_t)sizeof err;
+    CHECK(cuModuleLoadDataEx(&mod, globals_ptx, 5, o, w) == CUDA_SUCCESS);
+    memcpy(&ms, &w[4], sizeof ms);
+    CHECK(err[0] == 0 && info[0] == 0 && w[1] == (void *)(size_t)1 && w[3] == (void *)(size_t)1 && ms >= 0.0f);
+    CHECK(cuModuleUnload(mod) == CUDA_SUCCESS);
+  }
   /* a kernel ptxvm cannot execute yet is refused at its launch, not
      sticky; the module's other kernels run */
   CHECK(cuModuleLoadData(&mod, partly_ptx) == CUDA_SUCCESS);
