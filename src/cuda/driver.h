@@ -195,6 +195,9 @@ unsigned drv_cluster_limit(CUfunction f);
  * has triggered and begun by then). Others are not implemented, said by
  * name (CUDA_ERROR_NOT_SUPPORTED). */
 CUresult drv_launch_attribute(const CUlaunchAttribute *a, LaunchRequest *q);
+/* Launches f as q asks, with cuLaunchKernel's kernelParams or extra: the
+ * launch of every entry point, and of a graph's kernel node (graph.c). */
+CUresult drv_launch(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra);
 
 /* ---- context.c (device printf) ---- */
 /* Writes the device printf output held so far to stdout (context.c). */
@@ -261,6 +264,10 @@ typedef struct DrvOp {
       CUfunction f;
       unsigned grid[3], block[3], shared;
       void **params, **extra;     /* as cuLaunchKernel takes them */
+      /* the launch attributes a node keeps (cuLaunchKernelEx's, a
+         cooperative launch's, cuGraphKernelNodeSetAttribute's) */
+      bool cooperative, has_cluster;
+      unsigned cluster[3];
     } kernel;
     CUDA_MEMCPY3D copy;           /* host, device or unified operands */
     CUDA_MEMSET_NODE_PARAMS set;

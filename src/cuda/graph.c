@@ -31,7 +31,10 @@
  * function or another entry point runs. As cuda.h says, a graph object is
  * not to be used by two threads at once. Not implemented (stubs, or refused
  * by name): memory allocation, conditional and semaphore nodes, CUDA
- * arrays, capture of the per-thread default stream, cuGraphExecUpdate,
+ * arrays, capture of the per-thread default stream, kernel node attributes
+ * other than the cluster dimension and cooperative (a kernel op keeps those
+ * two, from a captured cuLaunchKernelEx or cuLaunchCooperativeKernel or
+ * from cuGraphKernelNodeSetAttribute), cuGraphExecUpdate,
  * cuGraphChildGraphNodeGetGraph (a child graph node keeps its
  * graph's ops in order, as an executable graph does, not the graph). */
 #include <stdatomic.h>
@@ -304,9 +307,11 @@ static CUresult set_run(const CUDA_MEMSET_NODE_PARAMS *p, CUstream s) {
 static CUresult op_run(const DrvOp *op, CUstream s) {
   switch (op->kind) {
   case DRV_OP_KERNEL: {
-    const unsigned *g = op->u.kernel.grid, *b = op->u.kernel.block;
-    return cuLaunchKernel(op->u.kernel.f, g[0], g[1], g[2], b[0], b[1], b[2], op->u.kernel.shared, s,
-                          op->u.kernel.params, NULL);
+    const unsigned *g = op->u.kernel.grid, *b = op->u.kernel.block, *c = op->u.kernel.cluster;
+    LaunchRequest q = {.grid = {g[0], g[1], g[2]}, .block = {b[0], b[1], b[2]}, .dyn = op->u.kernel.shared,
+                       .stream = s, .has_cluster = op->u.kernel.has_cluster,
+                       .cooperative = op->u.kernel.cooperative, .cluster = {c[0], c[1], c[2]}};
+    return drv_launch(op->u.kernel.f, &q, op->u.kernel.params, NULL);
   }
   case DRV_OP_COPY: return copy_run(&op->u.copy, s);
   case DRV_OP_SET: return set_run(&op->u.set, s);
@@ -1425,6 +1430,15 @@ CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) {
   return cuGraphLaunch(hGraphExec, per_thread(hStream));
 }
 
+/* New kernel parameters keep the launch attributes the op had
+ * (cuGraphKernelNodeSetAttribute's, or the captured launch's). */
+static void keep_attributes(DrvOp *dst, const DrvOp *old) {
+  if (dst->kind != DRV_OP_KERNEL || old->kind != DRV_OP_KERNEL) return;
+  dst->u.kernel.cooperative = old->u.kernel.cooperative;
+  dst->u.kernel.has_cluster = old->u.kernel.has_cluster;
+  memcpy(dst->u.kernel.cluster, old->u.kernel.cluster, sizeof dst->u.kernel.cluster);
+}
+
 /* Replaces the op of exec node from hNode (of the same kind) by a copy of op. */
 static CUresult exec_set(CUgraphExec e, CUgraphNode hNode, const DrvOp *op) {
   CUresult r = drv_initialized();
@@ -1438,6 +1452,7 @@ static CUresult exec_set(CUgraphExec e, CUgraphNode hNode, const DrvOp *op) {
   for (size_t i = 0; live_exec(e) && i < e->n && !x; i++)
     if (e->nodes[i].from == hNode && e->nodes[i].op.kind == op->kind) x = &e->nodes[i];
   if (x) {
+    keep_attributes(&copy, &x->op);
     blob_free(&x->op, x->blob);
     x->op = copy;
     x->blob = blob;
@@ -1528,6 +1543,7 @@ static CUresult node_set(CUgraphNode n, const DrvOp *op) {
   if (r != CUDA_SUCCESS) return r;
   pthread_mutex_lock(&lock);
   if (live_node(n) && n->op.kind == op->kind) {
+    keep_attributes(&copy, &n->op);
     blob_free(&n->op, n->blob);
     n->op = copy;
     n->blob = blob;
@@ -1575,6 +1591,61 @@ CUresult cuGraphKernelNodeSetParams(CUgraphNode hNode, const CUDA_KERNEL_NODE_PA
   if (!nodeParams) return CUDA_ERROR_INVALID_VALUE;
   memcpy(&p, nodeParams, sizeof *nodeParams);
   return cuGraphKernelNodeSetParams_v2(hNode, &p);
+}
+
+/* ---- kernel node attributes ----
+ * A kernel node keeps the cluster dimension and the cooperative flag, as
+ * cuLaunchKernelEx takes them (a cluster dimension of 0,0,0: none, the
+ * kernel's own shape); the launch checks them. Other attributes are refused
+ * by name. */
+static CUresult node_attr(CUgraphNode n, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *get,
+                          const CUkernelNodeAttrValue *set) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (attr != CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION && attr != CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+    drv_say("%s: kernel node attribute %d is not implemented (the cluster dimension and cooperative are)",
+            set ? "cuGraphKernelNodeSetAttribute" : "cuGraphKernelNodeGetAttribute", (int)attr);
+    return CUDA_ERROR_NOT_SUPPORTED;
+  }
+  if (!get && !set) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&lock);
+  if (!live_node(n) || n->op.kind != DRV_OP_KERNEL) {
+    pthread_mutex_unlock(&lock);
+    return CUDA_ERROR_INVALID_VALUE;
+  }
+  __typeof__(n->op.u.kernel) *k = &n->op.u.kernel;
+  if (attr == CU_LAUNCH_ATTRIBUTE_COOPERATIVE) {
+    if (set) k->cooperative = set->cooperative != 0;
+    else get->cooperative = k->cooperative;
+  } else if (set) {
+    k->cluster[0] = set->clusterDim.x, k->cluster[1] = set->clusterDim.y, k->cluster[2] = set->clusterDim.z;
+    k->has_cluster = k->cluster[0] || k->cluster[1] || k->cluster[2];
+  } else {
+    get->clusterDim.x = k->cluster[0], get->clusterDim.y = k->cluster[1], get->clusterDim.z = k->cluster[2];
+  }
+  pthread_mutex_unlock(&lock);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuGraphKernelNodeGetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr, CUkernelNodeAttrValue *value_out) {
+  return node_attr(hNode, attr, value_out, NULL);
+}
+
+CUresult cuGraphKernelNodeSetAttribute(CUgraphNode hNode, CUkernelNodeAttrID attr,
+                                       const CUkernelNodeAttrValue *value) {
+  return node_attr(hNode, attr, NULL, value);
+}
+
+CUresult cuGraphKernelNodeCopyAttributes(CUgraphNode dst, CUgraphNode src) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  if (live_node(dst) && live_node(src) && dst->op.kind == DRV_OP_KERNEL && src->op.kind == DRV_OP_KERNEL)
+    keep_attributes(&dst->op, &src->op);
+  else
+    r = CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock(&lock);
+  return r;
 }
 
 CUresult cuGraphMemcpyNodeGetParams(CUgraphNode hNode, CUDA_MEMCPY3D *nodeParams) {

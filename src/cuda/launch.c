@@ -254,25 +254,26 @@ static void after_run(CUcontext c, ptxvm_status st) {
 }
 
 /* A launch on a capturing stream becomes a graph node (graph.c), which holds
- * what cuLaunchKernel takes: a launch with a cluster dimension, cooperative,
- * or with events to record cannot be one yet, and is refused by name.
+ * what cuLaunchKernel takes and the cluster shape and cooperative flag; a
+ * launch with events to record cannot be one yet, and is refused by name.
  * CUDA_ERROR_NOT_FOUND: the stream does not capture, run it. */
 static CUresult capture(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
   CUresult r;
-  if (q->has_cluster || q->cooperative || q->events[0] || q->events[1]) {
+  if (q->events[0] || q->events[1]) {
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
     if (cuStreamIsCapturing(q->stream, &cs) != CUDA_SUCCESS || cs == CU_STREAM_CAPTURE_STATUS_NONE)
       return CUDA_ERROR_NOT_FOUND;
-    drv_say("'%s': capturing a %s launch into a graph is not implemented", f->info.name,
-            q->cooperative ? "cooperative" : q->has_cluster ? "cluster" : "programmatic or launch-completion event");
+    drv_say("'%s': capturing a launch with a programmatic or launch-completion event into a graph is not "
+            "implemented", f->info.name);
     return CUDA_ERROR_NOT_SUPPORTED;
   }
   DrvOp op = {DRV_OP_KERNEL, .u.kernel = {f, {q->grid[0], q->grid[1], q->grid[2]},
-                                          {q->block[0], q->block[1], q->block[2]}, q->dyn, kernelParams, extra}};
+                                          {q->block[0], q->block[1], q->block[2]}, q->dyn, kernelParams, extra,
+                                          q->cooperative, q->has_cluster, {q->cluster[0], q->cluster[1], q->cluster[2]}}};
   return drv_capture(q->stream, &op, &r) ? r : CUDA_ERROR_NOT_FOUND;
 }
 
-static CUresult launch(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
+CUresult drv_launch(CUfunction f, const LaunchRequest *q, void **kernelParams, void **extra) {
   CUcontext sc, c;
   drv_printf_flush();   /* a launch writes the output of the kernels before it */
   CUresult r = drv_stream_ctx(q->stream, &sc);
@@ -320,7 +321,7 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra) {
   LaunchRequest q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
                .dyn = sharedMemBytes, .stream = hStream};
-  return launch(f, &q, kernelParams, extra);
+  return drv_launch(f, &q, kernelParams, extra);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -329,7 +330,7 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    void **kernelParams) {
   LaunchRequest q = {.grid = {gridDimX, gridDimY, gridDimZ}, .block = {blockDimX, blockDimY, blockDimZ},
                .dyn = sharedMemBytes, .stream = hStream, .cooperative = true};
-  return launch(f, &q, kernelParams, NULL);
+  return drv_launch(f, &q, kernelParams, NULL);
 }
 
 /* The names of the launch attributes this driver does not implement. */
@@ -395,7 +396,7 @@ CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **ker
     r = drv_launch_attribute(&config->attrs[i], &q);
     if (r != CUDA_SUCCESS) return r;
   }
-  return launch(f, &q, kernelParams, extra);
+  return drv_launch(f, &q, kernelParams, extra);
 }
 
 PER_THREAD(cuLaunchKernel_ptsz, cuLaunchKernel)

@@ -17,7 +17,8 @@
  * STDERR-ONCE: ptxvm: cuLaunchKernelEx: CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN is not implemented
  * STDERR: ptxvm: 'expl' is .explicitcluster without .reqnctapercluster
  * STDERR: ptxvm: 'req2': cluster 4,1,1 differs from the kernel's required cluster shape 2,1,1
- * STDERR: ptxvm: 'cl': capturing a cluster launch into a graph is not implemented
+ * STDERR: ptxvm: 'cl': capturing a launch with a programmatic or launch-completion event into a graph is not implemented
+ * STDERR: ptxvm: cuGraphKernelNodeSetAttribute: kernel node attribute 8 is not implemented
  * STDERR: ptxvm: trap
  * STDERR: ptxvm:   at <ptx>:
  */
@@ -491,20 +492,6 @@ static void test_clusters(CUmodule mod) {
   CHECK(run_cluster(expl, 4, NULL, 0, out) == CUDA_ERROR_INVALID_CLUSTER_SIZE);
   a[0] = cluster_dim(2);
   CHECK(run_cluster(expl, 4, a, 1, out) == CUDA_SUCCESS && clusters_of(out, 4, 2));
-  /* stream capture takes a plain launch; one with a cluster dimension is refused */
-  CUstream cs;
-  CUgraph graph;
-  CHECK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
-  CHECK(cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED) == CUDA_SUCCESS);
-  CHECK(cuMemAlloc(&d, 8 * sizeof(unsigned)) == CUDA_SUCCESS);
-  a[0] = cluster_dim(2);
-  cfg = (CUlaunchConfig){.gridDimX = 8, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1,
-                         .blockDimZ = 1, .hStream = cs, .attrs = a, .numAttrs = 1};
-  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_ERROR_NOT_SUPPORTED);
-  cfg.numAttrs = 0;
-  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_SUCCESS);
-  CHECK(cuStreamEndCapture(cs, &graph) == CUDA_SUCCESS && cuGraphDestroy(graph) == CUDA_SUCCESS);
-  CHECK(cuStreamDestroy(cs) == CUDA_SUCCESS && cuMemFree(d) == CUDA_SUCCESS);
   /* a required shape set at run time */
   CHECK(cuFuncSetAttribute(cl, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH, 2) == CUDA_SUCCESS);
   CHECK(run_cluster(cl, 4, NULL, 0, out) == CUDA_ERROR_INVALID_CLUSTER_SIZE);   /* height, depth still 0 */
@@ -512,6 +499,102 @@ static void test_clusters(CUmodule mod) {
         cuFuncSetAttribute(cl, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_DEPTH, 1) == CUDA_SUCCESS);
   CHECK(attr(cl, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) == 2);
   CHECK(run_cluster(cl, 4, NULL, 0, out) == CUDA_SUCCESS && clusters_of(out, 4, 2));
+  CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+}
+
+/* Stream capture of a cluster launch and a cooperative one: graph nodes
+ * that keep the cluster shape and the cooperative flag (their attributes,
+ * kept across new parameters), run by cuGraphLaunch as the launches would. */
+static void test_capture_launches(CUmodule clusters, CUmodule gs) {
+  CUfunction cl, grid_sync;
+  CHECK(cuModuleGetFunction(&cl, clusters, "cl") == CUDA_SUCCESS);
+  CHECK(cuModuleGetFunction(&grid_sync, gs, "gridsync_rounds") == CUDA_SUCCESS);
+  enum { GRID = 7, BLOCK = 96, ROUNDS = 2 };
+  static int data[GRID * BLOCK], want[GRID * BLOCK];
+  unsigned out[8];
+  CUdeviceptr d, g;
+  CUstream cs;
+  CHECK(cuStreamCreate(&cs, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+  CHECK(cuMemAlloc(&d, sizeof out) == CUDA_SUCCESS && cuMemAlloc(&g, sizeof data) == CUDA_SUCCESS);
+  CHECK(cuMemsetD32(d, 7, 8) == CUDA_SUCCESS);
+  gridsync_expected(data, GRID * BLOCK, 0);
+  CHECK(cuMemcpyHtoD(g, data, sizeof data) == CUDA_SUCCESS);
+  CUlaunchAttribute a[2] = {cluster_dim(2)};
+  CUlaunchConfig cfg = {.gridDimX = 8, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 32, .blockDimY = 1,
+                        .blockDimZ = 1, .hStream = cs, .attrs = a, .numAttrs = 1};
+  int rounds = ROUNDS;
+  void *gargs[] = {&g, &rounds};
+  CUgraph graph;
+  CHECK(cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED) == CUDA_SUCCESS);
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_SUCCESS);
+  CHECK(cuLaunchCooperativeKernel(grid_sync, GRID, 1, 1, BLOCK, 1, 1, 0, cs, gargs) == CUDA_SUCCESS);
+  /* still checked when captured: a grid that is no multiple of the cluster */
+  cfg.gridDimX = 7;
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_ERROR_INVALID_CLUSTER_SIZE);
+  cfg.gridDimX = 8;
+  /* a launch-completion event cannot be a node yet */
+  CUevent ev;
+  CHECK(cuEventCreate(&ev, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS);
+  a[1] = (CUlaunchAttribute){.id = CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT, .value.launchCompletionEvent.event = ev};
+  cfg.numAttrs = 2;
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_ERROR_NOT_SUPPORTED);
+  graph = NULL;
+  cuStreamEndCapture(cs, &graph);   /* the refusals' effect on the capture is not this test's */
+  if (graph) CHECK(cuGraphDestroy(graph) == CUDA_SUCCESS);
+  CHECK(cuStreamBeginCapture(cs, CU_STREAM_CAPTURE_MODE_RELAXED) == CUDA_SUCCESS);
+  cfg.numAttrs = 1;
+  CHECK(cuLaunchKernelEx(&cfg, cl, (void *[]){&d}, NULL) == CUDA_SUCCESS);
+  CHECK(cuLaunchCooperativeKernel(grid_sync, GRID, 1, 1, BLOCK, 1, 1, 0, cs, gargs) == CUDA_SUCCESS);
+  CHECK(cuStreamEndCapture(cs, &graph) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoH(out, d, sizeof out) == CUDA_SUCCESS && out[0] == 7);   /* captured, not run */
+  CUgraphNode nodes[2];
+  size_t n = 2;
+  CHECK(cuGraphGetNodes(graph, nodes, &n) == CUDA_SUCCESS && n == 2);
+  CUkernelNodeAttrValue v;
+  memset(&v, 0, sizeof v);
+  CHECK(cuGraphKernelNodeGetAttribute(nodes[0], CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v) == CUDA_SUCCESS &&
+        v.clusterDim.x == 2 && v.clusterDim.y == 1 && v.clusterDim.z == 1);
+  CHECK(cuGraphKernelNodeGetAttribute(nodes[1], CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) == CUDA_SUCCESS &&
+        v.cooperative == 1);
+  CHECK(cuGraphKernelNodeGetAttribute(nodes[0], CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) == CUDA_SUCCESS &&
+        v.cooperative == 0);
+  CUgraphExec exec;
+  CHECK(cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphLaunch(exec, cs) == CUDA_SUCCESS && cuStreamSynchronize(cs) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoH(out, d, sizeof out) == CUDA_SUCCESS && clusters_of(out, 8, 2));
+  CHECK(cuMemcpyDtoH(data, g, sizeof data) == CUDA_SUCCESS);
+  gridsync_expected(want, GRID * BLOCK, ROUNDS);
+  CHECK(!memcmp(data, want, sizeof data));
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+  /* clusters of 4 set on the node; new parameters keep them */
+  v.clusterDim.x = 4, v.clusterDim.y = v.clusterDim.z = 1;
+  CHECK(cuGraphKernelNodeSetAttribute(nodes[0], CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION, &v) == CUDA_SUCCESS);
+  CUDA_KERNEL_NODE_PARAMS p;
+  CHECK(cuGraphKernelNodeGetParams(nodes[0], &p) == CUDA_SUCCESS && p.func == cl && p.gridDimX == 8);
+  CHECK(cuGraphKernelNodeSetParams(nodes[0], &p) == CUDA_SUCCESS);
+  CHECK(cuGraphKernelNodeSetAttribute(nodes[0], CU_LAUNCH_ATTRIBUTE_PRIORITY, &v) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(cuGraphInstantiate(&exec, graph, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphLaunch(exec, cs) == CUDA_SUCCESS && cuStreamSynchronize(cs) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoH(out, d, sizeof out) == CUDA_SUCCESS && clusters_of(out, 8, 4));
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+  /* a node made by hand, made cooperative by its attribute (a plain launch
+     of this kernel traps: test_plain_grid_sync) */
+  CUgraph hand;
+  CUgraphNode node;
+  CHECK(cuGraphCreate(&hand, 0) == CUDA_SUCCESS);
+  gridsync_expected(data, GRID * BLOCK, 0);
+  CHECK(cuMemcpyHtoD(g, data, sizeof data) == CUDA_SUCCESS);
+  p = (CUDA_KERNEL_NODE_PARAMS){.func = grid_sync, .gridDimX = GRID, .gridDimY = 1, .gridDimZ = 1,
+                                .blockDimX = BLOCK, .blockDimY = 1, .blockDimZ = 1, .kernelParams = gargs};
+  CHECK(cuGraphAddKernelNode(&node, hand, NULL, 0, &p) == CUDA_SUCCESS);
+  v.cooperative = 1;
+  CHECK(cuGraphKernelNodeSetAttribute(node, CU_LAUNCH_ATTRIBUTE_COOPERATIVE, &v) == CUDA_SUCCESS);
+  CHECK(cuGraphInstantiate(&exec, hand, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphLaunch(exec, cs) == CUDA_SUCCESS && cuStreamSynchronize(cs) == CUDA_SUCCESS);
+  CHECK(cuMemcpyDtoH(data, g, sizeof data) == CUDA_SUCCESS && !memcmp(data, want, sizeof data));
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS && cuGraphDestroy(hand) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroy(graph) == CUDA_SUCCESS && cuEventDestroy(ev) == CUDA_SUCCESS);
+  CHECK(cuStreamDestroy(cs) == CUDA_SUCCESS && cuMemFree(d) == CUDA_SUCCESS && cuMemFree(g) == CUDA_SUCCESS);
   CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
 }
 
@@ -547,6 +630,7 @@ int main(void) {
   test_occupancy(gs);
   test_occupancy_shared(gs);
   test_attributes(misc);
+  test_capture_launches(clusters, gs);   /* before test_clusters sets cl's required shape */
   test_clusters(clusters);
   test_plain_grid_sync(dev);
   CHECK(cuCtxDestroy(ctx) == CUDA_SUCCESS);
