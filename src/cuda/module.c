@@ -682,6 +682,17 @@ CUresult cuKernelSetAttribute(CUfunction_attribute attrib, int val, CUkernel ker
   return cuFuncSetAttribute(f, attrib, val);
 }
 
+/* A cache preference is a hint (ptxvm has no L1 to split); checked as
+ * cuFuncSetCacheConfig checks it. */
+CUresult cuKernelSetCacheConfig(CUkernel kernel, CUfunc_cache config, CUdevice dev) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  CUfunction f = kernel_function(kernel);
+  if (!f) return CUDA_ERROR_INVALID_HANDLE;
+  if (dev != 0) return CUDA_ERROR_INVALID_DEVICE;
+  return cuFuncSetCacheConfig(f, config);
+}
+
 /* The kernel's function answers (funcattr.c): one place for the layout. */
 CUresult cuKernelGetParamInfo(CUkernel kernel, size_t paramIndex, size_t *paramOffset, size_t *paramSize) {
   CUresult r = drv_initialized();

@@ -88,6 +88,11 @@ static void test_library(CUlibrary lib) {
   CHECK(cuKernelGetParamInfo(k, 1, &off, &size) == CUDA_SUCCESS && off == 8 && size == 4);
   CHECK(cuKernelGetParamInfo(k, 1, &off, NULL) == CUDA_SUCCESS && off == 8);
   CHECK(cuKernelGetParamInfo(k, 2, &off, &size) == CUDA_ERROR_INVALID_VALUE);
+  /* a cache preference is accepted as the function's is (numba's cache_config) */
+  CHECK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_SHARED, 0) == CUDA_SUCCESS);
+  CHECK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_EQUAL, 0) == CUDA_SUCCESS);
+  CHECK(cuKernelSetCacheConfig(k, (CUfunc_cache)7, 0) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuKernelSetCacheConfig(k, CU_FUNC_CACHE_PREFER_L1, 1) == CUDA_ERROR_INVALID_DEVICE);
   /* the module: the current context's, owned by the library */
   CUmodule mod = NULL, fmod = NULL;
   CHECK(cuLibraryGetModule(&mod, lib) == CUDA_SUCCESS && mod);
