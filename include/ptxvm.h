@@ -517,7 +517,8 @@ ptxvm_status ptxvm_function_launchable(ptxvm_function *fn);
  * and host memory registered with ptxvm_mem_register are used by the host
  * and by kernels with the same pointer. Allocations are zeroed and 256-byte
  * aligned, and 256 unaddressable bytes follow each, so small overruns
- * fault. The first context of a process to need device memory gets its
+ * fault (or, with ptxvm_set_alloc_padding, overruns within the 256-byte
+ * alignment do not, as on a GPU, and the checker reports them). The first context of a process to need device memory gets its
  * arena at 0x7a0000000000 when that range is free (reproducible
  * addresses), the others wherever the host places them.
  * The context's device memory has a size (ptxvm_set_device_memory): by
@@ -570,6 +571,26 @@ ptxvm_status ptxvm_set_device_memory(ptxvm_context *ctx, size_t bytes);
  * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL argument; a bad
  *           PTXVM_DEVICE_MEMORY), PTXVM_ERROR_OUT_OF_MEMORY. */
 ptxvm_status ptxvm_mem_get_info(ptxvm_context *ctx, size_t *free_bytes, size_t *total_bytes);
+
+/* The padding of ptxvm_set_alloc_padding, in bytes: every allocation is
+ * 256-byte aligned (as CUDA guarantees for cudaMalloc), so on a GPU the
+ * bytes up to the next multiple of 256 belong to no other allocation and
+ * an access there does not fault. */
+#define PTXVM_ALLOC_PADDING 256
+
+/* Chooses what a kernel's access just past the end of a buffer does, for
+ * the ptxvm_mem_alloc and ptxvm_mem_alloc_managed allocations of ctx made
+ * after the call. off (0, the default, the CLI's): an access past the
+ * requested size faults (PTXVM_FAULT_ADDRESS). on (nonzero, what ptxvm's
+ * CUDA driver sets, as a GPU behaves): kernels may also read and write the
+ * bytes from the requested size up to the next multiple of
+ * PTXVM_ALLOC_PADDING (zero at first; an allocation of 0 bytes has 256),
+ * and under ptxvm_set_check each such access is a finding ("runs past the
+ * end of the N-byte allocation ... into its padding"); an access beyond
+ * the padding faults as before. Copies, sets and ptxvm_mem_query still use
+ * the requested size. Module variables are never padded.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
+ptxvm_status ptxvm_set_alloc_padding(ptxvm_context *ctx, int on);
 
 /* Allocates `bytes` bytes (0 is allowed and gives a distinct address) and
  * stores the device address in *out.

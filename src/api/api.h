@@ -50,6 +50,7 @@ struct Ctx {
   uint64_t async_delay;     /* ptxvm_set_async_delay; UINT64_MAX = default */
   bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
+  uint64_t alloc_padding;   /* ptxvm_set_alloc_padding: 0 or PTXVM_ALLOC_PADDING */
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
   ptxvm_stats stats;        /* of the last launch (ptxvm_launch_stats) */
   ptxvm_fault fault;        /* of the last launch (ptxvm_launch_fault) */

@@ -79,6 +79,10 @@ ptxvm_status ptxvm_set_check(ptxvm_context *h, int on) {
   ON_CONTEXT(h, (ctx->check = on != 0, api_ok(ctx)));
 }
 
+ptxvm_status ptxvm_set_alloc_padding(ptxvm_context *h, int on) {
+  ON_CONTEXT(h, (ctx->alloc_padding = on ? PTXVM_ALLOC_PADDING : 0, api_ok(ctx)));
+}
+
 ptxvm_status ptxvm_set_async_delay(ptxvm_context *h, uint64_t ns) {
   ON_CONTEXT(h, (ctx->async_delay = ns, ctx->has_async_delay = ns != UINT64_MAX, api_ok(ctx)));
 }

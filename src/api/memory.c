@@ -110,7 +110,7 @@ static ptxvm_status mem_alloc(Ctx *ctx, size_t bytes, ptxvm_devptr *out) {
   Device *d;
   ptxvm_status st = api_device(ctx, &d);
   if (st != PTXVM_SUCCESS) return st;
-  uint64_t a = dev_alloc(d, bytes, 256);
+  uint64_t a = dev_alloc(d, bytes, 256, ctx->alloc_padding);
   if (!a)
     return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY,
                     "cannot allocate %zu bytes of device memory: %" PRIu64 " of the context's %" PRIu64
@@ -210,7 +210,7 @@ static ptxvm_status mem_alloc_managed(Ctx *ctx, size_t bytes, ptxvm_devptr *out)
   Device *d;
   ptxvm_status st = api_device(ctx, &d);
   if (st != PTXVM_SUCCESS) return st;
-  uint64_t a = dev_alloc_managed(d, bytes);
+  uint64_t a = dev_alloc_managed(d, bytes, ctx->alloc_padding);
   if (!a)
     return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY,
                     "cannot allocate %zu bytes of managed memory: %" PRIu64 " of the context's %" PRIu64

@@ -41,6 +41,16 @@ static void *global_ptr(Warp *w, const XInsn *x, int lane, const char *space, ui
   bool readonly;
   if (!dev_find(d, addr, &start, &asize, &readonly))
     return fault(w, x, lane, space, addr, size, "is outside every allocation");
+  p = dev_host_padded(d, addr, size, write);
+  if (p) {   /* past the requested size, inside the padding (ptxvm_set_alloc_padding) */
+    if (exec_checking(w)) {   /* no address in the text: an instruction reports once per buffer */
+      char t[128];
+      exec_report(w, x, lane, "%s: %u-byte %s accesses run past the end of the %" PRIu64
+                  "-byte allocation at 0x%" PRIx64 " into its padding (a GPU does not fault there)",
+                  x && x->src ? insn_text(x->src, t, sizeof t) : "access", size, space, asize, start);
+    }
+    return p;
+  }
   char why[160];
   if (write && readonly && dev_host(d, addr, size))
     snprintf(why, sizeof why, "writes the .const variable at 0x%" PRIx64 " (constant memory is read-only)",

@@ -570,9 +570,10 @@ static void alloc_global(Lower *L, const Symbol *s) {
   if (s->space != SP_GLOBAL && s->space != SP_CONST) return;
   if (s->is_extern) return;   /* defined by another module: sym_addr refuses its uses */
   /* .attribute(.managed): managed memory (page-aligned), so the host
-     reaches it at the address kernels use */
-  uint64_t a = s->is_managed ? dev_alloc_managed(L->p->dev, s->size ? s->size : 1)
-                             : dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s));
+     reaches it at the address kernels use; module variables are never
+     padded (ptxvm_set_alloc_padding) */
+  uint64_t a = s->is_managed ? dev_alloc_managed(L->p->dev, s->size ? s->size : 1, 0)
+                             : dev_alloc(L->p->dev, s->size ? s->size : 1, symbol_align(s) < 16 ? 16 : symbol_align(s), 0);
   if (!a) lower_fail(L, NULL, "cannot allocate %llu bytes of %s memory for '%s'",
                      (unsigned long long)s->size, s->is_managed ? "managed" : "device", s->name);
   if (s->is_managed && (a & (symbol_align(s) - 1)))

@@ -63,7 +63,9 @@ enum { GUARD = 256 };
 typedef struct Alloc {
   uint64_t start;   /* device address */
   uint64_t size;    /* requested bytes */
-  uint64_t span;    /* bytes it answers for: size (at least 1) and its guard */
+  uint64_t reach;   /* bytes kernels may access through dev_host_padded: size,
+                       or size rounded up to its padding (dev_alloc) */
+  uint64_t span;    /* bytes it answers for: reach (at least 1) and its guard */
   uint64_t delta;   /* host pointer - device address (mod 2^64) */
   uint64_t id;
   unsigned user;
@@ -279,14 +281,15 @@ static bool insert(Device *d, Alloc a) {
   return true;
 }
 
-static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t align, MemKind kind) {
+static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t reach, uint64_t align,
+                            MemKind kind) {
   uint64_t off;
   if (!find_gap(d, span, align, &off) || !commit_to(d, off + span)) return 0;
   uint64_t at = d->base + off;
   if (kind == MK_MANAGED && d->fd >= 0 &&
       mprotect((void *)(uintptr_t)at, span, PROT_READ | PROT_WRITE))
     return 0;
-  Alloc a = {at, size, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false};
+  Alloc a = {at, size, reach, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false};
   if (!insert(d, a)) {
     if (kind == MK_MANAGED && d->fd >= 0) mprotect((void *)(uintptr_t)at, span, PROT_NONE);
     return 0;
@@ -297,15 +300,20 @@ static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t al
   return at;
 }
 
-uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align) {
-  if (!d || align == 0 || (align & (align - 1)) || size > d->limit) return 0;
-  return arena_alloc(d, (size ? size : 1) + GUARD, size, align, MK_DEVICE);
+/* The bytes kernels may reach of an allocation of size bytes padded to pad. */
+static uint64_t padded(uint64_t size, uint64_t pad) { return pad ? align_up(size ? size : 1, pad) : size; }
+
+uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align, uint64_t pad) {
+  if (!d || align == 0 || (align & (align - 1)) || (pad & (pad - 1)) || size > d->limit) return 0;
+  uint64_t reach = padded(size, pad);
+  return arena_alloc(d, (reach ? reach : 1) + GUARD, size, reach, align, MK_DEVICE);
 }
 
-uint64_t dev_alloc_managed(Device *d, uint64_t size) {
+uint64_t dev_alloc_managed(Device *d, uint64_t size, uint64_t pad) {
   uint64_t pg = page_size();
-  if (!d || size > d->limit) return 0;
-  return arena_alloc(d, align_up((size ? size : 1) + GUARD, pg), size, pg, MK_MANAGED);
+  if (!d || (pad & (pad - 1)) || size > d->limit) return 0;
+  uint64_t reach = padded(size, pad);
+  return arena_alloc(d, align_up((reach ? reach : 1) + GUARD, pg), size, reach, pg, MK_MANAGED);
 }
 
 /* ---- external ranges ---- */
@@ -315,7 +323,7 @@ void *dev_alloc_host(Device *d, uint64_t size) {
   if (!d || bytes < size) return NULL;
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
-  Alloc a = {(uintptr_t)p, size, bytes, 0, 0, 0, MK_HOST, false};
+  Alloc a = {(uintptr_t)p, size, size, bytes, 0, 0, 0, MK_HOST, false};
   if (overlaps_window(a.start, a.start + bytes) || !insert(d, a)) {
     munmap(p, bytes);
     return NULL;
@@ -355,7 +363,7 @@ int dev_register(Device *d, void *p, uint64_t size, bool readonly) {
       (lo < (uintptr_t)d->kview + d->reserved && (uintptr_t)d->kview < hi))
     return REG_OVERLAP;
   if (!host_mapped(lo, hi, !readonly)) return REG_UNMAPPED;
-  Alloc a = {lo, size, size, 0, 0, 0, MK_REGISTERED, readonly};
+  Alloc a = {lo, size, size, size, 0, 0, 0, MK_REGISTERED, readonly};
   return insert(d, a) ? REG_OK : REG_NOMEM;
 }
 
@@ -416,18 +424,23 @@ bool dev_unregister(Device *d, uint64_t addr) {
   return true;
 }
 
-/* [addr, addr+size) inside one live allocation, writable if `write`. */
-static void *host_range(Device *d, uint64_t addr, uint64_t size, bool write) {
+/* [addr, addr+size) inside the first bytes of one live allocation (its
+ * size, or its reach if `pad`), writable if `write`. */
+static void *host_range(Device *d, uint64_t addr, uint64_t size, bool write, bool pad) {
   if (!d) return NULL;
   int i = lookup(d, addr);
   if (i < 0) return NULL;
   const Alloc *a = &d->allocs[i];
-  if (size > a->size || addr - a->start > a->size - size || (write && a->readonly)) return NULL;
+  uint64_t n = pad ? a->reach : a->size;
+  if (size > n || addr - a->start > n - size || (write && a->readonly)) return NULL;
   return (void *)(uintptr_t)(addr + a->delta);
 }
 
-void *dev_host(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, false); }
-void *dev_host_w(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, true); }
+void *dev_host(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, false, false); }
+void *dev_host_w(Device *d, uint64_t addr, uint64_t size) { return host_range(d, addr, size, true, false); }
+void *dev_host_padded(Device *d, uint64_t addr, uint64_t size, bool write) {
+  return host_range(d, addr, size, write, true);
+}
 
 bool dev_set_limit(Device *d, uint64_t bytes) {
   if (bytes > d->reserved) return false;

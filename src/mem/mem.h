@@ -122,11 +122,13 @@ bool dev_device_hidden(const Device *d);
 /* Allocates size bytes aligned to align (a power of two >= 1; 256 is used
  * for user buffers, as cudaMalloc does). Returns the device address, or 0
  * when the arena is full. The memory is zeroed (without touching pages
- * that were never used: they cost the host nothing until written). */
-uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align);
+ * that were never used: they cost the host nothing until written). pad (0
+ * or a power of two): kernels may also reach the bytes up to the next
+ * multiple of pad (dev_host_padded), and the guard follows those. */
+uint64_t dev_alloc(Device *d, uint64_t size, uint64_t align, uint64_t pad);
 /* As dev_alloc (page-aligned), memory the host may also read and write at
  * the returned address. */
-uint64_t dev_alloc_managed(Device *d, uint64_t size);
+uint64_t dev_alloc_managed(Device *d, uint64_t size, uint64_t pad);
 /* size bytes of zeroed host memory (whole pages, outside the arena) that
  * kernels may access at the same address; NULL when the host has none. */
 void *dev_alloc_host(Device *d, uint64_t size);
@@ -144,6 +146,10 @@ bool dev_unregister(Device *d, uint64_t addr);
 void *dev_host(Device *d, uint64_t addr, uint64_t size);
 /* As dev_host, for a kernel's write: NULL also in a read-only allocation. */
 void *dev_host_w(Device *d, uint64_t addr, uint64_t size);
+/* As dev_host (dev_host_w if write), up to the allocation's padding
+ * (dev_alloc's pad) rather than its size: a kernel's access that a GPU
+ * would not fault on (access.c; --check reports it). */
+void *dev_host_padded(Device *d, uint64_t addr, uint64_t size, bool write);
 /* Makes the allocation starting at addr read-only to kernels (a .const
  * variable: the host may still write it). */
 void dev_protect(Device *d, uint64_t addr);

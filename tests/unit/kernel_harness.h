@@ -27,7 +27,7 @@ static char *run_kernel(const char *src, uint32_t threads, uint32_t *out, int n,
   Program *p = program_build(m, d, &err);
   if (p && p->nrefusals) err = strdup(p->refusals[0].msg);   /* an instruction refused */
   if (!p || err) { program_free(p); dev_destroy(d); module_free(m); return err; }
-  uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256);
+  uint64_t buf = dev_alloc(d, (uint64_t)n * 4, 256, 0);
   Launch L;
   memset(&L, 0, sizeof L);
   L.prog = p;

@@ -69,7 +69,7 @@ static char *run(Seen *seen) {
   Program *p = program_build(m, d, &err);
   if (p && p->nrefusals) err = strdup(p->refusals[0].msg);
   if (!p || err) { program_free(p); dev_destroy(d); module_free(m); return err; }
-  uint64_t buf = dev_alloc(d, 128, 256);
+  uint64_t buf = dev_alloc(d, 128, 256, 0);
   MemObserver o = {observe, seen};
   Launch L;
   memset(&L, 0, sizeof L);

@@ -21,7 +21,7 @@ static void test_alloc(void) {
   Device *d = dev_create((size_t)1 << 30);
   CHECK(d != NULL);
   if (!d) return;
-  uint64_t a = dev_alloc(d, 100, 256), b = dev_alloc(d, 1000, 256), z = dev_alloc(d, 0, 256);
+  uint64_t a = dev_alloc(d, 100, 256, 0), b = dev_alloc(d, 1000, 256, 0), z = dev_alloc(d, 0, 256, 0);
   CHECK(a % 256 == 0 && !mem_in_window(a));
   CHECK(b % 256 == 0 && b >= a + 100);
   CHECK(z != 0 && z != a && z != b);
@@ -51,24 +51,24 @@ static void test_alloc(void) {
   CHECK(!dev_free(d, a));
   CHECK(!dev_free(d, b + 8));
   CHECK(dev_host(d, a, 4) == NULL);
-  uint64_t c = dev_alloc(d, 64, 256);
+  uint64_t c = dev_alloc(d, 64, 256, 0);
   CHECK(c == a);
   uint8_t *q = dev_host(d, c, 64);
   CHECK(q && q[0] == 0 && q[63] == 0);
   /* alignment larger than 256, and bad alignments */
-  uint64_t big = dev_alloc(d, 10, 4096);
+  uint64_t big = dev_alloc(d, 10, 4096, 0);
   CHECK(big && big % 4096 == 0);
-  CHECK(dev_alloc(d, 10, 3) == 0 && dev_alloc(d, 10, 0) == 0);
+  CHECK(dev_alloc(d, 10, 3, 0) == 0 && dev_alloc(d, 10, 0, 0) == 0);
   /* growth past the first commit step, and exhaustion */
-  uint64_t large = dev_alloc(d, (uint64_t)64 << 20, 256);
+  uint64_t large = dev_alloc(d, (uint64_t)64 << 20, 256, 0);
   CHECK(large != 0);
   uint8_t *lp = dev_host(d, large, (uint64_t)64 << 20);
   CHECK(lp != NULL);
   if (lp) { lp[0] = 1; lp[((size_t)64 << 20) - 1] = 2; }
-  CHECK(dev_alloc(d, (uint64_t)2 << 30, 256) == 0);
+  CHECK(dev_alloc(d, (uint64_t)2 << 30, 256, 0) == 0);
   /* many allocations: the table stays sorted, lookups find each one */
   uint64_t many[300];
-  for (int i = 0; i < 300; i++) many[i] = dev_alloc(d, (uint64_t)(i % 7) * 16 + 4, 256);
+  for (int i = 0; i < 300; i++) many[i] = dev_alloc(d, (uint64_t)(i % 7) * 16 + 4, 256, 0);
   int ok = 1;
   for (int i = 0; i < 300; i++) ok &= many[i] && dev_host(d, many[i] + 3, 1) != NULL;
   for (int i = 0; i < 300; i += 2) ok &= dev_free(d, many[i]);
@@ -80,7 +80,7 @@ static void test_alloc(void) {
 
 static void test_windows(void) {
   Device *d = dev_create((size_t)1 << 26);
-  uint64_t g = dev_alloc(d, 64, 256);
+  uint64_t g = dev_alloc(d, 64, 256, 0);
   uint8_t shared[128], local[4 * 32], params[16];
   Launch l = {.dev = d, .params = params, .param_size = sizeof params};
   Cta c = {.launch = &l, .shared = shared, .shared_size = sizeof shared};
@@ -189,7 +189,7 @@ static void test_placement(void) {
   Device *d1 = dev_create(sz), *d2 = dev_create(sz);
   CHECK(d1 && d2);
   if (!d1 || !d2) return;
-  uint64_t a = dev_alloc(d1, 64, 256), b = dev_alloc(d2, 64, 256);
+  uint64_t a = dev_alloc(d1, 64, 256, 0), b = dev_alloc(d2, 64, 256, 0);
   /* the first arena at the fixed address when it was free; the second elsewhere, disjoint */
   CHECK(!fixed_free || a == ARENA_FIXED);
   CHECK(a && b && (b + 64 <= a || b >= a + sz) && !mem_in_window(b));
@@ -202,7 +202,7 @@ static void test_placement(void) {
   void *block = mmap((void *)(uintptr_t)ARENA_FIXED, sz, PROT_NONE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MEM_NOREPLACE, -1, 0);
   Device *d3 = dev_create(sz);
-  uint64_t c = d3 ? dev_alloc(d3, 100, 256) : 0;
+  uint64_t c = d3 ? dev_alloc(d3, 100, 256, 0) : 0;
   uint64_t blk = block == MAP_FAILED ? 0 : (uintptr_t)block;
   CHECK(c && (c >= blk + sz || c + 100 <= blk));
   uint8_t *cp = d3 ? dev_host(d3, c, 100) : NULL;
@@ -216,7 +216,7 @@ static void test_views(void) {
   CHECK(d != NULL);
   if (!d) return;
   long pg = sysconf(_SC_PAGESIZE);
-  uint64_t a = dev_alloc(d, 4096, 256), m = dev_alloc_managed(d, 100), b = dev_alloc(d, 16, 256);
+  uint64_t a = dev_alloc(d, 4096, 256, 0), m = dev_alloc_managed(d, 100, 0), b = dev_alloc(d, 16, 256, 0);
   CHECK(a && m && b && m % (uint64_t)pg == 0 && (b >= m + (uint64_t)pg || b + 16 <= m));
   uint8_t *ka = dev_host(d, a, 4096), *km = dev_host(d, m, 100);
   /* a device buffer: host code reaches it only through the kernel view */
@@ -241,7 +241,7 @@ static void test_views(void) {
   CHECK(!dev_set_user(d, b + 1, 1));
   /* freed managed memory is out of the host's reach again, and reads zero when reused */
   CHECK(dev_free(d, m) && !strcmp(perms_of(m), "---"));
-  uint64_t m2 = dev_alloc_managed(d, 100);
+  uint64_t m2 = dev_alloc_managed(d, 100, 0);
   CHECK(m2 == m && ((uint8_t *)(uintptr_t)m2)[7] == 0);
   dev_destroy(d);
 }
@@ -265,7 +265,7 @@ static void test_external(void) {
   CHECK(dev_register(d, buf - 8, 9, false) == REG_OVERLAP);
   CHECK(dev_register(d, (void *)(uintptr_t)(SHARED_WINDOW + 64), 16, false) == REG_WINDOW);
   CHECK(dev_register(d, NULL, 16, false) == REG_EMPTY && dev_register(d, buf, 0, false) == REG_EMPTY);
-  uint64_t a = dev_alloc(d, 64, 256);
+  uint64_t a = dev_alloc(d, 64, 256, 0);
   CHECK(dev_register(d, (void *)(uintptr_t)a, 16, false) == REG_OVERLAP);
   /* kernels reach it through mem_ptr, generically too */
   Launch l = {.dev = d};
@@ -288,7 +288,7 @@ static void test_external(void) {
   /* arena allocations still find their gaps among external entries */
   int ok = 1;
   for (int i = 0; i < 50; i++) {
-    uint64_t x = dev_alloc(d, 1000, 256);
+    uint64_t x = dev_alloc(d, 1000, 256, 0);
     ok &= x && dev_range(d, x, &r) && r.kind == MK_DEVICE && dev_host(d, x + 999, 1) != NULL;
   }
   CHECK(ok);
@@ -332,8 +332,31 @@ static void test_api_unified(void) {
   ptxvm_context_destroy(ctx);
 }
 
+/* Padding (dev_alloc's pad, ptxvm_set_alloc_padding): kernels reach the
+ * bytes up to the next multiple of 256 through dev_host_padded; dev_host
+ * (copies) keeps the requested size; the guard follows the padding, so the
+ * next allocation starts past it. */
+static void test_padding(void) {
+  Device *d = dev_create((size_t)1 << 30);
+  CHECK(d != NULL);
+  if (!d) return;
+  uint64_t a = dev_alloc(d, 40, 256, 256), b = dev_alloc(d, 40, 256, 0), z = dev_alloc(d, 0, 256, 256);
+  CHECK(a && b && z && dev_alloc_size(d, a) == 40);
+  CHECK(dev_host(d, a + 40, 4) == NULL && dev_host_padded(d, a + 40, 24, true) != NULL);
+  CHECK(dev_host_padded(d, a + 252, 4, false) != NULL && dev_host_padded(d, a + 252, 8, false) == NULL);
+  CHECK(dev_host_padded(d, a + 256, 1, false) == NULL);
+  CHECK(b >= a + 512);   /* 256 padded bytes, then the 256-byte guard */
+  CHECK(dev_host_padded(d, b + 40, 4, false) == NULL);   /* not padded */
+  CHECK(dev_host_padded(d, z, 256, true) != NULL && dev_host(d, z, 1) == NULL);
+  CHECK(dev_alloc(d, 40, 256, 3) == 0);   /* not a power of two */
+  uint64_t m = dev_alloc_managed(d, 10, 256);
+  CHECK(m && dev_host_padded(d, m + 10, 246, false) != NULL && dev_host_padded(d, m + 10, 247, false) == NULL);
+  dev_destroy(d);
+}
+
 int main(void) {
   test_alloc();
+  test_padding();
   test_windows();
   test_launch_check();
   test_api_memory();
