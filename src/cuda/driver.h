@@ -16,7 +16,7 @@
  * libraries, functions, kernels, globals), launch.c (launches), funcattr.c
  * (function attributes), occupancy.c (the occupancy calculator), stream.c
  * (streams, events, host functions), graph.c (operations, stream capture,
- * graphs). */
+ * graphs), userobj.c (user objects). */
 #ifndef PTXVM_CUDA_DRIVER_H
 #define PTXVM_CUDA_DRIVER_H
 
@@ -241,6 +241,22 @@ void drv_advice_forget(uint64_t id);
  * for a default stream: the current one). */
 CUresult drv_stream_ctx(CUstream s, CUcontext *ctx);
 
+
+/* ---- userobj.c: user objects ----
+ * The references to user objects a graph (or an executable graph) owns:
+ * one entry per object with its count. drv_refs_add adds count references
+ * (new ones, or moved from the caller: no retain); drv_refs_remove releases
+ * count of them (CUDA_ERROR_INVALID_VALUE: the set holds fewer, or a bad
+ * count); drv_refs_copy copies a set, each reference retained again;
+ * drv_refs_clear releases them all. A released last reference queues the
+ * object's destructor, which drv_user_objects_reap runs: call it, holding no
+ * lock, at the end of an entry point that may have released one. */
+typedef struct DrvUserRefs { struct DrvUserRef *v; size_t n; } DrvUserRefs;
+CUresult drv_refs_add(DrvUserRefs *set, CUuserObject obj, unsigned count, bool move);
+CUresult drv_refs_remove(DrvUserRefs *set, CUuserObject obj, unsigned count);
+CUresult drv_refs_copy(DrvUserRefs *dst, const DrvUserRefs *src);
+void drv_refs_clear(DrvUserRefs *set);
+void drv_user_objects_reap(void);
 
 /* ---- graph.c: operations, stream capture, graphs ----
  * Every piece of work a stream can hold is one DrvOp. An entry point that

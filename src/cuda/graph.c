@@ -36,7 +36,9 @@
  * two, from a captured cuLaunchKernelEx or cuLaunchCooperativeKernel or
  * from cuGraphKernelNodeSetAttribute), cuGraphExecUpdate,
  * cuGraphChildGraphNodeGetGraph (a child graph node keeps its
- * graph's ops in order, as an executable graph does, not the graph). */
+ * graph's ops in order, as an executable graph does, not the graph).
+ * A graph owns references to user objects (userobj.c); its clones,
+ * executable graphs and child graph nodes own copies of them. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,6 +63,7 @@ struct CUgraph_st {
   size_t n, cap;
   struct DrvCapture *capture;   /* the capture writing into it, or NULL */
   CUgraph origin;               /* of a clone: the graph it copies (compared only) */
+  DrvUserRefs refs;             /* user object references it owns (userobj.c) */
 };
 
 typedef struct ExecNode {
@@ -73,6 +76,7 @@ struct CUgraphExec_st {
   uint32_t magic;
   ExecNode *nodes;           /* in a topological order */
   size_t n;
+  DrvUserRefs refs;          /* its graph's user object references, retained again */
 };
 
 typedef struct DrvCapture {
@@ -400,6 +404,7 @@ static CUresult node_add(CUgraphNode *out, CUgraph g, const CUgraphNode *deps, s
 
 static void graph_free(CUgraph g) {
   for (size_t i = 0; i < g->n; i++) node_free(g->nodes[i]);
+  drv_refs_clear(&g->refs);
   drv_handle_remove(g);
   free(g->nodes);
   free(g);
@@ -986,6 +991,28 @@ CUresult cuGraphDestroy(CUgraph hGraph) {
   r = !live_graph(hGraph) || hGraph->capture ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
   if (r == CUDA_SUCCESS) graph_free(hGraph);
   pthread_mutex_unlock(&lock);
+  drv_user_objects_reap();
+  return r;
+}
+
+/* The graph's references to user objects (userobj.c). */
+CUresult cuGraphRetainUserObject(CUgraph graph, CUuserObject object, unsigned int count, unsigned int flags) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  if (flags & ~(unsigned)CU_GRAPH_USER_OBJECT_MOVE) return CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_lock(&lock);
+  r = live_graph(graph) ? drv_refs_add(&graph->refs, object, count, flags != 0) : CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock(&lock);
+  return r;
+}
+
+CUresult cuGraphReleaseUserObject(CUgraph graph, CUuserObject object, unsigned int count) {
+  CUresult r = drv_initialized();
+  if (r != CUDA_SUCCESS) return r;
+  pthread_mutex_lock(&lock);
+  r = live_graph(graph) ? drv_refs_remove(&graph->refs, object, count) : CUDA_ERROR_INVALID_VALUE;
+  pthread_mutex_unlock(&lock);
+  drv_user_objects_reap();
   return r;
 }
 
@@ -1180,6 +1207,7 @@ static bool live_exec(CUgraphExec e) { return drv_live(e, MAGIC_EXEC); }
 /* Frees an executable graph's ops (an unregistered one: a child's). */
 static void exec_discard(CUgraphExec e) {
   for (size_t i = 0; i < e->n; i++) blob_free(&e->nodes[i].op, e->nodes[i].blob);
+  drv_refs_clear(&e->refs);
   free(e->nodes);
   free(e);
 }
@@ -1202,6 +1230,7 @@ static CUresult exec_clone(CUgraphExec src, CUgraphExec *out) {
     r = op_clone(&src->nodes[i].op, &e->nodes[i].op, &e->nodes[i].blob);
     if (r == CUDA_SUCCESS) e->n = i + 1;
   }
+  if (r == CUDA_SUCCESS) r = drv_refs_copy(&e->refs, &src->refs);
   if (r != CUDA_SUCCESS) exec_discard(e);
   else *out = e;
   return r;
@@ -1290,6 +1319,7 @@ static CUresult exec_build(CUgraph g, CUgraphExec *out, CUgraphNode *cycle, cons
     r = op_clone(&order[i]->op, &e->nodes[i].op, &e->nodes[i].blob);
     if (r == CUDA_SUCCESS) e->n = i + 1;
   }
+  if (r == CUDA_SUCCESS) r = drv_refs_copy(&e->refs, &g->refs);
   if (*cycle)
     snprintf(msg, msgsize, "%s: the graph's dependencies form a cycle (node %zu of %zu, in creation order, is on it)",
              who, (*cycle)->index + 1, g->n);
@@ -1387,6 +1417,7 @@ CUresult cuGraphExecDestroy(CUgraphExec hGraphExec) {
   if (live_exec(hGraphExec)) exec_free(hGraphExec);
   else r = CUDA_ERROR_INVALID_VALUE;
   pthread_mutex_unlock(&lock);
+  drv_user_objects_reap();
   return r;
 }
 
@@ -1422,6 +1453,7 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, cons
   DrvOp op = {DRV_OP_GRAPH, .u.graph = list};
   r = node_add(phGraphNode, hGraph, dependencies, numDependencies, &op);
   exec_discard(list);
+  drv_user_objects_reap();
   return r;
 }
 
@@ -1853,6 +1885,7 @@ CUresult cuGraphDestroyNode(CUgraphNode hNode) {
     node_free(hNode);
   }
   pthread_mutex_unlock(&lock);
+  drv_user_objects_reap();   /* a child graph node's references */
   return r;
 }
 
@@ -1886,6 +1919,7 @@ CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph) {
     if (r == CUDA_SUCCESS) copy->ndeps = copy->capdeps = n->ndeps;
   }
   c->origin = g;
+  if (r == CUDA_SUCCESS) r = drv_refs_copy(&c->refs, &g->refs);
   if (r != CUDA_SUCCESS) graph_free(c);
   pthread_mutex_unlock(&lock);
   if (r == CUDA_SUCCESS) *phGraphClone = c;

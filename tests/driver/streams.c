@@ -1,5 +1,5 @@
 /* streams.c: a self-checking program on the CUDA driver's streams, events,
- * host functions, stream capture and graphs, run by tests/run.py as
+ * host functions, stream capture, graphs and user objects, run by tests/run.py as
  * `ptxvm exec PROGRAM` against ptxvm's libcuda.so.1 (see driver_api.c). The
  * expected values are the driver API's documented answers and plain
  * arithmetic: the kernel maps each element x to x * mul + add, so the value
@@ -717,6 +717,50 @@ static void test_sticky(void) {
   CHECK(cuCtxSetCurrent(prev) == CUDA_SUCCESS);
 }
 
+/* User objects: references owned by the caller and by graphs; a graph's
+ * clone and its executable graph own copies; the destructor runs once the
+ * last reference is gone, and may not call CUDA. */
+static int destroyed;
+static void *destroyed_ptr;
+static CUresult in_destructor;
+
+static void destructor(void *p) {
+  destroyed++;
+  destroyed_ptr = p;
+  in_destructor = cuCtxSynchronize();
+}
+
+static void test_user_objects(void) {
+  static int tag;
+  CUuserObject o, o2;
+  CHECK(cuUserObjectCreate(&o, &tag, destructor, 1, 0) == CUDA_ERROR_INVALID_VALUE);   /* the flag is required */
+  CHECK(cuUserObjectCreate(&o, &tag, destructor, 0, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuUserObjectCreate(&o, &tag, destructor, 1, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) == CUDA_SUCCESS);
+  CUgraph g, clone;
+  CHECK(cuGraphCreate(&g, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphAddEmptyNode(&(CUgraphNode){0}, g, NULL, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphRetainUserObject(g, o, 1, CU_GRAPH_USER_OBJECT_MOVE) == CUDA_SUCCESS);   /* the caller's one */
+  CHECK(cuGraphRetainUserObject(g, o, 2, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphRetainUserObject(g, o, 1, 4) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuGraphReleaseUserObject(g, o, 2) == CUDA_SUCCESS);
+  CHECK(cuGraphReleaseUserObject(g, o, 5) == CUDA_ERROR_INVALID_VALUE);   /* it holds 1 */
+  CHECK(cuGraphClone(&clone, g) == CUDA_SUCCESS);
+  CUgraphExec exec;
+  CHECK(cuGraphInstantiate(&exec, g, 0) == CUDA_SUCCESS);
+  CHECK(cuGraphDestroy(g) == CUDA_SUCCESS && destroyed == 0);
+  CHECK(cuGraphDestroy(clone) == CUDA_SUCCESS && destroyed == 0);
+  CHECK(cuGraphLaunch(exec, NULL) == CUDA_SUCCESS && destroyed == 0);
+  CHECK(cuGraphExecDestroy(exec) == CUDA_SUCCESS);
+  CHECK(destroyed == 1 && destroyed_ptr == &tag && in_destructor == CUDA_ERROR_NOT_PERMITTED);
+  CHECK(cuUserObjectRetain(o, 1) == CUDA_ERROR_INVALID_VALUE);   /* gone */
+  /* the caller's own references */
+  CHECK(cuUserObjectCreate(&o2, NULL, destructor, 2, CU_USER_OBJECT_NO_DESTRUCTOR_SYNC) == CUDA_SUCCESS);
+  CHECK(cuUserObjectRelease(o2, 1) == CUDA_SUCCESS && cuUserObjectRetain(o2, 1) == CUDA_SUCCESS);
+  CHECK(cuUserObjectRetain(o2, 0) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuUserObjectRelease(o2, 1) == CUDA_SUCCESS && destroyed == 1);
+  CHECK(cuUserObjectRelease(o2, 1) == CUDA_SUCCESS && destroyed == 2 && destroyed_ptr == NULL);
+}
+
 int main(void) {
   CUcontext ctx;
   CUmodule mod;
@@ -736,6 +780,7 @@ int main(void) {
   test_2d_nodes();
   test_threads();
   test_flavours();
+  test_user_objects();
   test_sticky();
   CHECK(cuMemFree(dbuf) == CUDA_SUCCESS && cuModuleUnload(mod) == CUDA_SUCCESS);
   CHECK(cuDevicePrimaryCtxRelease(0) == CUDA_SUCCESS);
