@@ -848,6 +848,19 @@ static void check_wide_ldst(Parser *P, const Insn *in) {
                "(this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
 }
 
+/* ld/st.volatile.local: from PTX ISA 9.1 (ptxas 13.4: "Feature 'ld/st with
+ * .local.volatile' requires PTX ISA .version 9.1 or later"; 9.0 allows
+ * .volatile on .global and .shared only). NVRTC 13.5 writes it (numba's
+ * nrt.cu). */
+static void check_volatile_local(Parser *P, const Insn *in) {
+  if (in->op != OP_LD_VOLATILE && in->op != OP_ST_VOLATILE) return;
+  bool cluster;
+  if (insn_space(in, &cluster) != SP_LOCAL || P->m->ver_major * 10 + P->m->ver_minor >= 91) return;
+  const char *mn = insn_mnemonic(in);
+  diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s.volatile.local' requires PTX ISA version 9.1 "
+             "or higher (this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
+}
+
 /* Before the operand checks: vectors named whole become lists
  * (expand_vector), and no half of a d|p pair is a vector component
  * (ptxas: a syntax error). */
@@ -914,6 +927,7 @@ void validate_operands(Parser *P, Insn *in) {
   }
   if (in->op == OP_CALL) check_call(P, in);
   check_wide_ldst(P, in);
+  check_volatile_local(P, in);
   check_param_write(P, in);
 }
 
