@@ -1,8 +1,9 @@
 /* mma.c: family MMA, the warp-level matrix instructions (PTX ISA 9.0
  * §9.7.14): ldmatrix, stmatrix, movmatrix and mma.sync (dense), executed
  * bit-exactly over the whole warp at once. The warpgroup wgmma.* rows of
- * this family are wgmma.c's (exec_select_MMA delegates them). wmma, mma.sp
- * and the forms listed under "Refused" are not executed yet: the selector
+ * this family are wgmma.c's, the wmma.* rows wmma.c's (exec_select_MMA
+ * delegates them). mma.sp and the forms listed under "Refused" are not
+ * executed yet: the selector
  * refuses them by name at lowering (FILE:LINE:COL: ... is not supported).
  *
  * Convergence. Every form is .sync.aligned: all 32 lanes of the warp must
@@ -134,27 +135,31 @@ static void gather(Warp *w, const MmaOp *m, int which, uint64_t *mat, int ld) {
   }
 }
 
-/* D[i][j] from row i of A, column j of B and C[i][j] (the header's model). */
-static uint64_t dot(const MmaOp *m, const uint64_t *A, const uint64_t *B, uint64_t c, int i, int j) {
-  int K = m->k, N = m->n;
-  int ea = m->ek[OA], eb = m->ek[OB], ec = m->ek[OC], ed = m->ek[OD];
+uint64_t mma_dot(int ed, int ea, int eb, int ec, bool sat, int K, const uint64_t *a, int as,
+                 const uint64_t *b, int bs, uint64_t c) {
   if (ea == EK_F64) {
     double acc = bits_f64(c);
-    for (int k = 0; k < K; k++) acc = fma(bits_f64(A[i * K + k]), bits_f64(B[k * N + j]), acc);
+    for (int k = 0; k < K; k++) acc = fma(bits_f64(a[k * as]), bits_f64(b[k * bs]), acc);
     uint64_t u = f64_bits(acc);
     return (u & 0x7fffffffffffffffull) > 0x7ff0000000000000ull ? F64_CNAN : u;
   }
   if (ea == EK_S8 || ea == EK_U8) {
     int64_t acc = ek_int(ec, c);
-    for (int k = 0; k < K; k++) acc += ek_int(ea, A[i * K + k]) * ek_int(eb, B[k * N + j]);
-    if (m->satfinite) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
+    for (int k = 0; k < K; k++) acc += ek_int(ea, a[k * as]) * ek_int(eb, b[k * bs]);
+    if (sat) acc = acc > INT32_MAX ? INT32_MAX : acc < INT32_MIN ? INT32_MIN : acc;
     return (uint32_t)acc;
   }
   float acc = ek_f32(ec, c);
-  for (int k = 0; k < K; k++) acc = fmaf(ek_f32(ea, A[i * K + k]), ek_f32(eb, B[k * N + j]), acc);
+  for (int k = 0; k < K; k++) acc = fmaf(ek_f32(ea, a[k * as]), ek_f32(eb, b[k * bs]), acc);
   if (ed == EK_F16) return f32_to_f16(acc, FR_RN);
   uint32_t u = f32_bits(acc);
   return f32_is_nan(u) ? F32_CNAN : u;
+}
+
+/* D[i][j] from row i of A, column j of B and C[i][j] (the header's model). */
+static uint64_t dot(const MmaOp *m, const uint64_t *A, const uint64_t *B, uint64_t c, int i, int j) {
+  return mma_dot(m->ek[OD], m->ek[OA], m->ek[OB], m->ek[OC], m->satfinite, m->k, A + i * m->k, 1,
+                 B + j, m->n, c);
 }
 
 HANDLER(exec_mma) {
@@ -393,7 +398,9 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
   case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
   case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
     return wgmma_select(L, in, x);
+  case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
+    return wmma_select(L, in, x);
   default:
-    return false;   /* wmma, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
+    return false;   /* wmma b1, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
   }
 }

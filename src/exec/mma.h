@@ -57,4 +57,13 @@ XStatus mma_converged(Warp *w, const XInsn *x, uint32_t mask, const char *name);
 void mma_lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst, Type t,
                     uint32_t *slots, const char *what);
 
+/* One element of D = A * B + C by the arithmetic model of mma.c's header:
+ * the K raw elements a[k * as] (kind ea) and b[k * bs] (kind eb), c of kind
+ * ec; the result encoded as kind ed (sat: .satfinite of an s32 D). */
+uint64_t mma_dot(int ed, int ea, int eb, int ec, bool sat, int K, const uint64_t *a, int as,
+                 const uint64_t *b, int bs, uint64_t c);
+
+/* wmma.load/.store/.mma (src/exec/wmma.c); exec_select_MMA delegates them. */
+bool wmma_select(Lower *L, const Insn *in, XInsn *x);
+
 #endif
