@@ -183,7 +183,7 @@ HANDLER(exec_wmma_mma) {
   frag_take(w, &o->f[3], o->slot[3], C);
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++)
-      D[i * N + j] = mma_dot(o->f[0].ek, o->f[1].ek, o->f[2].ek, o->f[3].ek, o->sat, K, A + i * K, 1,
+      D[i * N + j] = mma_dot(o->f[0].ek, o->f[1].ek, o->f[2].ek, o->f[3].ek, o->sat ? MD_SAT : 0, K, A + i * K, 1,
                              B + j, N, C[i * N + j]);
   frag_put(w, &o->f[0], o->slot[0], D);
   return XS_NEXT;
