@@ -428,9 +428,9 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
   case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
   case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
     return wgmma_select(L, in, x);
-  case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
+  case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA: case OP_WMMA_MMA_B1:
     return wmma_select(L, in, x);
   default:
-    return false;   /* wmma b1, wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
+    return false;   /* wgmma .sp, mma.sp, m8n8k4 f16, e4m3/e5m2: not yet */
   }
 }

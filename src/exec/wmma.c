@@ -7,14 +7,20 @@
  *   .m16n16k16 .m32n8k16 .m8n32k16: f16 (C, D each .f16 or .f32), bf16 (f32),
  *                                   s8/u8 (s32, .satfinite optional)
  *   .m16n16k8: tf32 (f32);   .m8n8k4: f64 (f64, .rn optional)
- * with .row/.col layouts for each operand, a stride operand, and .global,
- * .shared (.shared::cta) or generic addresses. Refused at lowering by name:
- * the sub-byte shapes .m8n8k32 (s4/u4) and .m8n8k128 (b1, .xor/.and .popc),
- * .satfinite on floating-point forms, and rounding modifiers but f64's .rn.
+ *   .m8n8k32: s4/u4 (s32, .satfinite optional);  .m8n8k128: b1 (s32,
+ *             .xor or .and with .popc)
+ * with .row/.col layouts for each operand (the sub-byte A .row and B .col
+ * only, as the ISA defines them), a stride operand, and .global, .shared
+ * (.shared::cta) or generic addresses. Refused at lowering by name:
+ * .satfinite on floating-point forms and rounding modifiers but f64's .rn.
+ * Sub-byte elements: s4/u4 two to a byte, the lower-indexed element in the
+ * lower nibble; b1 eight to a byte, lower k in the lower bit, handled as
+ * bytes (EK_B1, K/8 of them; a b1 stride counts bits and must be a whole
+ * number of bytes).
  *
  * Memory. Element (i, j) of an R x C matrix (A: M x K, B: K x N, C/D: M x N)
  * of element size s lies at p + s * (i * ld + j) for .row and at
- * p + s * (j * ld + i) for .col; ld is the stride operand in elements, by
+ * p + s * (j * ld + i) for .col (s4/u4: at that index's nibble); ld is the stride operand in elements, by
  * default the row length (.row: C) or column length (.col: R) of the tile.
  * p must be 32-byte aligned (256 bits, CUDA's load_matrix_sync contract) and
  * every lane must give the same p and stride (ptxvm faults otherwise; the
@@ -34,7 +40,9 @@
  *
  * Arithmetic: mma.c's model (mma_dot): exact products accumulated in k order
  * with one f32 rounding per addition (f64: fma chain; integers: exact with
- * wrap or .satfinite clamp); an f16 D is rounded once from that f32. */
+ * wrap or .satfinite clamp; b1: C plus the popc of a AND/XOR b); an f16 D
+ * is rounded once from that f32. The default stride and the 32-byte
+ * alignment are awaiting a GPU check (tests/gpu/README.md). */
 #include "mma.h"
 
 enum { WA, WB, WC };                   /* fragment kinds; D is a C fragment */
@@ -54,11 +62,14 @@ typedef struct WmmaMem {               /* wmma.load / wmma.store */
 typedef struct WmmaMma {
   WFrag f[4];                          /* D, A, B, C */
   uint8_t k;
-  bool sat;
+  uint8_t flags;                       /* mma_dot's MD_* */
   uint32_t slot[4][8];
 } WmmaMma;
 
-static int ek_size(int ek) { return ek_bits(ek) / 8; }
+/* Bytes accessed for one element (s4/u4: the byte holding its nibble). */
+static int ek_size(int ek) { return ek_bits(ek) < 8 ? 1 : ek_bits(ek) / 8; }
+static bool int8(int ek) { return ek == EK_S8 || ek == EK_U8; }
+static bool int4(int ek) { return ek == EK_S4 || ek == EK_U4; }
 
 /* The fragment of kind `which` of shape (m, n, k) for element kind ek. */
 static WFrag frag_of(int which, int m, int n, int k, int ek) {
@@ -107,14 +118,21 @@ static bool mem_base(Warp *w, const XInsn *x, const WmmaMem *o, const char *name
   Space sp = (Space)x->space;
   *p = lane_address(w, sp, x->imm, o->base, o->base64, 0);
   *ld = o->stride == NOSLOT ? (o->col ? o->f.rows : o->f.cols) : R32(w, o->stride)[0];
+  if (o->f.ek == EK_B1 && o->stride != NOSLOT) {   /* b1: the stride counts bits */
+    if (*ld % 8)
+      return exec_fault(w, x, -1, "%s: a .b1 stride of %llu bits is not a whole number of bytes",
+                        name, (unsigned long long)*ld), false;
+    *ld /= 8;
+  }
+  uint64_t ld0 = o->stride == NOSLOT ? *ld : R32(w, o->stride)[0];
   FOR_LANES(l) {
     uint64_t pl = lane_address(w, sp, x->imm, o->base, o->base64, l);
-    uint64_t sl = o->stride == NOSLOT ? *ld : R32(w, o->stride)[l];
-    if (pl != *p || sl != *ld) {
+    uint64_t sl = o->stride == NOSLOT ? ld0 : R32(w, o->stride)[l];
+    if (pl != *p || sl != ld0) {
       exec_fault(w, x, l, "%s: lane %d gives address 0x%llx and stride %llu, lane 0 0x%llx and "
                  "%llu: every lane of the warp must give the same", name, l,
                  (unsigned long long)pl, (unsigned long long)sl, (unsigned long long)*p,
-                 (unsigned long long)*ld);
+                 (unsigned long long)ld0);
       return false;
     }
   }
@@ -128,7 +146,7 @@ static bool mem_base(Warp *w, const XInsn *x, const WmmaMem *o, const char *name
 
 static uint64_t elem_addr(const WmmaMem *o, uint64_t p, uint64_t ld, int i, int j) {
   uint64_t off = o->col ? (uint64_t)j * ld + (uint64_t)i : (uint64_t)i * ld + (uint64_t)j;
-  return p + off * (uint64_t)ek_size(o->f.ek);
+  return int4(o->f.ek) ? p + off / 2 : p + off * (uint64_t)ek_size(o->f.ek);
 }
 
 HANDLER(exec_wmma_load) {
@@ -138,11 +156,16 @@ HANDLER(exec_wmma_load) {
   if (!mem_base(w, x, o, "wmma.load", &p, &ld)) return XS_TRAP;
   int s = ek_size(o->f.ek), n = o->f.rows * o->f.cols / WARP_SIZE;
   for (int e = 0; e < o->f.rows * o->f.cols; e++) {
-    uint64_t a = elem_addr(o, p, ld, e / o->f.cols, e % o->f.cols);
+    int i = e / o->f.cols, j = e % o->f.cols;
+    uint64_t a = elem_addr(o, p, ld, i, j);
     const void *h = mem_access(w, x, e / n, (Space)x->space, a, (uint32_t)s, (uint32_t)s, ACC_LD);
     if (!h) return XS_TRAP;
     uint64_t v = 0;
     memcpy(&v, h, (size_t)s);            /* little-endian host, as mem.c assumes */
+    if (int4(o->f.ek)) {                 /* the lower nibble holds the lower element */
+      uint64_t off = o->col ? (uint64_t)j * ld + (uint64_t)i : (uint64_t)i * ld + (uint64_t)j;
+      v = v >> (4 * (off & 1)) & 0xf;
+    }
     mat[e] = v;
   }
   frag_put(w, &o->f, o->slot, mat);
@@ -183,7 +206,7 @@ HANDLER(exec_wmma_mma) {
   frag_take(w, &o->f[3], o->slot[3], C);
   for (int i = 0; i < M; i++)
     for (int j = 0; j < N; j++)
-      D[i * N + j] = mma_dot(o->f[0].ek, o->f[1].ek, o->f[2].ek, o->f[3].ek, o->sat ? MD_SAT : 0, K, A + i * K, 1,
+      D[i * N + j] = mma_dot(o->f[0].ek, o->f[1].ek, o->f[2].ek, o->f[3].ek, o->flags, K, A + i * K, 1,
                              B + j, N, C[i * N + j]);
   frag_put(w, &o->f[0], o->slot[0], D);
   return XS_NEXT;
@@ -200,6 +223,8 @@ static bool wmma_form(int m, int n, int k, int ab, int c, int d) {
   if (big && (ab == EK_S8 || ab == EK_U8)) return c == EK_S32 && d == EK_S32;
   if (m == 16 && n == 16 && k == 8) return ab == EK_TF32 && c == EK_F32 && d == EK_F32;
   if (m == 8 && n == 8 && k == 4) return ab == EK_F64 && c == EK_F64 && d == EK_F64;
+  if (m == 8 && n == 8 && k == 32) return int4(ab) && c == EK_S32 && d == EK_S32;
+  if (m == 8 && n == 8 && k == 128) return ab == EK_B1 && c == EK_S32 && d == EK_S32;
   return false;
 }
 
@@ -221,11 +246,11 @@ static void scan(const Insn *in, int *m, int *n, int *k, bool *col, int *nlay, i
 
 /* A shape the executed forms have, for the given fragment kind and type. */
 static bool mem_form(int which, int m, int n, int k, int ek) {
-  static const int abk[] = {EK_F16, EK_BF16, EK_S8, EK_U8, EK_TF32, EK_F64};
+  static const int abk[] = {EK_F16, EK_BF16, EK_S8, EK_U8, EK_TF32, EK_F64, EK_S4, EK_U4, EK_B1};
   static const int ck[] = {EK_F16, EK_F32, EK_S32, EK_F64};
   if (which == WC) {
     for (int i = 0; i < 4; i++)
-      for (int j = 0; j < 6; j++)
+      for (int j = 0; j < 9; j++)
         if (ck[i] == ek && wmma_form(m, n, k, abk[j], ek, ek)) return true;
     return false;
   }
@@ -240,6 +265,11 @@ static bool select_mem(Lower *L, const Insn *in, XInsn *x, bool store) {
   int which = store || insn_has_mod(in, ".c") ? WC : insn_has_mod(in, ".a") ? WA : WB;
   if (nt != 1 || nlay != 1 || !mem_form(which, m, n, k, ek[0])) return false;
   const char *name = op_info[in->op].mnemonic;
+  bool sub = int4(ek[0]) || ek[0] == EK_B1;
+  if (sub && which != WC && col[0] != (which == WB))
+    lower_refuse(L, "%s: a sub-byte %s fragment is %s only", name, which == WA ? "A" : "B",
+                 which == WA ? ".row" : ".col");
+  if (ek[0] == EK_B1) k /= 8;   /* K bits as K/8 bytes (EK_B1) */
   if (in->nopds != 2 && in->nopds != 3)
     lower_refuse(L, "%s: needs 2 or 3 operands (fragment, address, stride), not %d", name, in->nopds);
   WmmaMem *o = lower_aux(L, sizeof *o);
@@ -261,19 +291,24 @@ static bool select_mem(Lower *L, const Insn *in, XInsn *x, bool store) {
   return true;
 }
 
-static bool int8(int ek) { return ek == EK_S8 || ek == EK_U8; }
-
 static bool select_mma(Lower *L, const Insn *in, XInsn *x) {
   int m = 0, n = 0, k = 0, nlay, ek[4], nt;
   bool col[2];
   scan(in, &m, &n, &k, col, &nlay, ek, &nt);
   int d, a, c;
   if (nt == 2) { d = ek[0]; c = ek[1]; a = EK_F16; }        /* f16: .dtype .ctype */
-  else if (nt == 4 && (ek[1] == ek[2] || (int8(ek[1]) && int8(ek[2])))) { d = ek[0]; a = ek[1]; c = ek[3]; }
+  else if (nt == 4 && (ek[1] == ek[2] || (int8(ek[1]) && int8(ek[2])) || (int4(ek[1]) && int4(ek[2])))) {
+    d = ek[0]; a = ek[1]; c = ek[3];
+  }
   else return false;
   if (nlay != 2 || !wmma_form(m, n, k, a, c, d)) return false;
   bool sat = insn_has_mod(in, ".satfinite");
-  if (sat && d != EK_S32) return false;                     /* f16/f32 .satfinite: not yet */
+  bool b1 = a == EK_B1, and = insn_has_mod(in, ".and"), xor = insn_has_mod(in, ".xor");
+  if (sat && (d != EK_S32 || b1)) return false;             /* f16/f32 .satfinite: not yet */
+  if (b1 != insn_has_mod(in, ".popc") || b1 != (and || xor)) return false;
+  if ((b1 || int4(a)) && (col[0] || !col[1]))
+    lower_refuse(L, "wmma.mma: the sub-byte forms are .row.col only");
+  if (b1) k /= 8;   /* K bits as K/8 bytes (EK_B1) */
   for (int i = 0; i < in->nmods; i++) {
     const char *s = in->mods[i];
     if (!strcmp(s, ".rz") || !strcmp(s, ".rm") || !strcmp(s, ".rp")) return false;
@@ -286,7 +321,7 @@ static bool select_mma(Lower *L, const Insn *in, XInsn *x) {
   o->f[2] = frag_of(WB, m, n, k, nt == 4 ? ek[2] : a);
   o->f[3] = frag_of(WC, m, n, k, c);
   o->k = (uint8_t)k;
-  o->sat = sat;
+  o->flags = (uint8_t)((sat ? MD_SAT : 0) | (and ? MD_AND : 0) | (xor ? MD_XOR : 0));
   static const char *const what[4] = {"d", "a", "b", "c"};
   for (int q = 0; q < 4; q++)
     mma_lower_regs(L, in, &in->opds[q], o->f[q].nreg, q == 0, wreg_type(o->f[q].ek), o->slot[q],
@@ -301,7 +336,7 @@ bool wmma_select(Lower *L, const Insn *in, XInsn *x) {
   switch ((Opcode)in->op) {
   case OP_WMMA_LOAD: return select_mem(L, in, x, false);
   case OP_WMMA_STORE: return select_mem(L, in, x, true);
-  case OP_WMMA_MMA: return select_mma(L, in, x);
+  case OP_WMMA_MMA: case OP_WMMA_MMA_B1: return select_mma(L, in, x);
   default: return false;
   }
 }

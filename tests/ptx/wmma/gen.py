@@ -21,9 +21,12 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 HEAD = ".version 8.0\n.target sm_90\n.address_size 64\n"
 SIZE = {"f16": 2, "bf16": 2, "tf32": 4, "f32": 4, "f64": 8, "s8": 1, "u8": 1, "s32": 4}
+BITS = {"s4": 4, "u4": 4, "b1": 1}   # sub-byte: the lower bits hold the lower element
 PAD = {"f16": 0x7e00, "bf16": 0x7fc0, "tf32": 0x7fc00000, "f32": 0x7fc00000,
-       "f64": 0x7ff8000000000000, "s8": 0x5a, "u8": 0x5a, "s32": 0x5a5a5a5a}
-RTYPE = {"f16": "b32", "bf16": "b32", "tf32": "b32", "s8": "b32", "u8": "b32",
+       "f64": 0x7ff8000000000000, "s8": 0x5a, "u8": 0x5a, "s32": 0x5a5a5a5a,
+       "s4": 0x5, "u4": 0x5, "b1": 1}
+RTYPE = {"f16": "b32", "bf16": "b32", "tf32": "b32", "s8": "b32", "u8": "b32", "s4": "b32", "u4": "b32",
+         "b1": "b32",
          "f32": "f32", "s32": "s32", "f64": "f64"}
 
 
@@ -33,7 +36,7 @@ def nregs(which, shape, kind):
     rows, cols = {"a": (m, k), "b": (k, n), "c": (m, n)}[which]
     if kind == "f16" and which != "c":
         return 8
-    epr = {"f16": 2, "bf16": 2, "s8": 4, "u8": 4}.get(kind, 1)
+    epr = {"f16": 2, "bf16": 2, "s8": 4, "u8": 4, "s4": 8, "u4": 8, "b1": 32}.get(kind, 1)
     return rows * cols // 32 // epr
 
 
@@ -48,6 +51,10 @@ def encode(kind, v):
         return int(np.float64(v).view(np.uint64))
     if kind in ("s8", "u8"):
         return int(v) & 0xff
+    if kind in ("s4", "u4"):
+        return int(v) & 0xf
+    if kind == "b1":
+        return int(v) & 1
     return int(v) & 0xffffffff
 
 
@@ -64,7 +71,12 @@ def image(mat, kind, col, ld, junk=0):
 
 def words(img, kind):
     """The image as u32 words (little-endian)."""
-    b = b"".join(v.to_bytes(SIZE[kind], "little") for v in img)
+    if kind in BITS:
+        bits = BITS[kind]
+        n = sum(v << (bits * i) for i, v in enumerate(img))
+        b = n.to_bytes(len(img) * bits // 8, "little")
+    else:
+        b = b"".join(v.to_bytes(SIZE[kind], "little") for v in img)
     return [int.from_bytes(b[i:i + 4], "little") for i in range(0, len(b), 4)]
 
 
@@ -126,7 +138,8 @@ def kernel(c, sizes):
         s.append(f"  wmma.load.{q}.sync.aligned.{lay[j + 1]}.{shp}{ss}.{t} {regs[q]}, [{addr[q]}]"
                  f"{stride_opd(j + 1)};")
     types = f".{dk}.{ck}" if ak == "f16" else f".{dk}.{ak}.{bk}.{ck}"
-    s.append(f"  wmma.mma.sync.aligned.{lay[1]}.{lay[2]}.{shp}{types}{'.satfinite' if sat else ''} "
+    bop = (".xor.popc" if name.endswith("_xor") else ".and.popc") if ak == "b1" else ""
+    s.append(f"  wmma.mma{bop}.sync.aligned.{lay[1]}.{lay[2]}.{shp}{types}{'.satfinite' if sat else ''} "
              f"{regs['d']}, {regs['a']}, {regs['b']}, {regs['c']};")
     s.append(f"  wmma.store.d.sync.aligned.{lay[0]}.{shp}{ss}.{dk} [{addr['d']}], {regs['d']}"
              f"{stride_opd(0)};")
@@ -162,12 +175,20 @@ CASES = [
     ("s8_8x32", (8, 32, 16), ("s32", "s8", "s8", "s32"), ("row", "row", "row", "col"), (None, None, "r48", None), "generic", False),
     ("s8_16_sat", (16, 16, 16), ("s32", "s8", "s8", "s32"), ("row", "row", "col", "row"), (None, None, None, None), "global", True),
     ("s8_16_wrap", (16, 16, 16), ("s32", "s8", "s8", "s32"), ("row", "row", "col", "row"), (None, None, None, None), "global", False),
+    ("s4_8x8x32", (8, 8, 32), ("s32", "s4", "s4", "s32"), ("row", "row", "col", "row"), (None, "r48", None, None), "global", False),
+    ("u4_s4_sat", (8, 8, 32), ("s32", "u4", "s4", "s32"), ("col", "row", "col", "col"), ("r16", None, "i64", None), "shared", True),
+    ("b1_xor", (8, 8, 128), ("s32", "b1", "b1", "s32"), ("row", "row", "col", "row"), (None, "r256", None, None), "generic", False),
+    ("b1_and", (8, 8, 128), ("s32", "b1", "b1", "s32"), ("col", "row", "col", "row"), (None, None, "i256", "r16"), "shared", False),
 ]
 
 
 def rand(rng, kind, shape, which):
     if kind in ("s8", "u8"):
         lo, hi = (-128, 127) if kind == "s8" else (0, 255)
+    elif kind in ("s4", "u4"):
+        lo, hi = (-8, 7) if kind == "s4" else (0, 15)
+    elif kind == "b1":
+        lo, hi = 0, 1
     elif kind == "f64":
         lo, hi = (-1000, 1000) if which != "c" else (-10**6, 10**6)
     elif kind == "tf32":
@@ -196,12 +217,15 @@ def main():
         C = rand(rng, ck, (m, n), "c").astype(object)
         if name.endswith(("_sat", "_wrap")):
             C = rng.choice([2**31 - 5, -2**31 + 5, 0, 7], size=(m, n)).astype(object)
-            A[:, :] = rng.choice([127, -128], size=(m, k))
-            B[:, :] = rng.choice([127, -128], size=(k, n))
+            hi = {"s8": [127, -128], "u4": [15, 0], "s4": [7, -8]}
+            A[:, :] = rng.choice(hi[ak], size=(m, k))
+            B[:, :] = rng.choice(hi[bk], size=(k, n))
         if ak in ("f16", "bf16", "tf32"):
             A[0, :] = 0.25
             A[1, 0] = -0.5
         D = A @ B + C
+        if name.endswith("_xor"):   # popc(a xor b): the k where the bits differ
+            D = A @ (1 - B) + (1 - A) @ B + C
         if dk == "s32":
             D = np.vectorize(lambda v: max(-2**31, min(2**31 - 1, v)) if sat else v, otypes=[object])(D)
         dims = {"d": (m, n), "a": (m, k), "b": (k, n), "c": (m, n)}
