@@ -6,7 +6,8 @@
 // with row- and column-major A/B, both store layouts, leading dimensions
 // larger than the tile, and shared memory. A tiled GEMM (several warps, each
 // a 16x16 tile, K in steps) is checked against a host GEMM. Inputs are small
-// integers, so every result is exact.
+// integers, so every result is exact. Also the experimental sub-byte
+// forms: s4 8x8x32 (.satfinite) and b1 8x8x128 (bmma_sync XOR and AND).
 // EXEC: --check
 #include "check.h"
 #include <mma.h>
@@ -55,6 +56,32 @@ __global__ void gemm(const half *a, const half *b, float *d, int rows, int cols,
     __syncwarp();
   }
   wmma::store_matrix_sync(d + ti * 16 * cols + tj * 16, acc, cols, wmma::mem_row_major);
+}
+
+// The sub-byte forms (nvcuda::wmma::experimental): s4 8x8x32 and b1
+// 8x8x128 (XOR and AND popc), A row-major and B column-major, packed
+// little-endian (the lower element in the lower bits), ld in elements.
+namespace wx = wmma::experimental;
+__global__ void tile_s4(const void *a, const void *b, const int *c, int *d, bool sat) {
+  wmma::fragment<wmma::matrix_a, 8, 8, 32, wx::precision::s4, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 32, wx::precision::s4, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 32, int> fc;
+  wmma::load_matrix_sync(fa, a, 64);
+  wmma::load_matrix_sync(fb, b, 32);
+  wmma::load_matrix_sync(fc, c, 8, wmma::mem_row_major);
+  wmma::mma_sync(fc, fa, fb, fc, sat);
+  wmma::store_matrix_sync(d, fc, 8, wmma::mem_row_major);
+}
+__global__ void tile_b1(const void *a, const void *b, const int *c, int *d, bool use_and) {
+  wmma::fragment<wmma::matrix_a, 8, 8, 128, wx::precision::b1, wmma::row_major> fa;
+  wmma::fragment<wmma::matrix_b, 8, 8, 128, wx::precision::b1, wmma::col_major> fb;
+  wmma::fragment<wmma::accumulator, 8, 8, 128, int> fc;
+  wmma::load_matrix_sync(fa, a, 128);
+  wmma::load_matrix_sync(fb, b, 256);
+  wmma::load_matrix_sync(fc, c, 8, wmma::mem_col_major);
+  if (use_and) wmma::bmma_sync(fc, fa, fb, fc, wx::bmmaBitOpAND);
+  else wmma::bmma_sync(fc, fa, fb, fc, wx::bmmaBitOpXOR);
+  wmma::store_matrix_sync(d, fc, 8, wmma::mem_col_major);
 }
 
 static unsigned seed = 12345;
@@ -135,6 +162,69 @@ int main() {
   run_tile<16, 16, 16, signed char, int, R, C>("s8 16", 127, false, true, false);
   run_tile<32, 8, 16, signed char, int, C, C>("s8 32x8", 127, true, true, true);
   run_tile<8, 32, 16, unsigned char, int, R, R>("u8 8x32", -255, false, false, false);
+
+  // s4 (A ld 64: padded rows) and b1 (B ld 256 bits)
+  for (int sat = 0; sat < 2; sat++) {
+    unsigned char ha[8 * 32] = {0}, hb[8 * 16] = {0};
+    int A[8][32], B[32][8], hc[64], hd[64];
+    for (int i = 0; i < 8; i++)
+      for (int k = 0; k < 32; k++) {
+        A[i][k] = rnd(-8, 7), B[k][i] = rnd(-8, 7);
+        ha[(i * 64 + k) / 2] |= (A[i][k] & 15) << 4 * (k & 1);
+        hb[(i * 32 + k) / 2] |= (B[k][i] & 15) << 4 * (k & 1);
+      }
+    for (int i = 0; i < 64; i++) hc[i] = sat ? (i & 1 ? 2147483600 : -2147483600) : rnd(-100, 100);
+    void *da, *db;
+    int *dc, *dd;
+    OK(cudaMalloc(&da, sizeof ha)); OK(cudaMalloc(&db, sizeof hb));
+    OK(cudaMalloc(&dc, sizeof hc)); OK(cudaMalloc(&dd, sizeof hd));
+    OK(cudaMemcpy(da, ha, sizeof ha, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
+    tile_s4<<<1, 32>>>(da, db, dc, dd, sat);
+    OK(cudaMemcpy(hd, dd, sizeof hd, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < 8; i++)
+      for (int j = 0; j < 8; j++) {
+        long long want = hc[i * 8 + j];
+        for (int k = 0; k < 32; k++) want += A[i][k] * B[k][j];
+        if (sat) want = want > 2147483647 ? 2147483647 : want < -2147483647 - 1 ? -2147483647 - 1 : want;
+        if (hd[i * 8 + j] != (int)want && bad++ < 3)
+          printf("FAIL s4 sat=%d: D[%d][%d] = %d, expected %lld\n", sat, i, j, hd[i * 8 + j], want);
+      }
+    CHECK(bad == 0);
+    cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
+  }
+  for (int use_and = 0; use_and < 2; use_and++) {
+    unsigned char ha[8 * 16] = {0}, hb[8 * 32] = {0};
+    int A[8][128], B[128][8], hc[64], hd[64];
+    for (int i = 0; i < 8; i++)
+      for (int k = 0; k < 128; k++) {
+        A[i][k] = rnd(0, 1), B[k][i] = rnd(0, 1);
+        ha[(i * 128 + k) / 8] |= A[i][k] << (k & 7);
+        hb[(i * 256 + k) / 8] |= B[k][i] << (k & 7);
+      }
+    for (int i = 0; i < 64; i++) hc[i] = rnd(-100, 100);
+    void *da, *db;
+    int *dc, *dd;
+    OK(cudaMalloc(&da, sizeof ha)); OK(cudaMalloc(&db, sizeof hb));
+    OK(cudaMalloc(&dc, sizeof hc)); OK(cudaMalloc(&dd, sizeof hd));
+    OK(cudaMemcpy(da, ha, sizeof ha, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(db, hb, sizeof hb, cudaMemcpyHostToDevice));
+    OK(cudaMemcpy(dc, hc, sizeof hc, cudaMemcpyHostToDevice));
+    tile_b1<<<1, 32>>>(da, db, dc, dd, use_and);
+    OK(cudaMemcpy(hd, dd, sizeof hd, cudaMemcpyDeviceToHost));
+    int bad = 0;
+    for (int i = 0; i < 8; i++)
+      for (int j = 0; j < 8; j++) {
+        int want = hc[j * 8 + i];   // C and D column-major
+        for (int k = 0; k < 128; k++) want += use_and ? A[i][k] & B[k][j] : A[i][k] ^ B[k][j];
+        if (hd[j * 8 + i] != want && bad++ < 3)
+          printf("FAIL b1 and=%d: D[%d][%d] = %d, expected %d\n", use_and, i, j, hd[j * 8 + i], want);
+      }
+    CHECK(bad == 0);
+    cudaFree(da), cudaFree(db), cudaFree(dc), cudaFree(dd);
+  }
 
   // the tiled GEMM: 64 x 48 x 64, 12 tiles in 3 CTAs of 4 warps
   const int rows = 64, cols = 48, k = 64;
