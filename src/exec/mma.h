@@ -12,13 +12,15 @@
 /* Element kinds of the operands. */
 /* EK_B1: 1-bit elements, handled 8 to a byte (one "element" is a byte of
  * 8 consecutive k), as the popc of an AND needs no order inside it. */
-typedef enum { EK_F16, EK_BF16, EK_TF32, EK_F32, EK_F64, EK_S8, EK_U8, EK_S32, EK_E4M3, EK_E5M2, EK_B1 } EKind;
+typedef enum { EK_F16, EK_BF16, EK_TF32, EK_F32, EK_F64, EK_S8, EK_U8, EK_S32, EK_E4M3, EK_E5M2, EK_B1,
+               EK_S4, EK_U4 } EKind;
 
 static inline int ek_bits(int ek) {
   switch (ek) {
   case EK_F16: case EK_BF16: return 16;
   case EK_S8: case EK_U8: case EK_E4M3: case EK_E5M2: case EK_B1: return 8;
   case EK_F64: return 64;
+  case EK_S4: case EK_U4: return 4;
   default: return 32;
   }
 }
@@ -41,6 +43,8 @@ static inline int64_t ek_int(int ek, uint64_t v) {
   switch (ek) {
   case EK_S8: return (int8_t)(uint8_t)v;
   case EK_U8: return (uint8_t)v;
+  case EK_S4: return (int64_t)((v & 0xf) ^ 8) - 8;
+  case EK_U4: return (int64_t)(v & 0xf);
   default: return (int32_t)(uint32_t)v;
   }
 }
@@ -56,5 +60,17 @@ XStatus mma_converged(Warp *w, const XInsn *x, uint32_t mask, const char *name);
  * match, each of the width of t (a destination may be the sink _). */
 void mma_lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst, Type t,
                     uint32_t *slots, const char *what);
+
+/* mma_dot's flags: .satfinite of an s32 D; the b1 operation (.and/.xor .popc). */
+enum { MD_SAT = 1, MD_AND = 2, MD_XOR = 4 };
+
+/* One element of D = A * B + C by the arithmetic model of mma.c's header:
+ * the K raw elements a[k * as] (kind ea) and b[k * bs] (kind eb; EK_B1: K
+ * bytes of 8 bits), c of kind ec; the result encoded as kind ed. */
+uint64_t mma_dot(int ed, int ea, int eb, int ec, int flags, int K, const uint64_t *a, int as,
+                 const uint64_t *b, int bs, uint64_t c);
+
+/* wmma.load/.store/.mma (src/exec/wmma.c); exec_select_MMA delegates them. */
+bool wmma_select(Lower *L, const Insn *in, XInsn *x);
 
 #endif

@@ -33,9 +33,21 @@ def frag_a(shape, kind, l, i):
     elif kind == "tf32":
         row = g + 8 * (i & 1)          # a0, a2: g; a1, a3: g + 8
         col = t + (4 if i >= 2 else 0)
-    elif kind in ("s8", "u8"):
+    elif kind in ("s8", "u8", "e4m3", "e5m2"):
+        if m == 8:                      # m8n8k16
+            return g, t * 4 + i
         row = g if (i < 4 or 8 <= i < 12) else g + 8
         col = t * 4 + (i & 3) + (16 if i >= 8 else 0)
+    elif kind in ("s4", "u4"):
+        if m == 8:                      # m8n8k32
+            return g, t * 8 + i
+        row = g if (i < 8 or 16 <= i < 24) else g + 8
+        col = t * 8 + (i & 7) + (32 if i >= 16 else 0)
+    elif kind == "b1":
+        if m == 8:                      # m8n8k128
+            return g, t * 32 + i
+        row = g if (i < 32 or 64 <= i < 96) else g + 8
+        col = t * 32 + (i & 31) + (128 if i >= 64 else 0)
     else:                               # f64 m8n8k4
         row, col = g, t
     return row, col
@@ -47,8 +59,12 @@ def frag_b(shape, kind, l, i):
         row = t * 2 + (i & 1) + (8 if i >= 2 else 0)
     elif kind == "tf32":
         row = t + (4 if i >= 1 else 0)
-    elif kind in ("s8", "u8"):
+    elif kind in ("s8", "u8", "e4m3", "e5m2"):
         row = t * 4 + (i & 3) + (16 if i >= 4 else 0)
+    elif kind in ("s4", "u4"):
+        row = t * 8 + (i & 7) + (32 if i >= 8 else 0)
+    elif kind == "b1":
+        row = t * 32 + (i & 31) + (128 if i >= 32 else 0)
     else:
         row = t
     return row, g
@@ -61,7 +77,21 @@ def frag_c(shape, kind, l, i):
     return (g if i < 2 else g + 8), t * 2 + (i & 1)
 
 
-BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s8": 8, "u8": 8, "s32": 32}
+BITS = {"f16": 16, "bf16": 16, "tf32": 32, "f32": 32, "f64": 64, "s8": 8, "u8": 8, "s32": 32,
+        "e4m3": 8, "e5m2": 8, "s4": 4, "u4": 4, "b1": 1}
+
+
+def fp8(v, mbits, bias):
+    """The e4m3 (3, 7) / e5m2 (2, 15) encoding of v, exact for the values used."""
+    if v == 0:
+        return 0
+    sign = 0x80 if v < 0 else 0
+    a = abs(float(v))
+    e = int(np.floor(np.log2(a)))
+    frac = a / 2.0 ** e - 1
+    mant = int(round(frac * (1 << mbits)))
+    assert mant / (1 << mbits) == frac and 0 < e + bias < (1 << (7 - mbits)), v
+    return sign | (e + bias) << mbits | mant
 
 
 def encode(kind, v):
@@ -76,6 +106,14 @@ def encode(kind, v):
         return int(np.float64(v).view(np.uint64))
     if kind in ("s8", "u8"):
         return int(v) & 0xff
+    if kind == "e4m3":
+        return fp8(v, 3, 7)
+    if kind == "e5m2":
+        return fp8(v, 2, 15)
+    if kind in ("s4", "u4"):
+        return int(v) & 0xf
+    if kind == "b1":
+        return int(v) & 1
     return int(v) & 0xffffffff
 
 
@@ -140,6 +178,15 @@ MMA_CASES = [
     ("m16n8k16_s32_u8", (16, 8, 16), "s32", "u8", "u8", "s32", False, (0, 255), (-10**6, 10**6)),
     ("m16n8k32_s32_s8_sat", (16, 8, 32), "s32", "s8", "s8", "s32", True, (-128, 127), None),
     ("m16n8k32_s32_s8_wrap", (16, 8, 32), "s32", "s8", "s8", "s32", False, (-128, 127), None),
+    ("m16n8k32_f32_e4m3", (16, 8, 32), "f32", "e4m3", "e4m3", "f32", False, (-8, 8), (-1000, 1000)),
+    ("m16n8k32_f16_e5m2_e4m3", (16, 8, 32), "f16", "e5m2", "e4m3", "f16", False, (-4, 4), (-16, 16)),
+    ("m8n8k16_s32_s8_u8", (8, 8, 16), "s32", "s8", "u8", "s32", False, (-128, 255), (-10**6, 10**6)),
+    ("m8n8k32_s32_s4", (8, 8, 32), "s32", "s4", "s4", "s32", False, (-8, 7), (-1000, 1000)),
+    ("m16n8k32_s32_u4_s4", (16, 8, 32), "s32", "u4", "s4", "s32", False, (-8, 15), (-1000, 1000)),
+    ("m16n8k64_s32_s4_sat", (16, 8, 64), "s32", "s4", "u4", "s32", True, (-8, 15), (-1000, 1000)),
+    ("m8n8k128_b1_xor", (8, 8, 128), "s32", "b1", "b1", "s32", False, (0, 1), (-1000, 1000)),
+    ("m16n8k128_b1_and", (16, 8, 128), "s32", "b1", "b1", "s32", False, (0, 1), (-1000, 1000)),
+    ("m16n8k256_b1_xor", (16, 8, 256), "s32", "b1", "b1", "s32", False, (0, 1), (-1000, 1000)),
 ]
 
 
@@ -148,6 +195,10 @@ def int_range(kind, lo, hi):
         return max(lo, -128), min(hi, 127)
     if kind == "u8":
         return max(lo, 0), min(hi, 255)
+    if kind == "s4":
+        return max(lo, -8), min(hi, 7)
+    if kind == "u4":
+        return max(lo, 0), min(hi, 15)
     return lo, hi
 
 
@@ -167,11 +218,14 @@ def gen_mma():
             B[:, :] = rng.choice([127, -128], size=(k, n))
         else:
             C = rng.integers(cr[0], cr[1], endpoint=True, size=(m, n))
-        if ak in ("f16", "bf16", "tf32"):   # some powers of two below one
+        if ak in ("f16", "bf16", "tf32", "e4m3", "e5m2"):   # some powers of two below one
             A = A.astype(np.float64)
             A[0, :] = 0.25
             A[1, 0] = -0.5
         D = A.astype(object) @ B.astype(object) + C.astype(object)   # exact (Python ints/floats)
+        if name.endswith("_xor"):   # popc(a xor b): the positions where the bits differ
+            D = (A.astype(object) @ (1 - B).astype(object) + (1 - A).astype(object) @ B.astype(object)
+                 + C.astype(object))
         if dk == "s32":
             D = np.array([[int(v) for v in row] for row in D], dtype=object)
             if sat:
@@ -181,8 +235,9 @@ def gen_mma():
         if sat:
             mods += ".satfinite"
         mods += f".{dk}.{ak}.{bk}.{ck}"
-        per = {q: (2 if kk in ("f16", "bf16") else 4 if kk in ("s8", "u8") else 1)
-               for q, kk in zip("dabc", (dk, ak, bk, ck))}
+        if ak == "b1":
+            mods += ".xor.popc" if name.endswith("_xor") else ".and.popc"
+        per = {q: (1 if kk == "f64" else 32 // BITS[kk]) for q, kk in zip("dabc", (dk, ak, bk, ck))}
         nregs = {"d": m * n // 32 // per["d"], "a": m * k // 32 // per["a"],
                  "b": k * n // 32 // per["b"], "c": m * n // 32 // per["c"]}
         wide = [regtype(kk) for kk in (dk, ak, bk, ck)]
@@ -197,7 +252,8 @@ def gen_mma():
         out.append(f"// RUN: ptxvm run %s {name} -b 32 -a 'u{w['d']}[{len(pd)}]:zero' "
                    f"{arg('a', pa)} {arg('b', pb)} {arg('c', pc)} -o 0")
         expects.append("// EXPECT: " + " ".join(str(v) for v in pd))
-    text = "\n".join(out + expects) + "\n" + HEAD + "\n" + "\n".join(kernels)
+    head = HEAD.replace(".version 8.0", ".version 8.4")   # e4m3/e5m2 mma: PTX ISA 8.4
+    text = "\n".join(out + expects) + "\n" + head + "\n" + "\n".join(kernels)
     open(os.path.join(HERE, "mma_sync.ptx"), "w").write(text)
 
 
