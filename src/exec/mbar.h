@@ -9,7 +9,8 @@
 /* The kinds of asynchronous group a thread commits and waits for, each with
  * its own sequence of groups: cp.async.commit_group / wait_group / wait_all,
  * and cp.async.bulk.commit_group / wait_group (bulk_group completion).
- * wgmma.commit_group / wait_group is the next kind. */
+ * (wgmma.commit_group / wait_group are wgmma.c's: their results land in
+ * registers, per warp, not through this queue.) */
 typedef enum { AG_CP_ASYNC, AG_BULK, AG_NKINDS } AsyncGroup;
 
 /* What an item of the queue is, and so how it completes: a cp.async copy
