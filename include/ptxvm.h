@@ -816,7 +816,12 @@ ptxvm_status ptxvm_launch_ex(ptxvm_function *fn, const unsigned grid[3], const u
  * thread (the most at which 2048 threads fill an SM's 65536 registers, so
  * registers never bound occupancy), or .maxnreg when that is lower. */
 typedef struct ptxvm_function_resources {
-  uint64_t shared_bytes;     /* static shared memory (ptxvm_function_static_shared) */
+  uint64_t shared_bytes;     /* static shared memory: the end of the last
+                                static .shared variable it reaches, as
+                                CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES reports
+                                it (ptxvm_function_static_shared, where the
+                                dynamic area starts, is that aligned up to
+                                16 or the extern arrays' alignment) */
   uint64_t const_bytes;      /* the module's .const variables, laid out at
                                 their alignments */
   uint64_t local_bytes;      /* per thread: the .local variables at module

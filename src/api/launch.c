@@ -207,7 +207,8 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
     return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': the kernel is .explicitcluster "
                     "and has no .reqnctapercluster: the launch must give a cluster shape", fn->f->name);
   }
-  uint64_t shared = (uint64_t)program_static_shared(l.prog, fn->f) + o->dyn_shared_bytes;
+  /* the limits count CUDA's static size (the CTA gets the aligned base) */
+  uint64_t shared = (uint64_t)program_static_shared_size(l.prog, fn->f) + o->dyn_shared_bytes;
   char msg[320];
   if (!launch_check_shape(fn->f, l.grid, l.block, l.cluster, shared, o->cluster_nonportable != 0, msg,
                           sizeof msg) ||
@@ -282,7 +283,7 @@ static ptxvm_status get_resources(Ctx *ctx, Fn *fn, ptxvm_function_resources *ou
   uint64_t cst = space_bytes(m->globals, m->nglobals, SP_CONST, 0);
   for (int i = 0; i < m->nfuncs; i++) cst = space_bytes(m->funcs[i]->vars, m->funcs[i]->nvars, SP_CONST, cst);
   *out = (ptxvm_function_resources){
-    .shared_bytes = program_static_shared(fn->mod->prog, k), .const_bytes = cst,
+    .shared_bytes = program_static_shared_size(fn->mod->prog, k), .const_bytes = cst,
     .local_bytes = space_bytes(k->vars, k->nvars, SP_LOCAL, space_bytes(m->globals, m->nglobals, SP_LOCAL, 0)),
     .regs_per_thread = occupancy_regs(k), .max_threads = occupancy_max_threads(k),
     .ptx_version = (unsigned)(m->ver_major * 10 + m->ver_minor), .target = (unsigned)m->sm};
@@ -304,7 +305,7 @@ static ptxvm_status occupancy(Ctx *ctx, Fn *fn, unsigned threads, size_t dyn, un
                     out ? "a CTA of 0 threads" : "NULL argument");
   ptxvm_status st = prepared_kernel(ctx, fn, "ptxvm_function_occupancy");
   if (st != PTXVM_SUCCESS) return st;
-  uint64_t shared = (uint64_t)program_static_shared(fn->mod->prog, fn->f) + dyn;
+  uint64_t shared = (uint64_t)program_static_shared_size(fn->mod->prog, fn->f) + dyn;
   if (dyn > PTXVM_DEVICE_SHARED_PER_CTA) shared = UINT64_MAX;   /* no overflow */
   out->ctas_per_sm = occupancy_ctas(fn->f, threads, shared);
   out->clusters = occupancy_clusters(fn->f, threads, shared, cluster_ctas);

@@ -805,7 +805,8 @@ static bool cta_alloc(Cta *c, Launch *L, const uint32_t ctaid[3]) {
   c->launch = L;
   memcpy(c->ctaid, ctaid, sizeof c->ctaid);
   uint32_t nthreads = L->block[0] * L->block[1] * L->block[2];
-  c->shared_size = (uint32_t)(program_static_shared(L->prog, L->kernel) + L->dyn_shared);   /* <= MAX_SHARED: launch_check */
+  c->shared_size = (uint32_t)(program_static_shared(L->prog, L->kernel) + L->dyn_shared);   /* static size + dyn <= MAX_SHARED (launch_check); the base is at most 15
+     bytes more, the dynamic area's alignment */
   c->shared = calloc((size_t)c->shared_size + 1, 1);
   c->nwarps = (int)((nthreads + WARP_SIZE - 1) / WARP_SIZE);
   c->warps = calloc((size_t)c->nwarps + 1, sizeof *c->warps);

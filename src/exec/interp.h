@@ -39,6 +39,7 @@ void program_free(Program *p);
 /* Static shared memory of a kernel (bytes, the start of its dynamic area),
  * as laid out by lowering; may exceed what a launch allows (launch_check). */
 uint64_t program_static_shared(const Program *p, const Function *kernel);
+uint64_t program_static_shared_size(const Program *p, const Function *kernel);   /* CUDA's static size */
 /* Device address of a module-scope variable (0 if it has none). */
 uint64_t program_var_addr(const Program *p, const Symbol *var);
 

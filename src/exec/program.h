@@ -25,6 +25,9 @@ typedef struct FuncInfo {
   uint64_t shared_base;             /* where its extern .shared arrays start;
                                        a kernel's static shared bytes (lower.c
                                        "shared memory per kernel") */
+  uint64_t shared_static;           /* a kernel's: the end of its last static
+                                       .shared variable, before the dynamic
+                                       area's alignment (what CUDA reports) */
   struct VarAddr *shared;           /* a kernel's: the .shared variables it
                                        reaches, at their offsets in its
                                        layout (reports name them) */

@@ -551,6 +551,7 @@ static void layout_shared(Lower *L) {
   }
   uint64_t all = 0;
   for (int k = 0; k < nk; k++) {
+    p->funcs[kf[k]].shared_static = end[k];
     end[k] = align_up(end[k], ext_align);
     if (end[k] > end[uf_find(up, k)]) end[uf_find(up, k)] = end[k];
     if (end[k] > all) all = end[k];
@@ -1287,6 +1288,11 @@ const Refusal *program_kernel_refusal(const Program *p, const Function *kernel) 
 uint64_t program_static_shared(const Program *p, const Function *kernel) {
   int i = program_func_index(p, kernel);
   return i < 0 ? 0 : p->funcs[i].shared_base;
+}
+
+uint64_t program_static_shared_size(const Program *p, const Function *kernel) {
+  int i = program_func_index(p, kernel);
+  return i < 0 ? 0 : p->funcs[i].shared_static;
 }
 
 uint64_t program_var_addr(const Program *p, const Symbol *var) {

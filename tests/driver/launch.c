@@ -332,14 +332,16 @@ static void test_attributes(CUmodule mod) {
   CUfunction f;
   CHECK(cuModuleGetFunction(&f, mod, "attrs") == CUDA_SUCCESS);
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK) == 256);        /* .maxntid */
-  CHECK(attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 1008);           /* buf, its end aligned to 16 */
+  CHECK(attr(f, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES) == 1000);   /* buf's end, not aligned up (a GPU
+                                                                   reports 40 for 40 bytes: numba's
+                                                                   test_get_shared_mem_per_block) */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES) == 52);              /* table 40, k3 12 */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) == 48);              /* depot */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_NUM_REGS) == 24);                      /* .maxnreg, below 32 */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_PTX_VERSION) == 80);                   /* .target sm_80 */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_BINARY_VERSION) == 90);                /* the device */
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_CACHE_MODE_CA) == 0);
-  CHECK(attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) == 49152 - 1008);
+  CHECK(attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) == 49152 - 1000);
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT) == -1);
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_CLUSTER_SIZE_MUST_BE_SET) == 0);
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_REQUIRED_CLUSTER_WIDTH) == 0);
@@ -351,11 +353,11 @@ static void test_attributes(CUmodule mod) {
   CHECK(cuFuncGetAttribute(&v, CU_FUNC_ATTRIBUTE_MAX, f) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuFuncGetAttribute(NULL, CU_FUNC_ATTRIBUTE_NUM_REGS, f) == CUDA_ERROR_INVALID_VALUE);
   /* 256 threads: 8 warps, 8 per SM by warps; 24 registers, 768 a warp: 21 warps a
-     partition, 84 an SM, 10 CTAs; shared 1008 + 1024 = 2048: 114 */
+     partition, 84 an SM, 10 CTAs; shared 1000 + 1024 = 2024: 115 */
   CHECK(occupancy(f, 256, 0) == 8);
   CHECK(occupancy(f, 257, 0) == 0);                                      /* beyond .maxntid */
   /* setting */
-  CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 232448 - 1008 + 1) ==
+  CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 232448 - 1000 + 1) ==
         CUDA_ERROR_INVALID_VALUE);
   CHECK(cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, 100000) == CUDA_SUCCESS);
   CHECK(attr(f, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES) == 100000);
