@@ -143,6 +143,26 @@ ptxvm_status ptxvm_set_printf_callback(ptxvm_context *ctx, ptxvm_printf_fn fn, v
 ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *ctx, size_t bytes);
 #define PTXVM_PRINTF_BUFFER_DEFAULT ((size_t)1 << 20)
 
+/* Sets the size of the device heap, in bytes (rounded up to 16), from
+ * which kernels' malloc and free system calls (CUDA's device malloc; PTX
+ * `.extern .func (.param .b64 r) malloc (.param .b64 size)` and `.extern
+ * .func free (.param .b64 ptr)`) take their blocks: CUDA's
+ * cudaLimitMallocHeapSize / CU_LIMIT_MALLOC_HEAP_SIZE; the default is
+ * PTXVM_MALLOC_HEAP_DEFAULT, 8 MiB, as CUDA's. The heap is made in the
+ * context's device memory at the first launch of a kernel that can call
+ * malloc or free, and kept with that size until the context is destroyed,
+ * so blocks stay valid across launches until freed; that launch fails with
+ * PTXVM_ERROR_OUT_OF_DEVICE_MEMORY when device memory has no room for it.
+ * malloc returns 16-byte aligned blocks, NULL when the heap has no room;
+ * free(NULL) does nothing; freeing a block twice or a pointer malloc did
+ * not return (undefined in CUDA) is a located fault of the launch
+ * (PTXVM_ERROR_LAUNCH_FAILED). Host threads (ptxvm_set_jobs) share the
+ * heap safely. Device addresses of heap blocks are global memory.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL; or the heap is made
+ * already and bytes differs from its size: CUDA's cudaErrorInvalidValue). */
+ptxvm_status ptxvm_set_malloc_heap(ptxvm_context *ctx, size_t bytes);
+#define PTXVM_MALLOC_HEAP_DEFAULT ((size_t)8 << 20)
+
 /* Receives notes on a launch in progress that are not errors: `text`
  * (NUL-terminated, one line without a newline, valid during the call only).
  * At present one note: when a CTA (or cluster) has run for 4 seconds of

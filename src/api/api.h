@@ -41,6 +41,8 @@ struct Ctx {
   struct Device *dev;      /* device memory, created at the first need (memory.c) */
   uint64_t device_limit;   /* ptxvm_set_device_memory; 0 = default (memory.c) */
   uint64_t printf_limit;   /* ptxvm_set_printf_buffer; 0 = default */
+  uint64_t heap_size;      /* ptxvm_set_malloc_heap; fixed once the device
+                              heap is made (launch.c) */
   ptxvm_printf_fn printf_fn;  /* device printf output (ptxvm_set_printf_callback) */
   void *printf_user;
   ptxvm_note_fn note_fn;    /* notes on a launch (ptxvm_set_note_callback) */

@@ -32,6 +32,7 @@ ptxvm_status ptxvm_context_create(ptxvm_context **out) {
 #ifdef PTXVM_STRESS
   ctx->schedule = PTXVM_STRESS_SEED;   /* src/util/check.h: the stress switches */
 #endif
+  ctx->heap_size = PTXVM_MALLOC_HEAP_DEFAULT;
   ctx->h = handle_new(H_CONTEXT, ctx, 0);
   if (!ctx->h) {
     free(ctx);
@@ -66,6 +67,17 @@ ptxvm_status ptxvm_set_note_callback(ptxvm_context *h, ptxvm_note_fn fn, void *u
 ptxvm_status ptxvm_set_printf_buffer(ptxvm_context *h, size_t bytes) {
   ON_CONTEXT(h, (ctx->printf_limit = bytes, api_ok(ctx)));
 }
+
+static ptxvm_status set_heap(Ctx *ctx, size_t bytes) {
+  if (ctx->dev && dev_heap_get(ctx->dev, NULL, NULL) && bytes != ctx->heap_size)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_set_malloc_heap: the device heap is fixed at "
+                    "%llu bytes since the first launch of a kernel that calls malloc or free",
+                    (unsigned long long)ctx->heap_size);
+  ctx->heap_size = bytes;
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_set_malloc_heap(ptxvm_context *h, size_t bytes) { ON_CONTEXT(h, set_heap(ctx, bytes)); }
 
 ptxvm_status ptxvm_set_schedule(ptxvm_context *h, uint64_t seed) {
   ON_CONTEXT(h, (ctx->schedule = seed, api_ok(ctx)));

@@ -214,6 +214,14 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
                           sizeof msg) ||
       (l.cooperative && !launch_check_cooperative(fn->f, l.grid, l.block, l.cluster, shared, msg, sizeof msg)))
     return api_fail(ctx, PTXVM_ERROR_INVALID_CONFIG, "launch of '%s': %s", fn->f->name, msg);
+  if (program_uses_heap(l.prog, fn->f)) {   /* made once, kept until the context goes */
+    int h = dev_heap_open(dev, ctx->heap_size);
+    if (h == HEAP_NOMEM) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of host memory for the device heap");
+    if (h != HEAP_OK)
+      return api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, "launch of '%s': no room in device memory for "
+                      "the malloc heap of %llu bytes (ptxvm_set_malloc_heap)", fn->f->name,
+                      (unsigned long long)ctx->heap_size);
+  }
   uint64_t ws = l.cooperative ? grid_workspace(ctx, &l) : 0;
   if (l.cooperative && !ws) return PTXVM_ERROR_OUT_OF_DEVICE_MEMORY;
   uint8_t *buf = build_params(fn, params, &l.param_size, &st);

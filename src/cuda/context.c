@@ -95,7 +95,7 @@ static CUresult ctx_new(unsigned flags, bool is_primary, CUcontext *out) {
   c->primary = is_primary;
   c->limits[CU_LIMIT_STACK_SIZE] = 1024;
   c->limits[CU_LIMIT_PRINTF_FIFO_SIZE] = PTXVM_PRINTF_BUFFER_DEFAULT;
-  c->limits[CU_LIMIT_MALLOC_HEAP_SIZE] = 8 << 20;
+  c->limits[CU_LIMIT_MALLOC_HEAP_SIZE] = PTXVM_MALLOC_HEAP_DEFAULT;
   c->limits[CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH] = 2;
   c->limits[CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT] = 2048;
   c->limits[CU_LIMIT_MAX_L2_FETCH_GRANULARITY] = 32;
@@ -317,11 +317,13 @@ CUresult cuCtxGetLimit(size_t *pvalue, CUlimit limit) {
 
 /* The printf FIFO size is ptxvm's printf buffer (ptxvm_set_printf_buffer:
  * per cluster, where CUDA's is per device; what does not fit is dropped and
- * reported). The stack size, malloc heap and L2 fetch granularity are kept
- * and reported back: ptxvm bounds a thread's stack by its own model (a
- * located "local stack overflow" fault), has no device malloc yet and no
- * caches, so their values change nothing a program sees. Other limits are
- * refused. */
+ * reported). The malloc heap size is ptxvm_set_malloc_heap's: fixed by the
+ * first launch of a kernel that calls malloc or free, after which another
+ * value is CUDA_ERROR_INVALID_VALUE, as cuda.h documents. The stack size
+ * and L2 fetch granularity are kept and reported back: ptxvm bounds a
+ * thread's stack by its own model (a located "local stack overflow"
+ * fault) and has no caches, so their values change nothing a program
+ * sees. Other limits are refused. */
 CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
   CUcontext c;
   if ((unsigned)limit >= CU_LIMIT_MAX) return CUDA_ERROR_INVALID_VALUE;
@@ -333,7 +335,8 @@ CUresult cuCtxSetLimit(CUlimit limit, size_t value) {
   CUresult r = drv_enter(NULL, &c);
   if (r != CUDA_SUCCESS) return r;
   ptxvm_status st = limit == CU_LIMIT_PRINTF_FIFO_SIZE ? ptxvm_set_printf_buffer(c->vm, value ? value : 1)
-                                                       : PTXVM_SUCCESS;
+                     : limit == CU_LIMIT_MALLOC_HEAP_SIZE ? ptxvm_set_malloc_heap(c->vm, value)
+                                                          : PTXVM_SUCCESS;
   if (st == PTXVM_SUCCESS) c->limits[limit] = value;
   drv_leave(c);
   if (st != PTXVM_SUCCESS) return CUDA_ERROR_INVALID_VALUE;

@@ -17,8 +17,9 @@
  * or a register holding a function address (indirect, through a
  * .callprototype; the target is checked at run time). A call to a function
  * without a body is refused ("call to external function 'f' is not
- * supported"), except vprintf, CUDA's device printf, which runs in
- * printf.c, and __assertfail (a failed assert(): a located fault there). */
+ * supported"), except CUDA's system calls: vprintf, the device printf,
+ * which runs in printf.c, __assertfail (a failed assert(): a located fault
+ * there), and malloc and free, the device heap (heap.c). */
 #include "program.h"
 
 HANDLER(exec_bra) {
@@ -81,6 +82,32 @@ static bool select_brx(Lower *L, const Insn *in, XInsn *x) {
   return true;
 }
 
+uint64_t call_opd_u64(Warp *w, const CallOpd *o, int l) {
+  uint64_t v = 0;
+  switch (o->kind) {
+  case CO_MEM:   /* where: from the lane's frame pointer (program.h) */
+    memcpy(&v, w->local + (size_t)l * w->local_size + R32(w, w->launch->prog->fp_slot)[l] + o->where,
+           o->size < 8 ? o->size : 8);
+    break;
+  case CO_R32: v = R32(w, o->where)[l]; break;
+  case CO_R64: v = R64(w, o->where)[l]; break;
+  case CO_PRED: v = w->pred[o->where] >> l & 1; break;
+  }
+  return v;
+}
+
+void call_opd_put(Warp *w, const CallOpd *o, int l, uint64_t v) {
+  switch (o->kind) {
+  case CO_MEM:
+    memcpy(w->local + (size_t)l * w->local_size + R32(w, w->launch->prog->fp_slot)[l] + o->where, &v,
+           o->size < 8 ? o->size : 8);
+    break;
+  case CO_R32: R32(w, o->where)[l] = (uint32_t)v; break;
+  case CO_R64: R64(w, o->where)[l] = v; break;
+  case CO_PRED: pred_put(w, o->where, l, v & 1); break;
+  }
+}
+
 /* Where one call argument or return value lives; `formal` types an
  * immediate (NULL: 32-bit). */
 static bool call_opd(Lower *L, const Operand *o, const Symbol *formal, bool is_ret, CallOpd *c) {
@@ -131,8 +158,9 @@ static bool call_list(Lower *L, const Operand *list, Symbol *const *formals, int
 
 /* call (ret), vprintf, (fmt, args): the handler formats in printf.c; also
  * call __assertfail, (message, file, line, function, charSize), CUDA's
- * failed assert() (-G builds call it): a located fault (printf.c). */
-static bool select_vprintf(Lower *L, const Function *f, const Operand *rets, const Operand *args,
+ * failed assert() (-G builds call it): a located fault (printf.c); and
+ * call (ptr), malloc, (size) and call free, (ptr) (heap.c). */
+static bool select_system(Lower *L, const Function *f, const Operand *rets, const Operand *args,
                            CallInfo *ci, XInsn *x) {
   if (!strcmp(f->name, "__assertfail")) {
     if (!args || args->n != 5 || rets) return false;
@@ -142,6 +170,19 @@ static bool select_vprintf(Lower *L, const Function *f, const Operand *rets, con
     ci->nargs = 5;
     x->aux = ci;
     x->fn = exec_assertfail;
+    return true;
+  }
+  bool is_malloc = !strcmp(f->name, "malloc");
+  if (is_malloc || !strcmp(f->name, "free")) {
+    if (!args || args->n != 1 || (rets && (!is_malloc || rets->n != 1))) return false;
+    ci->func = -1;
+    ci->proto = f;
+    if (rets && !call_list(L, rets, f->rets, f->nrets, true, &ci->rets)) return false;
+    if (!call_list(L, args, f->params, f->nparams, false, &ci->args)) return false;
+    ci->nrets = rets ? 1 : 0;
+    ci->nargs = 1;
+    x->aux = ci;
+    x->fn = is_malloc ? exec_malloc : exec_free;
     return true;
   }
   if (!args || args->n != 2 || (rets && rets->n != 1)) return false;
@@ -172,9 +213,10 @@ static bool select_call(Lower *L, const Insn *in, XInsn *x) {
         lower_refuse(L, "call to '%s', a function of the CUDA device runtime (libcudadevrt): ptxvm does not "
                      "support device-side kernel launches (dynamic parallelism) or other device runtime calls",
                      callee->name);
-      if (strcmp(callee->name, "vprintf") != 0 && strcmp(callee->name, "__assertfail") != 0)
+      if (strcmp(callee->name, "vprintf") != 0 && strcmp(callee->name, "__assertfail") != 0 &&
+          strcmp(callee->name, "malloc") != 0 && strcmp(callee->name, "free") != 0)
         lower_refuse(L, "call to external function '%s' is not supported", callee->name);
-      return select_vprintf(L, callee, rets, args, ci, x);
+      return select_system(L, callee, rets, args, ci, x);
     }
     ci->func = lower_func_index(L, callee);
     if (ci->func < 0 || !lower_func_info(L, ci->func)->f->has_body) return false;

@@ -44,21 +44,6 @@ static void out_fmt(Text *o, const char *fmt, ...) {
   free(big);
 }
 
-/* Value of a call operand (an address: 8 bytes) for lane l. */
-static uint64_t opd_u64(Warp *w, const CallOpd *o, int l) {
-  uint64_t v = 0;
-  switch (o->kind) {
-  case CO_MEM:   /* where: from the lane's frame pointer (program.h) */
-    memcpy(&v, w->local + (size_t)l * w->local_size + R32(w, w->launch->prog->fp_slot)[l] + o->where,
-           o->size < 8 ? o->size : 8);
-    break;
-  case CO_R32: v = R32(w, o->where)[l]; break;
-  case CO_R64: v = R64(w, o->where)[l]; break;
-  case CO_PRED: v = w->pred[o->where] >> l & 1; break;
-  }
-  return v;
-}
-
 /* The argument cursor of one call. */
 typedef struct Args { uint64_t base, off; } Args;
 
@@ -220,24 +205,12 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask) {
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     Text o = {0};
-    int32_t r = format_lane(w, x, l, opd_u64(w, &ci->args[0], l), opd_u64(w, &ci->args[1], l), &o);
+    int32_t r = format_lane(w, x, l, call_opd_u64(w, &ci->args[0], l), call_opd_u64(w, &ci->args[1], l), &o);
     if (r == INT32_MIN) { free(o.p); return XS_TRAP; }
     if (o.oom) { free(o.p); return exec_fault(w, x, l, "printf: out of host memory"); }
     if (launch->printf_fn && o.n) launch->printf_fn(o.p, o.n, launch->printf_user);
     free(o.p);
-    if (ci->nrets == 1) {
-      const CallOpd *ro = &ci->rets[0];
-      uint32_t u = (uint32_t)r;
-      switch (ro->kind) {
-      case CO_MEM:
-        memcpy(w->local + (size_t)l * w->local_size + R32(w, launch->prog->fp_slot)[l] + ro->where, &u,
-               ro->size < 4 ? ro->size : 4);
-        break;
-      case CO_R32: R32(w, ro->where)[l] = u; break;
-      case CO_R64: R64(w, ro->where)[l] = (uint64_t)(int64_t)r; break;
-      case CO_PRED: pred_put(w, ro->where, l, u & 1); break;
-      }
-    }
+    if (ci->nrets == 1) call_opd_put(w, &ci->rets[0], l, (uint64_t)(int64_t)r);
   }
   return XS_NEXT;
 }
@@ -272,15 +245,15 @@ XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
   const uint32_t *c = w->cta->ctaid;
   for (uint32_t m = mask; m; m &= m - 1) {
     int l = __builtin_ctz(m);
-    if (!c_string(w, x, l, opd_u64(w, &ci->args[0], l), msg, sizeof msg) ||
-        !c_string(w, x, l, opd_u64(w, &ci->args[1], l), file, sizeof file) ||
-        !c_string(w, x, l, opd_u64(w, &ci->args[3], l), func, sizeof func)) {
+    if (!c_string(w, x, l, call_opd_u64(w, &ci->args[0], l), msg, sizeof msg) ||
+        !c_string(w, x, l, call_opd_u64(w, &ci->args[1], l), file, sizeof file) ||
+        !c_string(w, x, l, call_opd_u64(w, &ci->args[3], l), func, sizeof func)) {
       fclose(lines);
       free(gpu);
       return XS_TRAP;   /* a bad string address: that fault is the report */
     }
     fprintf(lines, "%s:%u: %s: block: [%u,%u,%u], thread: [%u,%u,%u] Assertion `%s` failed.\n", file,
-            (unsigned)opd_u64(w, &ci->args[2], l), func, c[0], c[1], c[2], w->tid[0][l], w->tid[1][l],
+            (unsigned)call_opd_u64(w, &ci->args[2], l), func, c[0], c[1], c[2], w->tid[0][l], w->tid[1][l],
             w->tid[2][l], msg);
   }
   if (fclose(lines) != 0) {
@@ -288,13 +261,13 @@ XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask) {
     return exec_fault(w, x, first, "out of host memory for an assertion's report");
   }
   /* the located report names the lowest lane, with its own strings */
-  if (!c_string(w, x, first, opd_u64(w, &ci->args[0], first), msg, sizeof msg) ||
-      !c_string(w, x, first, opd_u64(w, &ci->args[1], first), file, sizeof file) ||
-      !c_string(w, x, first, opd_u64(w, &ci->args[3], first), func, sizeof func)) {
+  if (!c_string(w, x, first, call_opd_u64(w, &ci->args[0], first), msg, sizeof msg) ||
+      !c_string(w, x, first, call_opd_u64(w, &ci->args[1], first), file, sizeof file) ||
+      !c_string(w, x, first, call_opd_u64(w, &ci->args[3], first), func, sizeof func)) {
     free(gpu);
     return XS_TRAP;
   }
   return exec_assert_fault(w, x, first, gpu, "assertion failed: %s (%s:%u, in %s)", msg, file,
-                           (unsigned)opd_u64(w, &ci->args[2], first), func);
+                           (unsigned)call_opd_u64(w, &ci->args[2], first), func);
 }
 HANDLER_NAME(exec_assertfail);

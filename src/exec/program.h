@@ -127,6 +127,19 @@ XStatus exec_vprintf(Warp *w, const XInsn *x, uint32_t mask);
  * lowest lane of mask reports "assertion failed" with the strings, a fault. */
 XStatus exec_assertfail(Warp *w, const XInsn *x, uint32_t mask);
 
+/* malloc(size) and free(ptr) (heap.c), CUDA's device heap: calls of the
+ * body-less functions, lowered by ctrl.c with x->aux = the CallInfo (one
+ * .b64 argument; malloc's optional .b64 return value). */
+XStatus exec_malloc(Warp *w, const XInsn *x, uint32_t mask);
+XStatus exec_free(Warp *w, const XInsn *x, uint32_t mask);
+/* Whether kernel can call malloc or free (its launch needs the heap). */
+bool program_uses_heap(const Program *p, const Function *kernel);
+
+/* A call operand's value for lane l (up to 8 bytes, zero-extended), and
+ * storing v into a return operand (its size's low bytes) (ctrl.c). */
+uint64_t call_opd_u64(Warp *w, const CallOpd *o, int l);
+void call_opd_put(Warp *w, const CallOpd *o, int l, uint64_t v);
+
 /* The implicit end of a function (ctrl.c). */
 XStatus exec_ret_implicit(Warp *w, const XInsn *x, uint32_t mask);
 XStatus exec_exit_implicit(Warp *w, const XInsn *x, uint32_t mask);

@@ -1247,6 +1247,17 @@ bool program_kernel_lowered(const Program *p, const Function *kernel) {
   return fi->lowered;
 }
 
+bool program_uses_heap(const Program *p, const Function *kernel) {
+  int k = program_func_index(p, kernel);
+  const FuncInfo *fi = k >= 0 ? &p->funcs[k] : NULL;
+  for (int i = 0; fi && fi->reach && i < p->nfuncs; i++) {
+    const Function *f = p->funcs[i].f;
+    if (fi->reach[i] && !f->has_body && (!strcmp(f->name, "malloc") || !strcmp(f->name, "free")))
+      return true;
+  }
+  return false;
+}
+
 Program *program_build(const Module *m, Device *dev, char **err) {
   Program *p = program_layout(m, dev, err);
   if (!p) return NULL;

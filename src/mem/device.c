@@ -85,6 +85,7 @@ struct Device {
   Alloc *allocs;         /* live allocations, sorted by start */
   int n, cap;
   atomic_int last;       /* index of the allocation dev_host found last */
+  DevHeap *heap;         /* device malloc's (heap.c), or NULL */
 };
 
 static atomic_uint_least64_t next_id = 1;
@@ -194,9 +195,12 @@ void dev_destroy(Device *d) {
     munmap(d->kview, d->reserved);
     close(d->fd);
   }
+  dev_heap_destroy(d->heap);
   free(d->allocs);
   free(d);
 }
+
+DevHeap **dev_heap_slot(Device *d) { return &d->heap; }
 
 bool dev_device_hidden(const Device *d) { return d->fd >= 0; }
 
@@ -402,7 +406,8 @@ static void drop(Device *d, int i) {
 
 bool dev_free(Device *d, uint64_t addr) {
   int i = lookup_start(d, addr);
-  if (i < 0) return false;
+  uint64_t heap;
+  if (i < 0 || (dev_heap_get(d, &heap, NULL) && heap == addr)) return false;
   Alloc *a = &d->allocs[i];
   if (a->kind == MK_REGISTERED) return false;
   if (a->kind == MK_HOST) {

@@ -166,4 +166,27 @@ bool dev_find(Device *d, uint64_t addr, uint64_t *start, uint64_t *size, bool *r
  * allocation holds its start. */
 bool dev_range(Device *d, uint64_t addr, DevRange *out);
 
+/* ---- the device heap (heap.c): device-side malloc and free ----
+ * One per device, made by the first dev_heap_open and kept until
+ * dev_destroy; an allocation of the arena (dev_free refuses it). */
+typedef struct DevHeap DevHeap;
+enum { HEAP_OK, HEAP_NOMEM, HEAP_NODEVICE, HEAP_OUTSIDE, HEAP_NOT_BLOCK, HEAP_DOUBLE };
+/* Makes the heap of `size` bytes (rounded up to 16) unless there is one
+ * already (its size stays): HEAP_OK, HEAP_NOMEM (host memory for its
+ * bitmaps), HEAP_NODEVICE (the arena has no room for it). */
+int dev_heap_open(Device *d, uint64_t size);
+/* Whether the heap exists; *base (0 for a heap of 0 bytes) and *size. */
+bool dev_heap_get(Device *d, uint64_t *base, uint64_t *size);
+/* A block of at least `size` bytes (0: 16), 16-byte aligned, not zeroed;
+ * 0 when the heap has no room (or does not exist). Thread-safe. */
+uint64_t dev_heap_malloc(Device *d, uint64_t size);
+/* Frees the block that starts at addr (*bytes: its size, rounded up to
+ * 16): HEAP_OK, HEAP_OUTSIDE (not in the heap), HEAP_DOUBLE (a block
+ * started there and was freed already), HEAP_NOT_BLOCK (no block starts
+ * there). Thread-safe. */
+int dev_heap_free(Device *d, uint64_t addr, uint64_t *bytes);
+/* For heap.c: the device's heap pointer, and freeing a heap. */
+DevHeap **dev_heap_slot(Device *d);
+void dev_heap_destroy(DevHeap *h);
+
 #endif
