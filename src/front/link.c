@@ -24,8 +24,7 @@
  *     one input and its .extern in another are one variable;
  *   - a reference that is used and finds no definition is an error at its
  *     declaration, except the functions the GPU's system provides and
- *     lowering knows (vprintf, __assertfail; malloc and free are refused
- *     by name at the kernels that call them, as in a single module), the
+ *     lowering knows (vprintf, __assertfail, malloc and free), the
  *     CUDA device runtime's (libcudadevrt: cudaLaunchDevice,
  *     __cudaCDP2LaunchDeviceV2, ...; ir.h device_runtime_function), whose
  *     callers are refused at their launch, named, since ptxvm does not
@@ -178,8 +177,7 @@ static void add_def(Linker *L, Symbol *var, Function *f, int part) {
   else merge_fn(L, e, f, part);
 }
 
-/* The functions every GPU provides: lowering executes vprintf and
- * __assertfail and refuses the rest by name at the kernels that call them. */
+/* The functions every GPU provides, which lowering executes (ctrl.c). */
 static bool system_function(const char *name) {
   static const char *const names[] = {"vprintf", "__assertfail", "malloc", "free"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
