@@ -11,8 +11,13 @@
  * same pointer twice, or a pointer malloc did not return, is undefined in
  * CUDA ("Repeated calls to free() with the same ptr has undefined
  * behavior"; ptr must have been returned by malloc): ptxvm makes each a
- * located fault, never a quiet corruption of the heap. */
+ * located fault, never a quiet corruption of the heap.
+ * The heap orders what it hands over, as a GPU's allocator does with its
+ * atomics: for the race checker (--check) each malloc and free is a
+ * release and an acquire of its thread (race_fence), so the owner of a
+ * reused block does not race with the block's previous owner. */
 #include "program.h"
+#include "race.h"
 
 XStatus exec_malloc(Warp *w, const XInsn *x, uint32_t mask) {
   const CallInfo *ci = x->aux;
@@ -21,6 +26,7 @@ XStatus exec_malloc(Warp *w, const XInsn *x, uint32_t mask) {
     return exec_fault(w, x, __builtin_ctz(mask), "malloc: the launch has no device heap");
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
+    race_fence(w, 1u << l);
     uint64_t p = dev_heap_malloc(d, call_opd_u64(w, &ci->args[0], l));
     if (ci->nrets == 1) call_opd_put(w, &ci->rets[0], l, p);
   }
@@ -35,6 +41,7 @@ XStatus exec_free(Warp *w, const XInsn *x, uint32_t mask) {
     if (!ACTIVE(mask, l)) continue;
     uint64_t p = call_opd_u64(w, &ci->args[0], l);
     if (p == 0) continue;
+    race_fence(w, 1u << l);
     uint64_t base = 0, size = 0;
     dev_heap_get(d, &base, &size);
     switch (dev_heap_free(d, p, NULL)) {
