@@ -3,8 +3,10 @@
  * conformance cases in tests/ptx/mem/, which need the interpreter), the
  * launch configuration checks (src/sched/launch.c) and the public memory API;
  * unified addresses: the arena's placement and its fallback, the two views,
- * managed, host and registered entries.
+ * managed, host and registered entries; the device heap (src/mem/heap.c):
+ * alignment, exhaustion, reuse, the free errors, several host threads.
  * Prints "N passed, M failed"; exits nonzero on a failure. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -354,6 +356,77 @@ static void test_padding(void) {
   dev_destroy(d);
 }
 
+/* Host threads of a -j launch malloc and free at once: every thread's live
+ * blocks are its own (no block is handed out twice). */
+enum { HEAP_THREADS = 4, HEAP_ROUNDS = 2000 };
+static Device *heap_dev;
+static int heap_bad;
+static void *heap_worker(void *arg) {
+  uint64_t live[8] = {0};
+  unsigned seed = (unsigned)(uintptr_t)arg;
+  for (int k = 0; k < HEAP_ROUNDS; k++) {
+    int i = (int)((seed = seed * 1103515245u + 12345u) >> 16) % 8;
+    if (live[i]) {
+      uint32_t *p = dev_host_w(heap_dev, live[i], 4);
+      if (!p || *p != (uint32_t)(live[i] ^ (uintptr_t)arg)) __atomic_store_n(&heap_bad, 1, __ATOMIC_RELAXED);
+      if (dev_heap_free(heap_dev, live[i], NULL) != HEAP_OK) __atomic_store_n(&heap_bad, 1, __ATOMIC_RELAXED);
+      live[i] = 0;
+    } else {
+      live[i] = dev_heap_malloc(heap_dev, 16 + (seed >> 20) % 200);
+      uint32_t *p = live[i] ? dev_host_w(heap_dev, live[i], 4) : NULL;
+      if (p) *p = (uint32_t)(live[i] ^ (uintptr_t)arg);
+      else __atomic_store_n(&heap_bad, 1, __ATOMIC_RELAXED);
+    }
+  }
+  for (int i = 0; i < 8; i++)
+    if (live[i]) dev_heap_free(heap_dev, live[i], NULL);
+  return NULL;
+}
+
+static void test_heap(void) {
+  Device *d = dev_create((size_t)1 << 26);
+  CHECK(d != NULL);
+  if (!d) return;
+  CHECK(!dev_heap_get(d, NULL, NULL) && dev_heap_malloc(d, 16) == 0);
+  CHECK(dev_heap_open(d, 4096 - 3) == HEAP_OK);   /* rounded up to 16 */
+  uint64_t base = 0, size = 0;
+  CHECK(dev_heap_get(d, &base, &size) && size == 4096 && base != 0);
+  CHECK(dev_heap_open(d, 1 << 20) == HEAP_OK && dev_heap_get(d, NULL, &size) && size == 4096);   /* fixed */
+  CHECK(!dev_free(d, base));   /* not cudaFree's */
+  uint64_t a = dev_heap_malloc(d, 1), b = dev_heap_malloc(d, 17), c = dev_heap_malloc(d, 0);
+  CHECK(a == base && b == base + 16 && c == base + 48 && a % 16 == 0);
+  CHECK(dev_host_w(d, b, 32) != NULL);
+  uint64_t bytes = 0;
+  CHECK(dev_heap_free(d, b, &bytes) == HEAP_OK && bytes == 32);
+  CHECK(dev_heap_free(d, b, NULL) == HEAP_DOUBLE);
+  CHECK(dev_heap_free(d, a + 8, NULL) == HEAP_NOT_BLOCK && dev_heap_free(d, a + 16, NULL) == HEAP_DOUBLE);
+  CHECK(dev_heap_free(d, base + 4096, NULL) == HEAP_OUTSIDE && dev_heap_free(d, 0, NULL) == HEAP_OUTSIDE);
+  CHECK(dev_heap_malloc(d, 4096) == 0);   /* a, c live: no room */
+  CHECK(dev_heap_malloc(d, 4096 - 64) == base + 64);   /* the rest after c */
+  CHECK(dev_heap_malloc(d, 32) == b);   /* wraps around to b's hole */
+  CHECK(dev_heap_malloc(d, 16) == 0);   /* full */
+  dev_destroy(d);
+
+  /* several host threads */
+  heap_dev = d = dev_create((size_t)1 << 26);
+  CHECK(d && dev_heap_open(d, 1 << 20) == HEAP_OK);
+  if (!d) return;
+  pthread_t t[HEAP_THREADS];
+  for (uintptr_t i = 0; i < HEAP_THREADS; i++) pthread_create(&t[i], NULL, heap_worker, (void *)(i + 1));
+  for (int i = 0; i < HEAP_THREADS; i++) pthread_join(t[i], NULL);
+  CHECK(!heap_bad);
+  CHECK(dev_heap_get(d, &base, NULL) && dev_heap_malloc(d, 1 << 20) == base);   /* all freed: whole again */
+  CHECK(dev_heap_malloc(d, 16) == 0);
+  dev_destroy(d);
+
+  /* the public setter: fixed once a launch made the heap */
+  ptxvm_context *ctx = NULL;
+  CHECK(ptxvm_context_create(&ctx) == PTXVM_SUCCESS);
+  CHECK(ptxvm_set_malloc_heap(ctx, 1 << 16) == PTXVM_SUCCESS);
+  CHECK(ptxvm_set_malloc_heap(NULL, 1) == PTXVM_ERROR_INVALID_VALUE);
+  ptxvm_context_destroy(ctx);
+}
+
 int main(void) {
   test_alloc();
   test_padding();
@@ -364,5 +437,6 @@ int main(void) {
   test_views();
   test_external();
   test_api_unified();
+  test_heap();
   return unit_report();
 }
