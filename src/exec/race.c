@@ -672,25 +672,41 @@ static void observe_lanes(void *ctx, const MemLanes *a) {
   uint32_t t0 = tid_of(r, w, 0), gen = r->cta[w->cta->rank].gen;
   Cur c = {r, t0, {(uint32_t)r->cl->index, t0, 0, in.pc, (uint32_t)w->steps, 0xf, (uint8_t)a->kind, false},
            r->cta[w->cta->rank].F, NULL};
+  const uint8_t *sh = w->cta->shared, *she = sh ? sh + w->cta->shared_size : NULL;
+  Cell *prev = NULL;   /* the cell the previous lane's read took as its own (a broadcast) */
   for (uint32_t m = a->mask; m; m &= m - 1) {
     int l = __builtin_ctz(m);
     const uint8_t *host = a->host[l];
-    bool skip;
-    int space = (uintptr_t)host & 3 ? SPC_CLUSTER : space_of(w, host, a->size, &skip);
-    if (space == SPC_CLUSTER) { observe_lane(&in, l, host, a->size, 0, 0); continue; }
+    bool skip = false;
+    int space = (uintptr_t)host & 3 ? SPC_CLUSTER
+              : host >= sh && host < she ? SPC_SHARED : space_of(w, host, a->size, &skip);
+    if (space == SPC_CLUSTER) { observe_lane(&in, l, host, a->size, 0, 0); prev = NULL; continue; }
     if (skip) continue;
     uint32_t t = t0 + (uint32_t)l;
     RThr *h = &r->thr[t];
     c.t = c.e.tid = t;
     c.e.clk = h->clk;
     c.vc = h->vc && h->gen == gen ? h->vc : NULL;
-    uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)w->cta->shared;
+    uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)sh;
     for (uintptr_t g = (uintptr_t)host; g < (uintptr_t)host + a->size; g += 4) {
       Cell *cells = cells_of(R, g >> PAGE_BITS);
       if (!cells) return;
       Cell *cell = &cells[(g >> 2) & (PAGE_CELLS - 1)];
-      if (!cell_fast(&c, cell, in.write, (const uint8_t *)g))
+      const Ep *pw = &cell->w;
+      if (cell == prev && a->size == 4 &&
+          (!pw->clk || pw->kind == ACC_ATOM || (pw->cl == c.e.cl && (pw->tid == t || pw->clk <= c.F[pw->tid])))) {
+        /* the lane before read it in this execution: its read record, one
+           warp-wide access with this one, gives way (check_cell's rule) */
+        cell->r.tid = t;
+        cell->r.clk = c.e.clk;
+        continue;
+      }
+      prev = NULL;
+      if (cell_fast(&c, cell, in.write, (const uint8_t *)g)) {
+        if (!in.write && cell->r.tid == t && cell->r.clk == c.e.clk && cell->r.cl == c.e.cl) prev = cell;
+      } else {
         check_cell(R, &c, cell, 0xf, in.write, space, (uint64_t)(g - base), (const uint8_t *)g);
+      }
     }
     h->dirty = true;
   }
