@@ -515,7 +515,8 @@ static int space_of(const Warp *w, const void *host, uint32_t n, bool *skip) {
   return SPC_GLOBAL;
 }
 
-static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool write, int space,
+static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m,
+                                                            bool write, int space,
                        uint64_t gaddr, const uint8_t *host) {
   const Ep *cur = &c->e;
   bool atomic = cur->atomic;
@@ -651,49 +652,49 @@ static inline bool cell_fast(const Cur *c, Cell *cell, bool write, const uint8_t
   return true;
 }
 
-/* A warp-wide access: the instruction's share once, then lane by lane in
- * lane order, exactly as observe would take them; a weak ld or st of whole
- * granules of a thread's CTA's shared memory or of global memory takes
- * cell_fast granule by granule. */
-static void observe_lanes(void *ctx, const MemLanes *a) {
-  Ins in;
-  if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
-  bool fast = (a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3);
-  if (!fast) {
-    for (uint32_t m = a->mask; m; m &= m - 1) {
-      int l = __builtin_ctz(m);
-      observe_lane(&in, l, a->host[l], a->size, 0, 0);
-    }
-    return;
-  }
-  RaceLaunch *R = in.R;
-  RCl *r = in.r;
+/* The lanes of a warp-wide access (observe_lanes) in lane order, exactly
+ * as observe_lane would take them (distributed shared memory goes to it).
+ * whole (a constant, so that each use is its own loop): a weak ld or st of
+ * whole granules, which takes cell_fast first and no acquire or release. */
+static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, const MemLanes *a, bool whole) {
+  RaceLaunch *R = in->R;
+  RCl *r = in->r;
   Warp *w = a->w;
+  bool acquire = !whole && (a->kind == ACC_ATOM || (a->kind == ACC_LD && in->atomic));
   uint32_t t0 = tid_of(r, w, 0), gen = r->cta[w->cta->rank].gen;
-  Cur c = {r, t0, {(uint32_t)r->cl->index, t0, 0, in.pc, (uint32_t)w->steps, 0xf, (uint8_t)a->kind, false},
+  Cur c = {r, t0, {(uint32_t)r->cl->index, t0, 0, in->pc, (uint32_t)w->steps, 0xf, (uint8_t)a->kind, in->atomic},
            r->cta[w->cta->rank].F, NULL};
   const uint8_t *sh = w->cta->shared, *she = sh ? sh + w->cta->shared_size : NULL;
   Cell *prev = NULL;   /* the cell the previous lane's read took as its own (a broadcast) */
-  for (uint32_t m = a->mask; m; m &= m - 1) {
-    int l = __builtin_ctz(m);
+  for (uint32_t lm = a->mask; lm; lm &= lm - 1) {
+    int l = __builtin_ctz(lm);
     const uint8_t *host = a->host[l];
     bool skip = false;
-    int space = (uintptr_t)host & 3 ? SPC_CLUSTER
+    int space = whole && ((uintptr_t)host & 3) ? SPC_CLUSTER
               : host >= sh && host < she ? SPC_SHARED : space_of(w, host, a->size, &skip);
-    if (space == SPC_CLUSTER) { observe_lane(&in, l, host, a->size, 0, 0); prev = NULL; continue; }
+    if (space == SPC_CLUSTER) { observe_lane(in, l, host, a->size, 0, 0); prev = NULL; continue; }
     if (skip) continue;
     uint32_t t = t0 + (uint32_t)l;
     RThr *h = &r->thr[t];
+    if (acquire) h->acq = R->seq;
     c.t = c.e.tid = t;
     c.e.clk = h->clk;
     c.vc = h->vc && h->gen == gen ? h->vc : NULL;
     uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)sh;
-    for (uintptr_t g = (uintptr_t)host; g < (uintptr_t)host + a->size; g += 4) {
+    uintptr_t lo = (uintptr_t)host, hi = lo + a->size;
+    for (uintptr_t g = lo & ~(uintptr_t)3; g < hi; g += 4) {
       Cell *cells = cells_of(R, g >> PAGE_BITS);
       if (!cells) return;
       Cell *cell = &cells[(g >> 2) & (PAGE_CELLS - 1)];
+      if (!whole) {
+        uintptr_t s = g < lo ? lo : g, e = g + 4 < hi ? g + 4 : hi;
+        uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
+        c.e.mask = m;
+        check_cell(R, &c, cell, m, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
+        continue;
+      }
       const Ep *pw = &cell->w;
-      if (cell == prev && a->size == 4 &&
+      if (cell == prev &&
           (!pw->clk || pw->kind == ACC_ATOM || (pw->cl == c.e.cl && (pw->tid == t || pw->clk <= c.F[pw->tid])))) {
         /* the lane before read it in this execution: its read record, one
            warp-wide access with this one, gives way (check_cell's rule) */
@@ -702,14 +703,26 @@ static void observe_lanes(void *ctx, const MemLanes *a) {
         continue;
       }
       prev = NULL;
-      if (cell_fast(&c, cell, in.write, (const uint8_t *)g)) {
-        if (!in.write && cell->r.tid == t && cell->r.clk == c.e.clk && cell->r.cl == c.e.cl) prev = cell;
+      if (cell_fast(&c, cell, in->write, (const uint8_t *)g)) {
+        if (!in->write && cell->r.tid == t && cell->r.clk == c.e.clk && cell->r.cl == c.e.cl) prev = cell;
       } else {
-        check_cell(R, &c, cell, 0xf, in.write, space, (uint64_t)(g - base), (const uint8_t *)g);
+        check_cell(R, &c, cell, 0xf, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
       }
     }
     h->dirty = true;
+    if (!whole && in->release) release_seq(r, t);
   }
+}
+
+/* A warp-wide access (ld, st, atom, red; mem_observe_lanes): the
+ * instruction's share once, then its lanes. */
+static void observe_lanes(void *ctx, const MemLanes *a) {
+  Ins in;
+  if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
+  if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3))
+    lanes_loop(&in, a, true);
+  else
+    lanes_loop(&in, a, false);
 }
 
 /* ---- launch ---- */
