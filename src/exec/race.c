@@ -515,6 +515,11 @@ static int space_of(const Warp *w, const void *host, uint32_t n, bool *skip) {
   return SPC_GLOBAL;
 }
 
+/* The bits of a granule's bytes in mask m. */
+static const uint32_t byte_mask[16] = {
+  0, 0xff, 0xff00, 0xffff, 0xff0000, 0xff00ff, 0xffff00, 0xffffff, 0xff000000, 0xff0000ff,
+  0xff00ff00, 0xff00ffff, 0xffff0000, 0xffff00ff, 0xffffff00, 0xffffffff};
+
 static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m,
                                                             bool write, int space,
                        uint64_t gaddr, const uint8_t *host) {
@@ -524,7 +529,7 @@ static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, cons
   uint32_t now = 0, bm = 0;
   if (write) {   /* the granule's bytes after this write (observed after it) */
     memcpy(&now, host, 4);
-    for (int i = 0; i < 4; i++) if (m >> i & 1) bm |= 0xffu << 8 * i;
+    bm = byte_mask[m & 0xf];
     /* a silent store (the bytes the last write left, stored again: lanes or
        threads storing one value, as compilers emit for reductions) changes
        nothing any reader can see: not a race, and the last write stays */
@@ -671,7 +676,9 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
     const uint8_t *host = a->host[l];
     bool skip = false;
     int space = whole && ((uintptr_t)host & 3) ? SPC_CLUSTER
-              : host >= sh && host < she ? SPC_SHARED : space_of(w, host, a->size, &skip);
+              : host >= sh && host < she ? SPC_SHARED
+              : a->sp == SP_GLOBAL ? SPC_GLOBAL   /* a device allocation (mem_ptr) */
+              : space_of(w, host, a->size, &skip);
     if (space == SPC_CLUSTER) { observe_lane(in, l, host, a->size, 0, 0); prev = NULL; continue; }
     if (skip) continue;
     uint32_t t = t0 + (uint32_t)l;
