@@ -65,12 +65,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "program.h"
 #include "../sync/bar.h"
 #include "race.h"
 
-enum { RACE_MAX = 32, PAGE_BITS = 12, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
+enum { RACE_MAX = 32, PAGE_BITS = 14, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
 
 /* ---- launch-wide state ---- */
 
@@ -396,8 +397,11 @@ static Cell *cells_find(RaceLaunch *R, uint64_t key) {
   }
   size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);
   while (R->pages[i].cells) i = (i + 1) & (R->cappages - 1);
-  Cell *c = zalloc(PAGE_CELLS * sizeof *c);
-  if (!c) return NULL;
+  /* fresh zero pages from the system: touched (and so made) only where
+     the launch accesses, with no memset (calloc clears pages it reuses) */
+  void *m = mmap(NULL, PAGE_CELLS * sizeof(Cell), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  Cell *c = m;
   R->pages[i] = (Page){key, c};
   R->npages++;
   return c;
@@ -770,7 +774,8 @@ void race_end(Launch *L) {
              "are reported)", R->more, RACE_MAX);
     exec_report_text(L, 0, NULL, msg, msg);
   }
-  for (size_t i = 0; i < R->cappages; i++) free(R->pages[i].cells);
+  for (size_t i = 0; i < R->cappages; i++)
+    if (R->pages[i].cells) munmap(R->pages[i].cells, PAGE_CELLS * sizeof(Cell));
   for (size_t i = 0; i < R->caprels; i++) {
     for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
     free(R->rels[i].v);
