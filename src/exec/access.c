@@ -220,9 +220,31 @@ void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uin
 void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
                        uint32_t size, AccessKind kind, bool strong) {
   bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;
+  const MemObserver *o = w->observer;
+  if (!o->lanes) {
+    for (uint32_t r = mask; r; r &= r - 1) {
+      int l = __builtin_ctz(r);
+      const void *p = mem_ptr(w, x, l, sp, addr[l], size, size, write);
+      if (p) mem_observe(w, x, l, sp, addr[l], p, size, kind, strong);
+    }
+    return;
+  }
+  /* one span for the warp when its lanes lie in one place (the common
+     case), else lane by lane */
+  const void *host[WARP_SIZE];
+  uint64_t lo = UINT64_MAX, hi = 0;
   for (uint32_t r = mask; r; r &= r - 1) {
     int l = __builtin_ctz(r);
-    const void *p = mem_ptr(w, x, l, sp, addr[l], size, size, write);
-    if (p) mem_observe(w, x, l, sp, addr[l], p, size, kind, strong);
+    if (addr[l] < lo) lo = addr[l];
+    if (addr[l] > hi) hi = addr[l];
   }
+  uint8_t *base = mask && hi + size > hi ? span_of(w, sp, lo, hi + size, write) : NULL;
+  uint32_t got = 0;
+  for (uint32_t r = mask; r; r &= r - 1) {
+    int l = __builtin_ctz(r);
+    host[l] = base ? base + (addr[l] - lo) : mem_ptr(w, x, l, sp, addr[l], size, size, write);
+    if (host[l]) got |= 1u << l;
+  }
+  MemLanes a = {w, x, got, kind, strong, (uint8_t)sp, size, addr, host};
+  if (got) o->lanes(o->ctx, &a);
 }

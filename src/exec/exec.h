@@ -270,11 +270,29 @@ typedef struct MemAccess {
                              cp.async, bulk group) or, tx, its issue number */
 } MemAccess;
 
+/* One warp instruction's accesses, for an observer that takes them at
+ * once (MemObserver.lanes): lane l of mask accessed host[l] (size bytes at
+ * PTX address addr[l] of sp), in lane order, as mem_observe would report them. */
+typedef struct MemLanes {
+  Warp *w;
+  const XInsn *x;
+  uint32_t mask;
+  AccessKind kind;
+  bool strong;
+  uint8_t sp;
+  uint32_t size;
+  const uint64_t *addr;
+  const void *const *host;
+} MemLanes;
+
 /* The observer (Launch.observer, copied to each Warp): fn is called for
- * each access, on the host thread that runs the warp. */
+ * each access, on the host thread that runs the warp; lanes, when not NULL,
+ * instead of fn for the lanes of one warp-wide access (mem_observe_lanes:
+ * one call per warp instruction, the checker's fast path). */
 typedef struct MemObserver {
   void (*fn)(void *ctx, const MemAccess *a);
   void *ctx;
+  void (*lanes)(void *ctx, const MemLanes *a);
 } MemObserver;
 
 static inline bool mem_observed(const Warp *w) { return __builtin_expect(w->observer != NULL, 0); }

@@ -65,12 +65,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "program.h"
 #include "../sync/bar.h"
 #include "race.h"
 
-enum { RACE_MAX = 32, PAGE_BITS = 12, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
+enum { RACE_MAX = 32, PAGE_BITS = 14, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
 
 /* ---- launch-wide state ---- */
 
@@ -329,9 +330,11 @@ typedef struct Cur {           /* the current access */
   RCl *r;
   uint32_t t;                  /* its thread (for an agent: the issuing thread) */
   Ep e;                        /* its epoch (tid: the agent's slot for an agent) */
+  const uint32_t *F;           /* the floor of t's CTA */
+  const uint32_t *vc;          /* t's vector (vc_valid) */
 } Cur;
 
-static bool hb(const Cur *c, const Ep *p) {
+static bool hb_slow(const Cur *c, const Ep *p) {
   const RCl *r = c->r;
   if (p->cl == c->e.cl) {
     if (p->tid == c->e.tid) return true;   /* program order (an agent's copies in order) */
@@ -344,6 +347,20 @@ static bool hb(const Cur *c, const Ep *p) {
     if (knows(r, c->t, p->tid, p->clk)) return true;
   }
   return released_to(r->R, p->cl, p->tid, p->clk, r->thr[c->t].acq, (uint32_t)r->ncta);
+}
+
+/* hb_slow inlined for a thread's own access in its cluster, the common
+ * case, with its tests in cheapest-first order (an agent's access goes
+ * through its issuing thread: hb_slow) */
+static inline bool hb(const Cur *c, const Ep *p) {
+  if (p->cl != c->e.cl || c->e.tid != c->t) return hb_slow(c, p);
+  if (p->tid == c->e.tid || p->clk <= c->F[p->tid]) return true;
+  if (p->pc == c->e.pc && p->step == c->e.step && p->tid / WARP_SIZE == c->e.tid / WARP_SIZE &&
+      p->tid < c->r->nth)
+    return true;
+  if (c->vc && p->clk <= c->vc[p->tid]) return true;
+  return c->r->R->nrels && released_to(c->r->R, p->cl, p->tid, p->clk, c->r->thr[c->t].acq,
+                                       (uint32_t)c->r->ncta);
 }
 
 /* ---- shadow memory ---- */
@@ -380,8 +397,11 @@ static Cell *cells_find(RaceLaunch *R, uint64_t key) {
   }
   size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);
   while (R->pages[i].cells) i = (i + 1) & (R->cappages - 1);
-  Cell *c = zalloc(PAGE_CELLS * sizeof *c);
-  if (!c) return NULL;
+  /* fresh zero pages from the system: touched (and so made) only where
+     the launch accesses, with no memset (calloc clears pages it reuses) */
+  void *m = mmap(NULL, PAGE_CELLS * sizeof(Cell), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (m == MAP_FAILED) return NULL;
+  Cell *c = m;
   R->pages[i] = (Page){key, c};
   R->npages++;
   return c;
@@ -499,7 +519,13 @@ static int space_of(const Warp *w, const void *host, uint32_t n, bool *skip) {
   return SPC_GLOBAL;
 }
 
-static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool write, int space,
+/* The bits of a granule's bytes in mask m. */
+static const uint32_t byte_mask[16] = {
+  0, 0xff, 0xff00, 0xffff, 0xff0000, 0xff00ff, 0xffff00, 0xffffff, 0xff000000, 0xff0000ff,
+  0xff00ff00, 0xff00ffff, 0xffff0000, 0xffff00ff, 0xffffff00, 0xffffffff};
+
+static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m,
+                                                            bool write, int space,
                        uint64_t gaddr, const uint8_t *host) {
   const Ep *cur = &c->e;
   bool atomic = cur->atomic;
@@ -507,7 +533,7 @@ static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool 
   uint32_t now = 0, bm = 0;
   if (write) {   /* the granule's bytes after this write (observed after it) */
     memcpy(&now, host, 4);
-    for (int i = 0; i < 4; i++) if (m >> i & 1) bm |= 0xffu << 8 * i;
+    bm = byte_mask[m & 0xf];
     /* a silent store (the bytes the last write left, stored again: lanes or
        threads storing one value, as compilers emit for reductions) changes
        nothing any reader can see: not a race, and the last write stays */
@@ -540,46 +566,174 @@ static void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m, bool 
   }
 }
 
-static void observe(void *ctx, const MemAccess *a) {
-  RaceLaunch *R = ctx;
-  Warp *w = a->w;
+/* What one warp instruction's accesses share (worked out once a warp). */
+typedef struct Ins {
+  RaceLaunch *R;
+  RCl *r;
+  Warp *w;
+  const XInsn *x;
+  uint32_t pc;
+  AccessKind kind;
+  bool atomic, write, release;
+} Ins;
+
+static bool ins_init(Ins *in, RaceLaunch *R, Warp *w, const XInsn *x, AccessKind kind, bool strong) {
   RCl *r = rcl_of(w);
-  if (!r || !a->size) return;
-  bool skip;
-  int space = space_of(w, a->host, a->size, &skip);
-  if (skip) return;
-  uint32_t t = tid_of(r, w, a->lane);
-  RThr *h = &r->thr[t];
-  const XInsn *x = a->x;
+  if (!r) return false;
   uint32_t pc = x ? (uint32_t)(x - R->L->prog->code) : 0;
-  bool atomic = a->kind == ACC_ATOM || a->strong;
+  *in = (Ins){R, r, w, x, pc, kind, kind == ACC_ATOM || strong,
+              kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR,
+              (kind == ACC_ATOM || kind == ACC_ST) && x && pc_release(R, x, pc)};
+  return true;
+}
+
+/* One lane's access of size bytes at host (async, seq: MemAccess's). */
+static void observe_lane(const Ins *in, int lane, const void *host, uint32_t size, uint8_t async,
+                         uint32_t seq) {
+  RaceLaunch *R = in->R;
+  RCl *r = in->r;
+  Warp *w = in->w;
+  AccessKind kind = in->kind;
+  bool skip;
+  int space = space_of(w, host, size, &skip);
+  if (skip) return;
+  uint32_t t = tid_of(r, w, lane);
+  RThr *h = &r->thr[t];
   /* acquires before the access, releases after it */
-  if (a->kind == ACC_ATOM || (a->kind == ACC_LD && a->strong)) h->acq = R->seq;
-  if (a->kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
-                                                                         knows what came before */
-  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, pc, (uint32_t)w->steps, 0, (uint8_t)a->kind, atomic}};
-  bool write = a->kind == ACC_ST || a->kind == ACC_ATOM || a->kind == ACC_ASYNC_WR;
-  if (a->kind == ACC_ASYNC_WR || (a->kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
+  if (kind == ACC_ATOM || (kind == ACC_LD && in->atomic)) h->acq = R->seq;
+  if (kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
+                                                                       knows what came before */
+  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, in->pc, (uint32_t)w->steps, 0, (uint8_t)kind, in->atomic},
+           r->cta[t / r->tpc].F, vc_valid(r, t)};
+  if (kind == ACC_ASYNC_WR || (kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
     /* an agent: cp.async writes its group, bulk-group copies read and
        write theirs, tx copies land with their issue-order number */
-    int ag = a->kind == ACC_ASYNC_RD ? AG_BULK : a->async == 1 ? AG_CP : a->async == 2 ? AG_BULK : AG_TX;
+    int ag = kind == ACC_ASYNC_RD ? AG_BULK : async == 1 ? AG_CP : async == 2 ? AG_BULK : AG_TX;
     c.e.tid = (uint32_t)ag * r->nth + t;
-    c.e.clk = a->kind == ACC_ASYNC_RD ? h->bgrp + 1 : a->seq;
+    c.e.clk = kind == ACC_ASYNC_RD ? h->bgrp + 1 : seq;
   }
-  const uint8_t *lo = a->host, *hi = lo + a->size;
+  const uint8_t *lo = host, *hi = lo + size;
   uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)w->cta->shared;
-  if (space == SPC_CLUSTER) base = (uintptr_t)cluster_cta_of(w, a->host, a->size)->shared;
+  if (space == SPC_CLUSTER) base = (uintptr_t)cluster_cta_of(w, host, size)->shared;
   for (uintptr_t g = (uintptr_t)lo & ~(uintptr_t)3; g < (uintptr_t)hi; g += 4) {
     Cell *cells = cells_of(R, g >> PAGE_BITS);
     if (!cells) return;
     uintptr_t s = g < (uintptr_t)lo ? (uintptr_t)lo : g, e = g + 4 < (uintptr_t)hi ? g + 4 : (uintptr_t)hi;
     uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
     c.e.mask = m;
-    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, write, space, (uint64_t)(g - base),
+    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, in->write, space, (uint64_t)(g - base),
                (const uint8_t *)g);
   }
   h->dirty = true;
-  if ((a->kind == ACC_ATOM || a->kind == ACC_ST) && x && pc_release(R, x, pc)) release_seq(r, t);
+  if (in->release) release_seq(r, t);
+}
+
+static void observe(void *ctx, const MemAccess *a) {
+  Ins in;
+  if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
+  observe_lane(&in, a->lane, a->host, a->size, a->async, a->seq);
+}
+
+/* check_cell for a weak ld or st of a whole granule by the thread itself
+ * (c->e.tid == c->t, mask 0xf), when each pair resolves by the cheap tests
+ * (program order, the CTA floor, one warp-wide access): true when it did
+ * what check_cell does; false, the cell untouched, to leave it to check_cell. */
+static inline bool cell_fast(const Cur *c, Cell *cell, bool write, const uint8_t *host) {
+  const Ep *cur = &c->e;
+  Ep *w = &cell->w, *rd = &cell->r;
+  if (!write) {
+    if (w->clk && w->kind != ACC_ATOM &&
+        !(w->cl == cur->cl && (w->tid == cur->tid || w->clk <= c->F[w->tid])))
+      return false;
+    if (!rd->clk || !rd->mask || ep_cmp(cur, rd) <= 0 || hb(c, rd)) { *rd = *cur; rd->mask = 0xf; }
+    return true;
+  }
+  uint32_t now;
+  memcpy(&now, host, 4);
+  if (w->clk && !w->atomic && w->mask == 0xf && now == cell->val) return true;   /* a silent store */
+  if (w->clk && !(w->cl == cur->cl && (w->tid == cur->tid || w->clk <= c->F[w->tid]))) return false;
+  if (rd->clk && rd->mask && !(rd->cl == cur->cl && (rd->tid == cur->tid || rd->clk <= c->F[rd->tid])))
+    return false;
+  *w = *cur;
+  w->mask = 0xf;
+  cell->val = now;
+  rd->clk = 0;
+  return true;
+}
+
+/* The lanes of a warp-wide access (observe_lanes) in lane order, exactly
+ * as observe_lane would take them (distributed shared memory goes to it).
+ * whole (a constant, so that each use is its own loop): a weak ld or st of
+ * whole granules, which takes cell_fast first and no acquire or release. */
+static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, const MemLanes *a, bool whole) {
+  RaceLaunch *R = in->R;
+  RCl *r = in->r;
+  Warp *w = a->w;
+  bool acquire = !whole && (a->kind == ACC_ATOM || (a->kind == ACC_LD && in->atomic));
+  uint32_t t0 = tid_of(r, w, 0), gen = r->cta[w->cta->rank].gen;
+  Cur c = {r, t0, {(uint32_t)r->cl->index, t0, 0, in->pc, (uint32_t)w->steps, 0xf, (uint8_t)a->kind, in->atomic},
+           r->cta[w->cta->rank].F, NULL};
+  const uint8_t *sh = w->cta->shared, *she = sh ? sh + w->cta->shared_size : NULL;
+  Cell *prev = NULL;   /* the cell the previous lane's read took as its own (a broadcast) */
+  for (uint32_t lm = a->mask; lm; lm &= lm - 1) {
+    int l = __builtin_ctz(lm);
+    const uint8_t *host = a->host[l];
+    bool skip = false;
+    int space = whole && ((uintptr_t)host & 3) ? SPC_CLUSTER
+              : host >= sh && host < she ? SPC_SHARED
+              : a->sp == SP_GLOBAL ? SPC_GLOBAL   /* a device allocation (mem_ptr) */
+              : space_of(w, host, a->size, &skip);
+    if (space == SPC_CLUSTER) { observe_lane(in, l, host, a->size, 0, 0); prev = NULL; continue; }
+    if (skip) continue;
+    uint32_t t = t0 + (uint32_t)l;
+    RThr *h = &r->thr[t];
+    if (acquire) h->acq = R->seq;
+    c.t = c.e.tid = t;
+    c.e.clk = h->clk;
+    c.vc = h->vc && h->gen == gen ? h->vc : NULL;
+    uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)sh;
+    uintptr_t lo = (uintptr_t)host, hi = lo + a->size;
+    for (uintptr_t g = lo & ~(uintptr_t)3; g < hi; g += 4) {
+      Cell *cells = cells_of(R, g >> PAGE_BITS);
+      if (!cells) return;
+      Cell *cell = &cells[(g >> 2) & (PAGE_CELLS - 1)];
+      if (!whole) {
+        uintptr_t s = g < lo ? lo : g, e = g + 4 < hi ? g + 4 : hi;
+        uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
+        c.e.mask = m;
+        check_cell(R, &c, cell, m, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
+        continue;
+      }
+      const Ep *pw = &cell->w;
+      if (cell == prev &&
+          (!pw->clk || pw->kind == ACC_ATOM || (pw->cl == c.e.cl && (pw->tid == t || pw->clk <= c.F[pw->tid])))) {
+        /* the lane before read it in this execution: its read record, one
+           warp-wide access with this one, gives way (check_cell's rule) */
+        cell->r.tid = t;
+        cell->r.clk = c.e.clk;
+        continue;
+      }
+      prev = NULL;
+      if (cell_fast(&c, cell, in->write, (const uint8_t *)g)) {
+        if (!in->write && cell->r.tid == t && cell->r.clk == c.e.clk && cell->r.cl == c.e.cl) prev = cell;
+      } else {
+        check_cell(R, &c, cell, 0xf, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
+      }
+    }
+    h->dirty = true;
+    if (!whole && in->release) release_seq(r, t);
+  }
+}
+
+/* A warp-wide access (ld, st, atom, red; mem_observe_lanes): the
+ * instruction's share once, then its lanes. */
+static void observe_lanes(void *ctx, const MemLanes *a) {
+  Ins in;
+  if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
+  if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3))
+    lanes_loop(&in, a, true);
+  else
+    lanes_loop(&in, a, false);
 }
 
 /* ---- launch ---- */
@@ -591,7 +745,7 @@ void race_begin(Launch *L) {
   R->L = L;
   R->pcflags = zalloc(L->prog->ncode + 1);
   if (!R->pcflags) { free(R); return; }
-  R->obs = (MemObserver){observe, R};
+  R->obs = (MemObserver){observe, R, observe_lanes};
   L->race = R;
   L->observer = &R->obs;
 }
@@ -620,7 +774,8 @@ void race_end(Launch *L) {
              "are reported)", R->more, RACE_MAX);
     exec_report_text(L, 0, NULL, msg, msg);
   }
-  for (size_t i = 0; i < R->cappages; i++) free(R->pages[i].cells);
+  for (size_t i = 0; i < R->cappages; i++)
+    if (R->pages[i].cells) munmap(R->pages[i].cells, PAGE_CELLS * sizeof(Cell));
   for (size_t i = 0; i < R->caprels; i++) {
     for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
     free(R->rels[i].v);

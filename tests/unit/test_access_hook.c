@@ -70,7 +70,7 @@ static char *run(Seen *seen) {
   if (p && p->nrefusals) err = strdup(p->refusals[0].msg);
   if (!p || err) { program_free(p); dev_destroy(d); module_free(m); return err; }
   uint64_t buf = dev_alloc(d, 128, 256, 0);
-  MemObserver o = {observe, seen};
+  MemObserver o = {observe, seen, NULL};
   Launch L;
   memset(&L, 0, sizeof L);
   L.prog = p;
