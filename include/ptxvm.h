@@ -608,6 +608,25 @@ ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
 ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
 
+/* The checker's uninitialized reads (ptxvm_set_check, issue 17): with
+ * checking on, every byte of the ptxvm_mem_alloc allocation starting at
+ * `ptr` counts as never written (its bytes still read zero) until a host
+ * copy or set (ptxvm_memcpy_htod/dtod, ptxvm_memset_*; any range handed
+ * out by ptxvm_mem_host_ptr, which the caller may write) or a kernel's
+ * store, atomic, reduction or asynchronous-copy landing writes it; a
+ * kernel's load (ld, ldu, ldmatrix) that reads a never-written byte is an
+ * "uninitialized" finding. A copy of such bytes (dtod, cp.async's source)
+ * is not a finding, and its destination counts as written. Other memory
+ * (allocations made before checking was on or not marked, managed, host
+ * and registered memory, module variables) counts as written. With
+ * checking off, does nothing. The CLI's TYPE[N]:undef buffers and the CUDA
+ * driver's cuMemAlloc memory are marked so.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr does not start a ptxvm_mem_alloc
+ *           allocation), PTXVM_ERROR_OUT_OF_MEMORY (no host memory for the
+ *           bitmap, one bit per byte). */
+ptxvm_status ptxvm_mem_set_uninitialized(ptxvm_context *ctx, ptxvm_devptr ptr);
+
 /* Size in bytes of the allocation that starts at `ptr`, in *out.
  * Errors: PTXVM_ERROR_INVALID_VALUE (NULL argument),
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
