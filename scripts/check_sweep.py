@@ -5,7 +5,8 @@
                                    [--grep WORD] [--expect FILE]
 
 Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
-tests/ptx/check/, tests/ptx/race/, which test findings on purpose) and every
+tests/ptx/check/, tests/ptx/race/, tests/ptx/initcheck/, which test findings
+on purpose) and every
 launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
 again with --check added; a run whose stderr holds WORD ("data race" by
 default) is listed with its first such line. Exit status 1 when any did.
@@ -24,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def ptx_runs(ptxvm):
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/ptx/**/*.ptx"), recursive=True)):
         rel = os.path.relpath(f, ROOT)
-        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/")):
+        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/", "tests/ptx/initcheck/")):
             continue
         for line in open(f, errors="replace"):
             m = re.match(r"\s*//\s*RUN:\s*ptxvm\s+run\s+(.*)", line)
