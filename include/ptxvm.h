@@ -190,7 +190,12 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
  * or .global memory (two threads' accesses to one byte, one a write, one
  * not atomic, that no synchronization orders: found whatever the schedule,
  * and reported once per pair of instructions and state space, after the
- * launch, with both locations, kinds, threads and the byte range), a
+ * launch, with both locations, kinds, threads and the byte range), an
+ * uninitialized read (a load of .shared bytes no thread of the CTA wrote,
+ * or of .global bytes of an allocation marked with
+ * ptxvm_mem_set_uninitialized that nothing wrote since: "uninitialized read
+ * of SPACE bytes [LO, HI) in WHAT by ld at FILE:LINE:COL, kernel, %ctaid
+ * %tid", once per instruction per launch, at most 32), a
  * shfl.sync reading a lane that is
  * inactive, exited or outside its membermask, a bar.warp.sync whose
  * membermask names exited or nonexistent lanes, an integer division by
