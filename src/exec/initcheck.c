@@ -59,18 +59,33 @@ struct InitLaunch {
   uint64_t more;
 };
 
+/* The bits of bitmap byte k/8 that bytes [k, e) cover (k advances past them). */
+static inline uint8_t bits_of(uint32_t *k, uint32_t e) {
+  uint32_t lo = *k & 7, hi = lo + (e - *k) < 8 ? lo + (e - *k) : 8;
+  *k += hi - lo;
+  return (uint8_t)(((1u << (hi - lo)) - 1) << lo);
+}
+
 /* Marks [p, p+n) of CTA c's shared memory written. */
 static void shared_written(Cta *c, const uint8_t *p, uint32_t n) {
-  uint32_t o = (uint32_t)(p - c->shared);
-  for (uint32_t k = o; k < o + n; k++) c->written[k / 8] |= (uint8_t)(1u << (k & 7));
+  uint32_t k = (uint32_t)(p - c->shared), e = k + n;
+  while (k < e) {
+    uint32_t at = k / 8;
+    c->written[at] |= bits_of(&k, e);
+  }
 }
 
 /* The never-written run of [p, p+n) in c's shared memory: false if none. */
 static bool shared_undef(const Cta *c, const uint8_t *p, uint32_t n, uint64_t *lo, uint64_t *hi) {
-  uint32_t o = (uint32_t)(p - c->shared);
+  uint32_t k = (uint32_t)(p - c->shared), e = k + n;
   *lo = UINT64_MAX;
-  for (uint32_t k = o; k < o + n; k++)
-    if (!(c->written[k / 8] >> (k & 7) & 1)) { if (*lo == UINT64_MAX) *lo = k; *hi = k + 1; }
+  while (k < e) {
+    uint32_t at = k / 8;
+    uint8_t m = bits_of(&k, e), miss = (uint8_t)(m & ~c->written[at]);
+    if (!miss) continue;
+    if (*lo == UINT64_MAX) *lo = at * 8 + (uint32_t)__builtin_ctz(miss);
+    *hi = at * 8 + 32 - (uint32_t)__builtin_clz(miss);
+  }
   return *lo != UINT64_MAX;
 }
 
@@ -81,6 +96,7 @@ static bool before(const Found *a, const Found *b) {
 }
 
 static void found(InitLaunch *I, const MemAccess *a, Found *f) {
+  if (!a->x) return;   /* a load always names its instruction */
   Warp *w = a->w;
   const Cta *c = w->cta;
   f->pc = (uint32_t)(a->x - I->L->prog->code);
@@ -103,7 +119,7 @@ static void found(InitLaunch *I, const MemAccess *a, Found *f) {
 static void observe(void *ctx, const MemAccess *a) {
   InitLaunch *I = ctx;
   if (I->next) I->next->fn(I->next->ctx, a);
-  if (!a->size || !a->x || a->kind == ACC_ASYNC_RD || a->kind == ACC_PRINTF) return;
+  if (!a->size || a->kind == ACC_ASYNC_RD || a->kind == ACC_PRINTF) return;
   Warp *w = a->w;
   const uint8_t *p = a->host;
   bool write = a->kind != ACC_LD;
