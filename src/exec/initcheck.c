@@ -53,6 +53,8 @@ struct InitLaunch {
   Launch *L;
   MemObserver obs;
   const MemObserver *next;     /* the race checker's, or NULL */
+  bool global;                 /* some allocation is tracked (dev_tracks_undef):
+                                  only the host adds one, between launches */
   int32_t *slot;               /* per pc: -1 none, -2 past INIT_MAX, else found[] index */
   Found found[INIT_MAX];
   unsigned nfound;
@@ -132,23 +134,22 @@ static void observe(void *ctx, const MemAccess *a) {
   }
   if (c) {   /* shared memory of CTA c */
     if (!c->written && !(c->written = calloc((size_t)c->shared_size / 8 + 1, 1))) return;
-    Found f = {0};
+    uint64_t lo, hi;
     if (write) shared_written(c, p, a->size);
-    else if (shared_undef(c, p, a->size, &f.lo, &f.hi)) {
-      f.shared = true;
-      f.remote = remote;
+    else if (shared_undef(c, p, a->size, &lo, &hi)) {
+      Found f = {.shared = true, .remote = remote, .lo = lo, .hi = hi};   /* only on a finding */
       found(I, a, &f);
     }
     return;
   }
+  if (!I->global) return;   /* no allocation is tracked (checked at begin) */
   if ((uintptr_t)p - (uintptr_t)w->local < (size_t)w->local_size * WARP_SIZE) return;
   const Launch *L = w->launch;
   if (p >= L->params && p < L->params + L->param_size) return;
   if (write) { dev_set_written(L->dev, p, a->size); return; }
-  Found f = {0};
-  if (dev_find_undef(L->dev, p, a->size, &f.alloc)) {
-    f.lo = f.alloc.lo;
-    f.hi = f.alloc.hi;
+  DevUndef u;
+  if (dev_find_undef(L->dev, p, a->size, &u)) {
+    Found f = {.lo = u.lo, .hi = u.hi, .alloc = u};
     found(I, a, &f);
   }
 }
@@ -200,6 +201,7 @@ void initcheck_begin(Launch *L) {
   memset(I->slot, 0xff, ((size_t)L->prog->ncode + 1) * sizeof *I->slot);   /* -1 */
   I->L = L;
   I->next = L->observer;
+  I->global = dev_tracks_undef(L->dev);
   I->obs = (MemObserver){observe, I};
   L->init = I;
   L->observer = &I->obs;

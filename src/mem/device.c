@@ -513,6 +513,8 @@ bool dev_set_undef(Device *d, uint64_t addr) {
   return true;
 }
 
+bool dev_tracks_undef(const Device *d) { return d && d->nundef > 0; }
+
 /* The tracked allocation whose bytes hold host pointer p, or NULL. */
 static Alloc *undef_of(Device *d, uintptr_t p) {
   for (int i = 0; i < d->n; i++) {

@@ -177,5 +177,7 @@ typedef struct DevUndef { uint64_t start, size, lo, hi; } DevUndef;
 bool dev_set_undef(Device *d, uint64_t addr);
 void dev_set_written(Device *d, const void *host, uint64_t n);
 bool dev_find_undef(Device *d, const void *host, uint64_t n, DevUndef *out);
+/* Whether any allocation has a bitmap. */
+bool dev_tracks_undef(const Device *d);
 
 #endif
