@@ -210,7 +210,12 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
  * or .global memory (two threads' accesses to one byte, one a write, one
  * not atomic, that no synchronization orders: found whatever the schedule,
  * and reported once per pair of instructions and state space, after the
- * launch, with both locations, kinds, threads and the byte range), a
+ * launch, with both locations, kinds, threads and the byte range), an
+ * uninitialized read (a load of .shared bytes no thread of the CTA wrote,
+ * or of .global bytes of an allocation marked with
+ * ptxvm_mem_set_uninitialized that nothing wrote since: "uninitialized read
+ * of SPACE bytes [LO, HI) in WHAT by ld at FILE:LINE:COL, kernel, %ctaid
+ * %tid", once per instruction per launch, at most 32), a
  * shfl.sync reading a lane that is
  * inactive, exited or outside its membermask, a bar.warp.sync whose
  * membermask names exited or nonexistent lanes, an integer division by
@@ -627,6 +632,25 @@ ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
  *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
 ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
+
+/* The checker's uninitialized reads (ptxvm_set_check, issue 17): with
+ * checking on, every byte of the ptxvm_mem_alloc allocation starting at
+ * `ptr` counts as never written (its bytes still read zero) until a host
+ * copy or set (ptxvm_memcpy_htod/dtod, ptxvm_memset_*; any range handed
+ * out by ptxvm_mem_host_ptr, which the caller may write) or a kernel's
+ * store, atomic, reduction or asynchronous-copy landing writes it; a
+ * kernel's load (ld, ldu, ldmatrix) that reads a never-written byte is an
+ * "uninitialized" finding. A copy of such bytes (dtod, cp.async's source)
+ * is not a finding, and its destination counts as written. Other memory
+ * (allocations made before checking was on or not marked, managed, host
+ * and registered memory, module variables) counts as written. With
+ * checking off, does nothing. The CLI's TYPE[N]:undef buffers and the CUDA
+ * driver's cuMemAlloc memory are marked so.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr does not start a ptxvm_mem_alloc
+ *           allocation), PTXVM_ERROR_OUT_OF_MEMORY (no host memory for the
+ *           bitmap, one bit per byte). */
+ptxvm_status ptxvm_mem_set_uninitialized(ptxvm_context *ctx, ptxvm_devptr ptr);
 
 /* Size in bytes of the allocation that starts at `ptr`, in *out.
  * Errors: PTXVM_ERROR_INVALID_VALUE (NULL argument),

@@ -2,10 +2,11 @@
 """check_sweep.py: reruns conformance launches under --check and counts findings.
 
     python3 scripts/check_sweep.py [--build DIR] [-j N] [--ptx] [--cuda] [--triton] [--numba]
-                                   [--grep WORD] [--expect FILE]
+                                   [--grep WORD [--expect FILE]]...
 
 Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
-tests/ptx/check/, tests/ptx/race/, which test findings on purpose) and every
+tests/ptx/check/, tests/ptx/race/, tests/ptx/initcheck/, which test findings
+on purpose) and every
 launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
 again with --check added; a run whose stderr holds WORD ("data race" by
 default) is listed with its first such line. Exit status 1 when any did.
@@ -13,7 +14,10 @@ With --expect FILE (tests/races_on_purpose.txt), the files it lists are
 the ones that race by design: exit status 1 when any other launch gives a
 finding or a listed file gives none; the suite runs it so (test
 sweep:scripts/check_sweep.py: issue 17, the existing suite stays free of
-races under --check).
+races under --check). --grep may repeat, each with its own --expect (the
+n-th --expect goes with the n-th --grep), so one sweep checks several kinds
+of finding: the suite also passes `--grep 'uninitialized read' --expect
+tests/uninitialized_on_purpose.txt` (the uninitialized-read checker).
 """
 import argparse, glob, os, re, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -24,7 +28,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def ptx_runs(ptxvm):
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/ptx/**/*.ptx"), recursive=True)):
         rel = os.path.relpath(f, ROOT)
-        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/")):
+        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/", "tests/ptx/initcheck/")):
             continue
         for line in open(f, errors="replace"):
             m = re.match(r"\s*//\s*RUN:\s*ptxvm\s+run\s+(.*)", line)
@@ -53,11 +57,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--build", default=os.path.join(ROOT, "build"))
     ap.add_argument("-j", type=int, default=2)
-    ap.add_argument("--grep", default="data race")
-    ap.add_argument("--expect", metavar="FILE")
+    ap.add_argument("--grep", action="append")
+    ap.add_argument("--expect", metavar="FILE", action="append")
     for c in ("ptx", "cuda", "triton", "numba"):
         ap.add_argument("--" + c, action="store_true")
     o = ap.parse_args()
+    greps = o.grep or ["data race"]
+    expects = o.expect or []
+    if len(expects) > len(greps):
+        ap.error("more --expect than --grep")
     ptxvm = os.path.join(o.build, "ptxvm")
     sel = [c for c in ("ptx", "cuda", "triton", "numba") if getattr(o, c)] or ["ptx", "cuda", "triton", "numba"]
     runs = []
@@ -70,30 +78,32 @@ def main():
             p = subprocess.run(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
                                text=True, errors="replace", timeout=300)
         except subprocess.TimeoutExpired:
-            return name, "timeout"
+            return name, ["timeout"] * len(greps)
+        hits = [None] * len(greps)
         for l in p.stderr.splitlines():
-            if o.grep in l:
-                return name, l
-        return name, None
+            for k, g in enumerate(greps):
+                if hits[k] is None and g in l:
+                    hits[k] = l
+        return name, hits
 
-    expected = None
-    if o.expect:
-        expected = {l.split()[0] for l in open(o.expect) if l.strip() and not l.startswith("#")}
-    bad, wrong, seen = 0, 0, set()
+    expected = [{l.split()[0] for l in open(e) if l.strip() and not l.startswith("#")} for e in expects]
+    expected += [None] * (len(greps) - len(expected))
+    bad, wrong, seen = [0] * len(greps), 0, [set() for _ in greps]
     with ThreadPoolExecutor(o.j) as ex:
-        for name, hit in ex.map(one, runs):
-            if hit:
-                bad += 1
-                seen.add(name.split(":")[0])
-                on_purpose = expected is not None and name.split(":")[0] in expected
-                wrong += not on_purpose
-                print("%s%s: %s" % ("" if expected is None or on_purpose else "FAIL: unexpected: ", name, hit))
-    print("%d launches under --check, %d with '%s'" % (len(runs), bad, o.grep))
-    if expected is None:
-        return 1 if bad else 0
-    for f in sorted(expected - seen):
-        wrong += 1
-        print("FAIL: missing: %s races on purpose (%s) but gave no '%s'" % (f, o.expect, o.grep))
+        for name, hits in ex.map(one, runs):
+            for k, hit in enumerate(hits):
+                if not hit:
+                    continue
+                bad[k] += 1
+                seen[k].add(name.split(":")[0])
+                on_purpose = expected[k] is not None and name.split(":")[0] in expected[k]
+                wrong += expected[k] is None or not on_purpose
+                print("%s%s: %s" % ("" if expected[k] is None or on_purpose else "FAIL: unexpected: ", name, hit))
+    for k, g in enumerate(greps):
+        print("%d launches under --check, %d with '%s'" % (len(runs), bad[k], g))
+        for f in sorted((expected[k] or set()) - seen[k]):
+            wrong += 1
+            print("FAIL: missing: %s is listed in %s but gave no '%s'" % (f, expects[k], g))
     return 1 if wrong else 0
 
 

@@ -1023,7 +1023,9 @@ def plan(args, ptxas):
                      [sys.executable, "scripts/layers.py", "--quiet"], args.timeout))
         jobs.append(("sweep:scripts/check_sweep.py", t_script,
                      [sys.executable, "scripts/check_sweep.py", "--build", args.build, "-j", "1",
-                      "--expect", "tests/races_on_purpose.txt"], args.timeout * 4))
+                      "--grep", "data race", "--expect", "tests/races_on_purpose.txt",
+                      "--grep", "uninitialized read", "--expect", "tests/uninitialized_on_purpose.txt"],
+                     args.timeout * 4))
         inst = "tests/install/test_install.sh"
         if os.path.exists(os.path.join(ROOT, inst)):
             jobs.append(("install:" + inst, t_script, ["sh", inst, args.build], args.timeout * 4))

@@ -98,7 +98,7 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
     return cuda_bad(r, "printf buffer size");
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
-  RunDevice dev = {cu_htod, cu_dtoh, cu_alloc, cu_free, false, NULL};
+  RunDevice dev = {cu_htod, cu_dtoh, cu_alloc, cu_free, false, NULL, NULL};   /* cudaMalloc: undef as is */
   int rc = run_bind(o, args, &dev, values);
   if (rc != EXIT_OK) {
     free(values);

@@ -215,10 +215,11 @@ static const char *vm_alloc(void *u, size_t bytes, uint64_t *addr) {
   return ptxvm_mem_alloc(u, bytes, addr) != PTXVM_SUCCESS ? ptxvm_last_error(u) : NULL;
 }
 static void vm_free(void *u, uint64_t addr) { ptxvm_mem_free(u, addr); }
+static int vm_undef(void *u, uint64_t addr) { return ptxvm_mem_set_uninitialized(u, addr) != PTXVM_SUCCESS; }
 
 /* The context's memory as runargs.c sees it (allocations read zero). */
 static RunDevice vm_device(ptxvm_context *ctx) {
-  return (RunDevice){vm_htod, vm_dtoh, vm_alloc, vm_free, true, ctx};
+  return (RunDevice){vm_htod, vm_dtoh, vm_alloc, vm_free, true, vm_undef, ctx};
 }
 
 static int exit_for(ptxvm_status st) {

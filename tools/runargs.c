@@ -231,7 +231,7 @@ static uint64_t iota_bits(const ArgType *t, size_t i) {
 static int fill(const Arg *a, size_t first, size_t count, uint8_t *dst) {
   const ArgType *t = a->t;
   switch (a->init) {
-  case INIT_ZERO: memset(dst, 0, count * t->size); break;
+  case INIT_ZERO: case INIT_UNDEF: memset(dst, 0, count * t->size); break;
   case INIT_IOTA: for (size_t i = 0; i < count; i++) put(dst, t, i, iota_bits(t, first + i)); break;
   case INIT_FILL: for (size_t i = 0; i < count; i++) put(dst, t, i, a->v); break;
   case INIT_RAND: for (size_t i = 0; i < count; i++) put(dst, t, i, rand_bits(t, a->v, first + i)); break;
@@ -253,6 +253,8 @@ static int fill(const Arg *a, size_t first, size_t count, uint8_t *dst) {
 enum { CHUNK = 1 << 20 };
 
 int run_upload(const Arg *a, const RunDevice *dev) {
+  if (a->init == INIT_UNDEF && dev->undef)   /* never written: reads zero, --check reports a load */
+    return dev->undef(dev->u, a->bits) ? run_bad("argument '%s': cannot mark it uninitialized", a->spec) : EXIT_OK;
   size_t per = CHUNK / a->t->size, bytes = a->n * a->t->size;
   uint8_t *buf = malloc(bytes < CHUNK ? (bytes ? bytes : 1) : CHUNK);
   if (!buf) return run_bad("out of memory");
@@ -335,6 +337,7 @@ static int init_buffer(Arg *a, const char *init) {
   if (a->n == SIZE_MAX) return run_bad("argument '%s': the element count may be left out only with @PATH", a->spec);
   if (!strcmp(init, "zero")) { a->init = INIT_ZERO; return EXIT_OK; }
   if (!strcmp(init, "iota")) { a->init = INIT_IOTA; return EXIT_OK; }
+  if (!strcmp(init, "undef")) { a->init = INIT_UNDEF; return EXIT_OK; }
   if (!strncmp(init, "fill=", 5)) {
     a->init = INIT_FILL;
     if (!run_parse_value(t, init + 5, &a->v)) return run_bad("argument '%s': '%s' is not a %s value%s", a->spec, init + 5, t->name,
@@ -352,7 +355,7 @@ static int init_buffer(Arg *a, const char *init) {
   uint64_t v;
   bool one_value = given == 1 && run_parse_value(t, init, &v);
   if (given == 1 && !one_value && isalpha((unsigned char)*init) && !*run_range_note(t, init))
-    return run_bad("argument '%s': unknown INIT '%s' (zero, iota, fill=V, rand=SEED, @PATH, or N values "
+    return run_bad("argument '%s': unknown INIT '%s' (zero, undef, iota, fill=V, rand=SEED, @PATH, or N values "
                    "V0,V1,...)", a->spec, init);
   if (given != a->n)
     return run_bad("argument '%s': %zu values given for %zu elements%s", a->spec, given, a->n,

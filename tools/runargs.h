@@ -22,7 +22,8 @@ typedef struct ArgType {
 } ArgType;
 
 /* How a buffer's elements are made (TYPE[N]:INIT). */
-typedef enum { INIT_ZERO, INIT_IOTA, INIT_FILL, INIT_RAND, INIT_LIST, INIT_FILE } ArgInit;
+typedef enum { INIT_ZERO, INIT_IOTA, INIT_FILL, INIT_RAND, INIT_LIST, INIT_FILE,
+               INIT_UNDEF /* allocated, never written: --check reports a load of it */ } ArgInit;
 
 /* A struct argument's field that holds a buffer's device address: the
  * 8 bytes at `offset` get the address of buffer argument `buf`. */
@@ -54,6 +55,8 @@ typedef struct RunDevice {
   const char *(*alloc)(void *u, size_t bytes, uint64_t *addr);
   void (*free)(void *u, uint64_t addr);
   bool zeroed;            /* alloc's memory reads zero: zero buffers need no copy */
+  /* marks a buffer never written (INIT_UNDEF; NULL: nothing to do) */
+  int (*undef)(void *u, uint64_t addr);
   void *u;
 } RunDevice;
 

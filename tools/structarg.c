@@ -104,7 +104,7 @@ static int parse_inline(const StructCtx *c, const char *p, const char **next, Fi
   if (!colon) return run_bad("argument '%s': expected TYPE[N]:INIT at '%.20s'", c->spec, p);
   const char *init = colon + 2, *end = init;
   uint64_t n = 0;
-  bool list = !strchr("@", *init) && strncmp(init, "zero", 4) && strncmp(init, "iota", 4) &&
+  bool list = !strchr("@", *init) && strncmp(init, "zero", 4) && strncmp(init, "iota", 4) && strncmp(init, "undef", 5) &&
               strncmp(init, "fill=", 5) && strncmp(init, "rand=", 5);
   const char *open = strchr(p, '[');
   if (list && open && sscanf(open + 1, "%" SCNu64, &n) == 1 && n > 1)

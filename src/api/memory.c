@@ -165,6 +165,7 @@ static ptxvm_status memcpy_htod(Ctx *ctx, ptxvm_devptr dst, const void *src, siz
   void *d = range(ctx, "ptxvm_memcpy_htod", dst, bytes);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   if (bytes) memcpy(d, src, bytes);
+  dev_set_written(ctx->dev, d, bytes);
   return api_ok(ctx);
 }
 
@@ -183,6 +184,7 @@ static ptxvm_status memcpy_dtod(Ctx *ctx, ptxvm_devptr dst, ptxvm_devptr src, si
   const void *s = range(ctx, "ptxvm_memcpy_dtod", src, bytes);
   if (!s) return PTXVM_ERROR_INVALID_ADDRESS;
   if (bytes) memmove(d, s, bytes);
+  dev_set_written(ctx->dev, d, bytes);   /* the source's state is not copied */
   return api_ok(ctx);
 }
 
@@ -190,6 +192,7 @@ static ptxvm_status memset_d8(Ctx *ctx, ptxvm_devptr dst, uint8_t value, size_t 
   void *d = range(ctx, "ptxvm_memset_d8", dst, count);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   if (count) memset(d, value, count);
+  dev_set_written(ctx->dev, d, count);
   return api_ok(ctx);
 }
 
@@ -202,6 +205,7 @@ static ptxvm_status memset_d32(Ctx *ctx, ptxvm_devptr dst, uint32_t value, size_
   uint8_t *d = range(ctx, "ptxvm_memset_d32", dst, count * 4);
   if (!d) return PTXVM_ERROR_INVALID_ADDRESS;
   for (size_t i = 0; i < count; i++) memcpy(d + 4 * i, &value, 4);
+  dev_set_written(ctx->dev, d, count * 4);
   return api_ok(ctx);
 }
 
@@ -276,7 +280,18 @@ static ptxvm_status mem_host_ptr(Ctx *ctx, ptxvm_devptr ptr, size_t bytes, void 
   if (!host) return api_fail(ctx, PTXVM_ERROR_INVALID_VALUE, "ptxvm_mem_host_ptr: NULL argument");
   void *h = range(ctx, "ptxvm_mem_host_ptr", ptr, bytes);
   if (!h) return PTXVM_ERROR_INVALID_ADDRESS;
+  dev_set_written(ctx->dev, h, bytes);   /* the caller may write through it */
   *host = h;
+  return api_ok(ctx);
+}
+
+static ptxvm_status mem_set_uninitialized(Ctx *ctx, ptxvm_devptr ptr) {
+  DevRange r;
+  if (!ctx->dev || !dev_range(ctx->dev, ptr, &r) || r.start != ptr || r.kind != MK_DEVICE)
+    return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
+                    "ptxvm_mem_set_uninitialized: 0x%" PRIx64 " is not the start of a ptxvm_mem_alloc allocation", ptr);
+  if (ctx->check && !dev_set_undef(ctx->dev, ptr))
+    return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "ptxvm_mem_set_uninitialized: out of host memory");
   return api_ok(ctx);
 }
 
@@ -308,6 +323,10 @@ ptxvm_status ptxvm_mem_set_user(ptxvm_context *h, ptxvm_devptr ptr, unsigned use
 
 ptxvm_status ptxvm_mem_host_ptr(ptxvm_context *h, ptxvm_devptr ptr, size_t bytes, void **host) {
   ON_CONTEXT(h, mem_host_ptr(ctx, ptr, bytes, host));
+}
+
+ptxvm_status ptxvm_mem_set_uninitialized(ptxvm_context *h, ptxvm_devptr ptr) {
+  ON_CONTEXT(h, mem_set_uninitialized(ctx, ptr));
 }
 
 ptxvm_status ptxvm_mem_free(ptxvm_context *h, ptxvm_devptr ptr) {

@@ -161,6 +161,10 @@ static CUresult alloc(CUdeviceptr *dptr, size_t bytes, enum AllocKind kind) {
                     : kind == A_MANAGED ? ptxvm_mem_alloc_managed(c->vm, bytes, &p)
                                         : ptxvm_mem_alloc(c->vm, bytes, &p);
   if (st == PTXVM_SUCCESS && kind == A_POOL) ptxvm_mem_set_user(c->vm, p, POOL_MARK);
+  /* device memory starts uninitialized: under --check a kernel's load of
+     bytes nothing wrote is a finding (a no-op otherwise) */
+  if (st == PTXVM_SUCCESS && kind != A_MANAGED && (st = ptxvm_mem_set_uninitialized(c->vm, p)) != PTXVM_SUCCESS)
+    ptxvm_mem_free(c->vm, p);   /* no memory for its bitmap */
   drv_leave(c);
   if (st != PTXVM_SUCCESS)
     return st == PTXVM_ERROR_INVALID_VALUE ? CUDA_ERROR_INVALID_VALUE : CUDA_ERROR_OUT_OF_MEMORY;

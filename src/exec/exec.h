@@ -230,8 +230,10 @@ void *mem_span(Warp *w, Space sp, uint64_t lo, uint64_t hi, bool write);
 
 /* ---- the memory-access hook ----
  *
- * Every access a kernel makes to memory is visible to one observer (the
- * race checker, src/exec/race.c; a trace; a future compiled tier): loads,
+ * Every access a kernel makes to memory is visible to one observer (under
+ * --check the uninitialized-read checker, src/exec/initcheck.c, which
+ * passes each access on to the race checker, src/exec/race.c; a trace; a
+ * future compiled tier): loads,
  * stores, atomics and reductions, mbarrier operations on their object, the
  * source read of an asynchronous copy at issue and its destination write when
  * it lands (cp.async, cp.async.bulk), and the argument and string reads of

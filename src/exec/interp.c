@@ -821,6 +821,7 @@ static void cta_free(Cta *c) {
   sync_cta_free(c);
   free(c->warps);
   free(c->shared);
+  free(c->written);
 }
 
 static bool cta_done(const Cta *c) {

@@ -76,6 +76,7 @@ struct Launch {
   uint64_t async_delay;     /* virtual ns from issue to copy completion */
   const MemObserver *observer;  /* the memory-access hook (exec.h); NULL: none */
   struct RaceLaunch *race;  /* the race checker (src/exec/race.c) under check */
+  struct InitLaunch *init;  /* the uninitialized-read checker (initcheck.c) */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   _Atomic int *cancel;      /* nonzero: stop (ptxvm_cancel); checked once a
                                round by each cluster and between clusters;
@@ -155,6 +156,8 @@ struct Cta {
   Warp *warps;
   int nwarps;
   void *sync;               /* barrier state (src/sync/) */
+  uint8_t *written;         /* --check: shared bytes written, a bit each
+                               (src/exec/initcheck.c); NULL: none yet */
 };
 
 /* The CTAs of one cluster, co-resident (a launch without clusters runs

@@ -71,6 +71,8 @@ typedef struct Alloc {
   unsigned user;
   MemKind kind;
   bool readonly;    /* to kernels (dev_protect, a read-only registration) */
+  uint8_t *undef;   /* initcheck (dev_set_undef): bit i set while byte i was
+                       never written; NULL: every byte counts as written */
 } Alloc;
 
 struct Device {
@@ -86,6 +88,8 @@ struct Device {
   int n, cap;
   atomic_int last;       /* index of the allocation dev_host found last */
   DevHeap *heap;         /* device malloc's (heap.c), or NULL */
+  int nundef;            /* allocations with an undef bitmap (0: initcheck
+                            has nothing to look up) */
 };
 
 static atomic_uint_least64_t next_id = 1;
@@ -190,6 +194,7 @@ void dev_destroy(Device *d) {
   for (int i = 0; i < d->n; i++)
     if (d->allocs[i].kind == MK_HOST)
       munmap((void *)(uintptr_t)d->allocs[i].start, d->allocs[i].span);
+  for (int i = 0; i < d->n; i++) free(d->allocs[i].undef);
   munmap((void *)(uintptr_t)d->base, d->reserved);
   if (d->fd >= 0) {
     munmap(d->kview, d->reserved);
@@ -293,7 +298,7 @@ static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t re
   if (kind == MK_MANAGED && d->fd >= 0 &&
       mprotect((void *)(uintptr_t)at, span, PROT_READ | PROT_WRITE))
     return 0;
-  Alloc a = {at, size, reach, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false};
+  Alloc a = {at, size, reach, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false, NULL};
   if (!insert(d, a)) {
     if (kind == MK_MANAGED && d->fd >= 0) mprotect((void *)(uintptr_t)at, span, PROT_NONE);
     return 0;
@@ -327,7 +332,7 @@ void *dev_alloc_host(Device *d, uint64_t size) {
   if (!d || bytes < size) return NULL;
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
-  Alloc a = {(uintptr_t)p, size, size, bytes, 0, 0, 0, MK_HOST, false};
+  Alloc a = {(uintptr_t)p, size, size, bytes, 0, 0, 0, MK_HOST, false, NULL};
   if (overlaps_window(a.start, a.start + bytes) || !insert(d, a)) {
     munmap(p, bytes);
     return NULL;
@@ -367,7 +372,7 @@ int dev_register(Device *d, void *p, uint64_t size, bool readonly) {
       (lo < (uintptr_t)d->kview + d->reserved && (uintptr_t)d->kview < hi))
     return REG_OVERLAP;
   if (!host_mapped(lo, hi, !readonly)) return REG_UNMAPPED;
-  Alloc a = {lo, size, size, size, 0, 0, 0, MK_REGISTERED, readonly};
+  Alloc a = {lo, size, size, size, 0, 0, 0, MK_REGISTERED, readonly, NULL};
   return insert(d, a) ? REG_OK : REG_NOMEM;
 }
 
@@ -399,6 +404,8 @@ static int lookup_start(Device *d, uint64_t addr) {
 }
 
 static void drop(Device *d, int i) {
+  if (d->allocs[i].undef) d->nundef--;
+  free(d->allocs[i].undef);
   memmove(&d->allocs[i], &d->allocs[i + 1], (size_t)(d->n - i - 1) * sizeof *d->allocs);
   d->n--;
   atomic_store_explicit(&d->last, 0, memory_order_relaxed);
@@ -488,5 +495,64 @@ bool dev_range(Device *d, uint64_t addr, DevRange *out) {
   const Alloc *a = &d->allocs[i];
   if (addr - a->start >= (a->size ? a->size : 1)) return false;
   *out = (DevRange){a->start, a->size, a->kind, a->readonly, a->id, a->user};
+  return true;
+}
+
+/* ---- initcheck: bytes never written (issue 17) ----
+ * Only allocations given a bitmap by dev_set_undef are tracked; the
+ * lookups below go by host pointer (what a kernel's access and a host copy
+ * both have) over those few allocations, and return at once when there are
+ * none. Called between launches by the host, and during a checked launch
+ * by its one host thread. */
+
+bool dev_set_undef(Device *d, uint64_t addr) {
+  int i = lookup_start(d, addr);
+  if (i < 0 || d->allocs[i].kind != MK_DEVICE) return false;
+  Alloc *a = &d->allocs[i];
+  size_t nb = (size_t)(a->size + 7) / 8;
+  uint8_t *m = a->undef ? a->undef : malloc(nb ? nb : 1);
+  if (!m) return false;
+  memset(m, 0xff, nb);
+  if (!a->undef) d->nundef++;
+  a->undef = m;
+  return true;
+}
+
+bool dev_tracks_undef(const Device *d) { return d && d->nundef > 0; }
+
+/* The tracked allocation whose bytes hold host pointer p, or NULL. */
+static Alloc *undef_of(Device *d, uintptr_t p) {
+  for (int i = 0; i < d->n; i++) {
+    Alloc *a = &d->allocs[i];
+    if (a->undef && p - (uintptr_t)(a->start + a->delta) < a->size) return a;
+  }
+  return NULL;
+}
+
+void dev_set_written(Device *d, const void *host, uint64_t n) {
+  if (!d || !d->nundef) return;
+  for (uintptr_t p = (uintptr_t)host, e = p + n; p < e;) {
+    Alloc *a = undef_of(d, p);
+    if (!a) { p++; continue; }   /* never in practice: one allocation per access */
+    uint64_t o = p - (uintptr_t)(a->start + a->delta), end = o + (e - p);
+    if (end > a->size) end = a->size;
+    for (; o < end && (o & 7); o++) a->undef[o / 8] &= (uint8_t)~(1u << (o & 7));
+    if (end - o >= 8) { memset(a->undef + o / 8, 0, (size_t)((end - o) / 8)); o += (end - o) & ~(uint64_t)7; }
+    for (; o < end; o++) a->undef[o / 8] &= (uint8_t)~(1u << (o & 7));
+    p = (uintptr_t)(a->start + a->delta) + end;
+  }
+}
+
+bool dev_find_undef(Device *d, const void *host, uint64_t n, DevUndef *out) {
+  if (!d || !d->nundef) return false;
+  Alloc *a = undef_of(d, (uintptr_t)host);
+  if (!a) return false;
+  uint64_t o = (uintptr_t)host - (uintptr_t)(a->start + a->delta), end = o + n;
+  if (end > a->size) end = a->size;
+  uint64_t lo = UINT64_MAX, hi = 0;
+  for (uint64_t k = o; k < end; k++)
+    if (a->undef[k / 8] >> (k & 7) & 1) { if (lo == UINT64_MAX) lo = k; hi = k + 1; }
+  if (lo == UINT64_MAX) return false;
+  *out = (DevUndef){a->start, a->size, a->start + lo, a->start + hi};
   return true;
 }

@@ -188,5 +188,18 @@ int dev_heap_free(Device *d, uint64_t addr, uint64_t *bytes);
 /* For heap.c: the device's heap pointer, and freeing a heap. */
 DevHeap **dev_heap_slot(Device *d);
 void dev_heap_destroy(DevHeap *h);
+/* initcheck (--check, issue 17). dev_set_undef gives the MK_DEVICE
+ * allocation starting at addr a bitmap in which every byte is "never
+ * written" (false: no such allocation, or no memory); every other
+ * allocation counts as written. dev_set_written clears the bits of host
+ * bytes [host, host+n) (a host copy or set, a kernel's store, atomic or
+ * copy landing); dev_find_undef says whether any of [host, host+n) was
+ * never written: its allocation and the device range of those bytes. */
+typedef struct DevUndef { uint64_t start, size, lo, hi; } DevUndef;
+bool dev_set_undef(Device *d, uint64_t addr);
+void dev_set_written(Device *d, const void *host, uint64_t n);
+bool dev_find_undef(Device *d, const void *host, uint64_t n, DevUndef *out);
+/* Whether any allocation has a bitmap. */
+bool dev_tracks_undef(const Device *d);
 
 #endif

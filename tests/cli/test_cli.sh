@@ -297,7 +297,7 @@ if [ "$got" = "$want" ]; then pass=$((pass + 1)); else
   fail=$((fail + 1)); echo "FAIL: --check findings out of cluster order: $got"; fi
 
 # ---- issue 13: an unknown INIT word is named ----
-expect_exit 2 "unknown INIT 'bogus' (zero, iota, fill=V, rand=SEED, @PATH" run "$K" -a 'u32[4]:bogus'
+expect_exit 2 "unknown INIT 'bogus' (zero, undef, iota, fill=V, rand=SEED, @PATH" run "$K" -a 'u32[4]:bogus'
 expect_exit 2 "1 values given for 4 elements (fill=V" run "$K" -a 'u32[4]:7'
 
 # ---- issue 13: output that cannot be written is exit 2 with a message ----

@@ -427,6 +427,44 @@ static void test_heap(void) {
   ptxvm_context_destroy(ctx);
 }
 
+/* initcheck's bitmap (dev_set_undef ...): runs of written bytes at odd
+ * offsets and lengths, across whole bitmap bytes; the API marks only
+ * ptxvm_mem_alloc memory, only when checking, and host copies write. */
+static void test_undef(void) {
+  Device *d = dev_create((size_t)1 << 30);
+  CHECK(d != NULL);
+  if (!d) return;
+  uint64_t a = dev_alloc(d, 100, 256, 0), m = dev_alloc_managed(d, 64, 0);
+  uint8_t *h = dev_host(d, a, 100);
+  DevUndef u;
+  CHECK(!dev_find_undef(d, h, 100, &u));   /* not tracked: written */
+  CHECK(!dev_set_undef(d, m) && !dev_set_undef(d, a + 4));
+  CHECK(dev_set_undef(d, a));
+  CHECK(dev_find_undef(d, h, 100, &u) && u.start == a && u.size == 100 && u.lo == a && u.hi == a + 100);
+  dev_set_written(d, h + 3, 30);   /* bytes 3..32 */
+  CHECK(dev_find_undef(d, h, 3, &u) && u.lo == a && u.hi == a + 3);
+  CHECK(!dev_find_undef(d, h + 3, 30, &u));
+  CHECK(dev_find_undef(d, h + 30, 8, &u) && u.lo == a + 33 && u.hi == a + 38);
+  dev_set_written(d, h + 90, 20);   /* clipped at the end */
+  CHECK(!dev_find_undef(d, h + 90, 10, &u));
+  CHECK(dev_find_undef(d, h + 88, 4, &u) && u.lo == a + 88 && u.hi == a + 90);
+  dev_set_written(d, h, 100);
+  CHECK(!dev_find_undef(d, h, 100, &u));
+  CHECK(dev_free(d, a) && !dev_find_undef(d, h, 1, &u));
+  dev_destroy(d);
+
+  ptxvm_context *ctx;
+  CHECK(ptxvm_context_create(&ctx) == PTXVM_SUCCESS);
+  ptxvm_devptr p, q;
+  CHECK(ptxvm_mem_alloc(ctx, 64, &p) == PTXVM_SUCCESS && ptxvm_mem_alloc_managed(ctx, 64, &q) == PTXVM_SUCCESS);
+  CHECK(ptxvm_mem_set_uninitialized(ctx, p) == PTXVM_SUCCESS);   /* not checking: nothing */
+  CHECK(ptxvm_mem_set_uninitialized(ctx, q) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_set_uninitialized(ctx, p + 8) == PTXVM_ERROR_INVALID_ADDRESS);
+  CHECK(ptxvm_mem_set_uninitialized(NULL, p) == PTXVM_ERROR_INVALID_VALUE);
+  CHECK(ptxvm_set_check(ctx, 1) == PTXVM_SUCCESS && ptxvm_mem_set_uninitialized(ctx, p) == PTXVM_SUCCESS);
+  ptxvm_context_destroy(ctx);
+}
+
 int main(void) {
   test_alloc();
   test_padding();
@@ -438,5 +476,6 @@ int main(void) {
   test_external();
   test_api_unified();
   test_heap();
+  test_undef();
   return unit_report();
 }
