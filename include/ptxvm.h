@@ -977,6 +977,43 @@ ptxvm_status ptxvm_launch_stats(ptxvm_context *ctx, ptxvm_stats *out);
  * ...); NULL otherwise. */
 const char *ptxvm_stats_family_name(int i);
 
+/* ---- tensor maps (PTX ISA 9.0 §5.5.8 "Tensor Map"; cp.async.bulk.tensor) ----
+ * A tensor map is a 128-byte, 64-byte-aligned object that describes a tile
+ * of a tensor in global memory: what cp.async.bulk.tensor's tensorMap
+ * operand names, and what a kernel parameter `.param .align 64 .b8 tm[128]`
+ * (a __grid_constant__ CUtensorMap) holds. Its bytes are ptxvm's own
+ * (src/mem/tensormap.h), not a GPU's: make them with this call (or the
+ * driver's cuTensorMapEncodeTiled, which calls it), never by hand.
+ *
+ * ptxvm_tensor_map_encode encodes a .tile map into map (128 bytes, 64-byte
+ * aligned). The arguments are cuTensorMapEncodeTiled's, with the values of
+ * cuda.h's enums: dtype CUtensorMapDataType (0 u8 ... 9 bf16 ... 15), rank
+ * 1..5, global_address a device address (16-byte aligned), global_dim[rank]
+ * (elements, each 1..2^32, dimension 0 innermost), global_strides[rank-1]
+ * (bytes of dimensions 1.., multiples of 16 below 2^40), box_dim[rank]
+ * (elements, 1..256; box_dim[0] times the element size a multiple of 16
+ * and, with a swizzle, at most its span), element_strides[rank] (1..8),
+ * interleave CUtensorMapInterleave, swizzle CUtensorMapSwizzle, l2_promotion
+ * CUtensorMapL2promotion (a hint), oob_fill CUtensorMapFloatOOBfill (0
+ * zeros; 1 NaN, floating-point types only) for elements outside the tensor.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (map, global_dim, box_dim or
+ *           element_strides NULL, global_strides NULL with rank > 1, map not
+ *           64-byte aligned, or any requirement above: ptxvm_last_error
+ *           names it, on ctx when ctx is not NULL),
+ *         PTXVM_ERROR_NOT_SUPPORTED (a valid map ptxvm does not execute:
+ *           the packed types 16U4/16U6, interleave 16B/32B, the 128B swizzles
+ *           with 32B or 64B atoms). */
+ptxvm_status ptxvm_tensor_map_encode(ptxvm_context *ctx, void *map, int dtype, unsigned rank,
+                                     uint64_t global_address, const uint64_t *global_dim,
+                                     const uint64_t *global_strides, const uint32_t *box_dim,
+                                     const uint32_t *element_strides, int interleave, int swizzle,
+                                     int l2_promotion, int oob_fill);
+/* Replaces the global address of the map that ptxvm_tensor_map_encode made
+ * (cuTensorMapReplaceAddress).
+ * Errors: PTXVM_ERROR_INVALID_VALUE (map NULL or not 64-byte aligned, not
+ *         a tensor map, global_address not 16-byte aligned). */
+ptxvm_status ptxvm_tensor_map_replace_address(ptxvm_context *ctx, void *map, uint64_t global_address);
+
 /* ---- the narrow floating-point formats (PTX ISA 9.0 §5.2.5) ----
  * The conversions the interpreter performs (cvt), for hosts that make or
  * read f16, bf16 and fp8 data (ptxvm run's buffers of those types use them). */

@@ -1,0 +1,102 @@
+/* tensormap.c: encoding and decoding ptxvm's tensor map (layout in
+ * tensormap.h). The checks are cuda.h's requirements of
+ * cuTensorMapEncodeTiled, in its order. */
+#include "tensormap.h"
+
+#include <string.h>
+
+unsigned tensormap_esize(unsigned t) {
+  static const unsigned char size[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4};
+  return t < sizeof size ? size[t] : 0;
+}
+
+static bool is_float(unsigned t) {
+  return t == TMAP_F16 || t == TMAP_F32 || t == TMAP_F64 || t == TMAP_BF16 ||
+         t == TMAP_F32_FTZ || t == TMAP_TF32 || t == TMAP_TF32_FTZ;
+}
+
+#define BAD(msg) do { *why = msg; return 1; } while (0)
+#define UNSUP(msg) do { *why = msg; return 2; } while (0)
+
+int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why) {
+  if (m->dtype > TMAP_16U6_ALIGN16B) BAD("unknown tensor data type");
+  if (m->rank == 0 || m->rank > TMAP_MAX_RANK) BAD("the rank must be 1 to 5");
+  if (m->interleave > 2) BAD("unknown interleave");
+  if (m->interleave && m->rank < 3) BAD("an interleaved layout needs rank 3 or more");
+  if (m->addr % 16) BAD("the global address must be 16-byte aligned");
+  if (m->interleave == 2 && m->addr % 32) BAD("with 32B interleave the global address must be 32-byte aligned");
+  for (unsigned i = 0; i < m->rank; i++)
+    if (m->dim[i] == 0 || m->dim[i] > (1ull << 32)) BAD("each global dimension must be 1 to 2^32");
+  for (unsigned i = 1; i < m->rank; i++) {
+    if (m->stride[i] % 16 || m->stride[i] >= (1ull << 40))
+      BAD("each global stride must be a multiple of 16 below 2^40");
+    if (m->interleave == 2 && m->stride[i] % 32) BAD("with 32B interleave the strides must be multiples of 32");
+  }
+  unsigned es = tensormap_esize(m->dtype);
+  for (unsigned i = 0; i < m->rank; i++)
+    if (m->box[i] == 0 || m->box[i] > 256) BAD("each box dimension must be 1 to 256");
+  if (es && m->interleave == 0 && m->box[0] * es % 16)
+    BAD("the box's inner dimension must be a multiple of 16 bytes");
+  for (unsigned i = 0; i < m->rank; i++)
+    if (m->estride[i] == 0 || m->estride[i] > 8) BAD("each element stride must be 1 to 8");
+  if (m->swizzle > TMAP_SWIZZLE_128B_ATOM_64B) BAD("unknown swizzle");
+  if (es && m->interleave == 0 && m->swizzle) {
+    unsigned span = m->swizzle == TMAP_SWIZZLE_32B ? 32 : m->swizzle == TMAP_SWIZZLE_64B ? 64 : 128;
+    if (m->box[0] * es > span) BAD("the box's inner dimension must not exceed the swizzle span");
+  }
+  if (m->interleave == 2 && m->swizzle != TMAP_SWIZZLE_32B) BAD("32B interleave needs the 32B swizzle");
+  if (m->l2promo > 3) BAD("unknown L2 promotion");
+  if (m->oobfill > 1) BAD("unknown out-of-bounds fill");
+  if (m->oobfill && !is_float(m->dtype)) BAD("the NaN fill needs a floating-point data type");
+  if (!es) UNSUP("the packed data types (16U4, 16U6) are not supported");
+  if (m->interleave) UNSUP("interleaved layouts are not supported");
+  if (m->swizzle > TMAP_SWIZZLE_128B) UNSUP("the 128B swizzles with 32B or 64B atoms are not supported");
+  memset(out, 0, TMAP_BYTES);
+  uint32_t magic = TMAP_MAGIC;
+  memcpy(out, &magic, 4);
+  out[4] = (uint8_t)m->rank; out[5] = (uint8_t)m->dtype; out[6] = (uint8_t)es;
+  out[7] = (uint8_t)m->interleave; out[8] = (uint8_t)m->swizzle; out[9] = (uint8_t)m->l2promo;
+  out[10] = (uint8_t)m->oobfill;
+  memcpy(out + 16, &m->addr, 8);
+  for (unsigned i = 0; i < TMAP_MAX_RANK; i++) {
+    uint64_t d = i < m->rank ? m->dim[i] : 1;
+    uint16_t b = i < m->rank ? (uint16_t)m->box[i] : 1;
+    uint8_t e = i < m->rank ? (uint8_t)m->estride[i] : 1;
+    memcpy(out + 24 + 8 * i, &d, 8);
+    memcpy(out + 96 + 2 * i, &b, 2);
+    out[106 + i] = e;
+    if (i >= 1 && i < m->rank) memcpy(out + 64 + 8 * (i - 1), &m->stride[i], 8);
+  }
+  return 0;
+}
+
+bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why) {
+  uint32_t magic;
+  memcpy(&magic, in, 4);
+  if (magic != TMAP_MAGIC) { *why = "not a tensor map (not made by cuTensorMapEncodeTiled)"; return false; }
+  memset(m, 0, sizeof *m);
+  m->rank = in[4]; m->dtype = in[5]; m->esize = in[6]; m->interleave = in[7];
+  m->swizzle = in[8]; m->l2promo = in[9]; m->oobfill = in[10];
+  if (in[11]) { *why = "an im2col tensor map is not supported"; return false; }
+  memcpy(&m->addr, in + 16, 8);
+  for (unsigned i = 0; i < TMAP_MAX_RANK; i++) {
+    uint16_t b;
+    memcpy(&m->dim[i], in + 24 + 8 * i, 8);
+    memcpy(&b, in + 96 + 2 * i, 2);
+    m->box[i] = b;
+    m->estride[i] = in[106 + i];
+    if (i) memcpy(&m->stride[i], in + 64 + 8 * (i - 1), 8);
+  }
+  m->stride[0] = m->esize;
+  if (m->rank == 0 || m->rank > TMAP_MAX_RANK || m->esize != tensormap_esize(m->dtype) ||
+      m->interleave || m->swizzle > TMAP_SWIZZLE_128B) {
+    *why = "the tensor map holds a field ptxvm does not support";
+    return false;
+  }
+  for (unsigned i = 0; i < m->rank; i++)
+    if (!m->box[i] || m->box[i] > 256 || !m->estride[i] || m->estride[i] > 8 || !m->dim[i]) {
+      *why = "the tensor map holds an out-of-range box, element stride or dimension";
+      return false;
+    }
+  return true;
+}

@@ -1,0 +1,74 @@
+/* tensormap.h: ptxvm's layout of the 128-byte tensor map (the CUtensorMap
+ * of cuTensorMapEncodeTiled, the tensorMap operand of cp.async.bulk.tensor,
+ * PTX ISA 9.0 §5.5.8 "Tensor Map"). The object is opaque to programs; this
+ * header is the one place that defines its bytes. Little-endian, 64-byte
+ * aligned, every byte not listed is zero:
+ *
+ *   offset size  field
+ *      0    4    magic TMAP_MAGIC ("PTM1"): a map ptxvm encoded
+ *      4    1    rank, 1..5
+ *      5    1    data type (CUtensorMapDataType's value)
+ *      6    1    element size in bytes (1, 2, 4, 8)
+ *      7    1    interleave (CUtensorMapInterleave's value; only NONE runs)
+ *      8    1    swizzle (CUtensorMapSwizzle's value: NONE, 32B, 64B, 128B run)
+ *      9    1    L2 promotion (a hint)
+ *     10    1    out-of-bounds fill: 0 zeros, 1 NaN (floating-point types)
+ *     11    1    mode: 0 tile (im2col maps are not encoded)
+ *     16    8    global address (16-byte aligned)
+ *     24   40    global dimensions, u64[5] (elements; dims beyond rank 1)
+ *     64   32    global strides of dimensions 1..4, u64[4] (bytes; dimension
+ *                0's is the element size)
+ *     96   10    box dimensions, u16[5] (elements, 1..256)
+ *    106    5    element strides, u8[5] (1..8; dimension 0's is ignored)
+ *
+ * The shared-memory box (what a tile copy writes or reads): the elements
+ * ceil(box[i] / elementStride[i]) per dimension, dimension 0 innermost and
+ * dense (row after row, rows of n0 * element size bytes), then the swizzle:
+ * byte offset o of the shared address becomes o ^ ((o >> 7) & m) << 4 with
+ * m = 1, 3, 7 for 32B, 64B, 128B (16-byte chunks XOR-ed with the row index
+ * within 256, 512, 1024 bytes), applied to the shared::cta address itself. */
+#ifndef PTXVM_MEM_TENSORMAP_H
+#define PTXVM_MEM_TENSORMAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TMAP_MAGIC 0x314d5450u   /* "PTM1" */
+#define TMAP_BYTES 128
+#define TMAP_MAX_RANK 5
+
+typedef struct TensorMap {
+  unsigned rank, dtype, esize, interleave, swizzle, l2promo, oobfill;
+  uint64_t addr;
+  uint64_t dim[TMAP_MAX_RANK];
+  uint64_t stride[TMAP_MAX_RANK];   /* bytes; stride[0] = esize */
+  uint32_t box[TMAP_MAX_RANK];
+  uint32_t estride[TMAP_MAX_RANK];
+} TensorMap;
+
+/* CUtensorMapDataType / Swizzle / Interleave values the tiles use. */
+enum { TMAP_U8, TMAP_U16, TMAP_U32, TMAP_S32, TMAP_U64, TMAP_S64, TMAP_F16, TMAP_F32,
+       TMAP_F64, TMAP_BF16, TMAP_F32_FTZ, TMAP_TF32, TMAP_TF32_FTZ, TMAP_16U4_ALIGN8B,
+       TMAP_16U4_ALIGN16B, TMAP_16U6_ALIGN16B };
+enum { TMAP_SWIZZLE_NONE, TMAP_SWIZZLE_32B, TMAP_SWIZZLE_64B, TMAP_SWIZZLE_128B,
+       TMAP_SWIZZLE_128B_ATOM_32B, TMAP_SWIZZLE_128B_ATOM_32B_FLIP_8B, TMAP_SWIZZLE_128B_ATOM_64B };
+
+/* The result of tensormap_encode: 0 encoded, 1 an invalid argument (the
+ * documented requirements of cuTensorMapEncodeTiled), 2 valid but a form
+ * ptxvm does not execute (packed types, interleave, the 128B atom
+ * swizzles). *why names the rule. */
+int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why);
+/* Decodes the 128 bytes; false (with *why) when they are not a map ptxvm
+ * encoded or a field is out of range (a tensormap.replace can write one). */
+bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why);
+/* Element size in bytes of a data type, 0 for the packed and unknown ones. */
+unsigned tensormap_esize(unsigned dtype);
+/* The swizzled shared-memory byte address of a (dense) box byte address. */
+static inline uint32_t tensormap_swizzle(unsigned swizzle, uint32_t a) {
+  uint32_t m = swizzle == TMAP_SWIZZLE_32B ? 1 : swizzle == TMAP_SWIZZLE_64B ? 3
+             : swizzle == TMAP_SWIZZLE_128B ? 7 : 0;
+  return a ^ (((a >> 7) & m) << 4);
+}
+
+#endif
