@@ -94,7 +94,7 @@ $(B)/libptxvm.so: $(LIB_OBJ) src/ptxvm.map
 
 # what ptxvm run and gpurun share: the options and argument specs, kernel
 # names (demangle.c), "did you mean" (suggest.c)
-RUN_OBJ := $(B)/tools/runargs.o $(B)/tools/structarg.o $(B)/tools/demangle.o $(B)/tools/suggest.o
+RUN_OBJ := $(B)/tools/runargs.o $(B)/tools/structarg.o $(B)/tools/tmaparg.o $(B)/tools/demangle.o $(B)/tools/suggest.o
 $(B)/ptxvm: $(B)/tools/ptxvm.o $(RUN_OBJ) $(B)/tools/exec.o $(B)/tools/image.o \
             $(B)/tools/lowered.o $(B)/tools/schedules.o $(B)/libptxvm.a
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -246,7 +246,7 @@ uninstall:
 # check-clang: the library and tools compile warning-free under clang too
 # (run.py runs it where clang is installed; CI builds with gcc).
 check-clang:
-	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/structarg.c tools/demangle.c tools/suggest.c tools/exec.c tools/image.c tools/lowered.c tools/schedules.c tools/opcov.c tools/nvjitlink_hidden.c; do \
+	@for f in $(LIB_SRC) tools/ptxvm.c tools/runargs.c tools/structarg.c tools/tmaparg.c tools/demangle.c tools/suggest.c tools/exec.c tools/image.c tools/lowered.c tools/schedules.c tools/opcov.c tools/nvjitlink_hidden.c; do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -fsyntax-only $$f || exit 1; done
 	@for f in $(if $(DRIVER),$(DRV_SRC)) $(if $(RUNTIME),$(RT_SRC)); do \
 	  clang -std=c11 -D_GNU_SOURCE $(WARN) -Werror -Iinclude -I$(CUDA_HOME)/include -fsyntax-only $$f || exit 1; done
@@ -257,7 +257,7 @@ check-clang:
 # second make in the same tree then fails to link.
 .SECONDARY:
 
--include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/structarg.d $(B)/tools/demangle.d $(B)/tools/suggest.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/schedules.d $(B)/tools/opcov.d
+-include $(FUZZ_OBJ:.o=.d) $(FUZZ_TSAN_OBJ:.o=.d) $(LIB_OBJ:.o=.d) $(DRV_OBJ:.o=.d) $(RT_OBJ:.o=.d) $(UNIT_SRC:%.c=$(B)/%.d) $(B)/tools/ptxvm.d $(B)/tools/runargs.d $(B)/tools/structarg.d $(B)/tools/tmaparg.d $(B)/tools/demangle.d $(B)/tools/suggest.d $(B)/tools/exec.d $(B)/tools/image.d $(B)/tools/lowered.d $(B)/tools/schedules.d $(B)/tools/opcov.d
 
 # The Python clients (tests/clients/README.md; not in test: they install from
 # PyPI): a virtual environment under build/ with numba-cuda, cuda-python,

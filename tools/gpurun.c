@@ -63,6 +63,16 @@ static void cu_free(void *u, uint64_t addr) {
   cuMemFree(addr);
 }
 
+/* A tensormap:... argument: the GPU's own encoding of the same fields. */
+static const char *cu_tensor_map(void *u, void *out, const TmapSpec *s, uint64_t addr) {
+  (void)u;
+  CUresult r = cuTensorMapEncodeTiled(out, (CUtensorMapDataType)s->dtype, s->rank, (void *)(uintptr_t)addr,
+                                      s->dim, s->stride, s->box, s->estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                      (CUtensorMapSwizzle)s->swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE,
+                                      (CUtensorMapFloatOOBfill)s->oobfill);
+  return r == CUDA_SUCCESS ? NULL : "cuTensorMapEncodeTiled refused the map";
+}
+
 /* The driver's verdict on the PTX first: the JIT compiler's log when it
  * rejects it (exit 2), whatever ptxvm thinks of it. */
 static int driver_load(const char *ptx, CUmodule *mod) {
@@ -98,7 +108,7 @@ static int launch_on_gpu(const RunOpts *o, Arg *args, ptxvm_function *fn, CUmodu
     return cuda_bad(r, "printf buffer size");
   void **values = calloc((size_t)o->nspecs + 1, sizeof *values);
   if (!values) return run_bad("out of memory");
-  RunDevice dev = {cu_htod, cu_dtoh, cu_alloc, cu_free, false, NULL, NULL};   /* cudaMalloc: undef as is */
+  RunDevice dev = {cu_htod, cu_dtoh, cu_alloc, cu_free, false, NULL, cu_tensor_map, NULL};   /* cudaMalloc: undef as is */
   int rc = run_bind(o, args, &dev, values);
   if (rc != EXIT_OK) {
     free(values);

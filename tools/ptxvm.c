@@ -217,9 +217,15 @@ static const char *vm_alloc(void *u, size_t bytes, uint64_t *addr) {
 static void vm_free(void *u, uint64_t addr) { ptxvm_mem_free(u, addr); }
 static int vm_undef(void *u, uint64_t addr) { return ptxvm_mem_set_uninitialized(u, addr) != PTXVM_SUCCESS; }
 
+static const char *vm_tensor_map(void *u, void *out, const TmapSpec *s, uint64_t addr) {
+  ptxvm_status st = ptxvm_tensor_map_encode(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->box,
+                                            s->estride, 0, s->swizzle, 0, s->oobfill);
+  return st == PTXVM_SUCCESS ? NULL : ptxvm_last_error(u);
+}
+
 /* The context's memory as runargs.c sees it (allocations read zero). */
 static RunDevice vm_device(ptxvm_context *ctx) {
-  return (RunDevice){vm_htod, vm_dtoh, vm_alloc, vm_free, true, vm_undef, ctx};
+  return (RunDevice){vm_htod, vm_dtoh, vm_alloc, vm_free, true, vm_undef, vm_tensor_map, ctx};
 }
 
 static int exit_for(ptxvm_status st) {

@@ -687,6 +687,7 @@ int run_begin(int argc, char **argv, RunOpts *o, Arg **args, void (*usage)(FILE 
   o->nargs = o->nspecs;
   for (int i = 0; rc == EXIT_OK && i < o->nspecs; i++)
     rc = o->specs[i][0] == '{' ? run_parse_struct(&(*args)[i], o->specs[i], *args, &o->nargs)
+         : !strncmp(o->specs[i], "tensormap:", 10) ? run_parse_tensormap(&(*args)[i], o->specs[i])
                                : run_parse_arg(&(*args)[i], o->specs[i]);
   return rc;
 }
@@ -695,6 +696,7 @@ void run_end(RunOpts *o, Arg *args) {
   for (int i = 0; args && i < o->nargs; i++) {
     free(args[i].data);
     free(args[i].fix);
+    free(args[i].tmap);
     free(args[i].own_spec);
   }
   free(args);
@@ -858,6 +860,15 @@ int run_bind(const RunOpts *o, Arg *args, const RunDevice *dev, void **values) {
   for (int i = 0; i < o->nspecs; i++)
     for (int k = 0; k < args[i].nfix; k++)
       memcpy(args[i].data + args[i].fix[k].offset, &args[args[i].fix[k].buf].bits, 8);
+  for (int i = 0; i < o->nspecs; i++) {
+    const TmapSpec *t = args[i].tmap;
+    if (!t) continue;
+    if (t->buf >= o->nargs || !args[t->buf].is_buf || args[t->buf].by_value)
+      return run_bad("argument %d '%s': &%d names no buffer", i, args[i].spec, t->buf);
+    if (!dev->tensor_map) return run_bad("argument %d '%s': this tool cannot make tensor maps", i, args[i].spec);
+    const char *why = dev->tensor_map(dev->u, args[i].data, t, args[t->buf].bits);
+    if (why) return run_bad("argument %d '%s': %s", i, args[i].spec, why);
+  }
   return EXIT_OK;
 }
 

@@ -44,7 +44,19 @@ typedef struct Arg {
   bool is_struct;         /* {FIELD, ...}: by_value, n bytes of t (u8) laid out from fields */
   unsigned align;         /* a struct's alignment: its widest field's */
   Fixup *fix; int nfix;   /* a struct's address fields */
+  struct TmapSpec *tmap;  /* tensormap:...: the map's fields (its bytes, 128 in
+                             data, are encoded by run_bind with buffer's address) */
 } Arg;
+
+/* A tensormap:... argument (tools/tmaparg.c; docs/cli.md "Tensor maps"):
+ * cuTensorMapEncodeTiled's fields, the values of cuda.h's enums. */
+typedef struct TmapSpec {
+  int dtype, buf;                 /* buf: the buffer whose address the map holds */
+  unsigned rank;
+  uint64_t dim[5], stride[4];     /* stride: bytes of dimensions 1.. */
+  uint32_t box[5], estride[5];
+  int swizzle, oobfill;
+} TmapSpec;
 
 /* The device a tool runs on, as the buffers see it: copies of `bytes`
  * bytes to and from device address addr; each returns 0 on success. */
@@ -57,6 +69,9 @@ typedef struct RunDevice {
   bool zeroed;            /* alloc's memory reads zero: zero buffers need no copy */
   /* marks a buffer never written (INIT_UNDEF; NULL: nothing to do) */
   int (*undef)(void *u, uint64_t addr);
+  /* Encodes tensor map s at out (128 bytes, 64-aligned) for global address
+   * addr: NULL, or why not. NULL when the device has no tensor maps. */
+  const char *(*tensor_map)(void *u, void *out, const TmapSpec *s, uint64_t addr);
   void *u;
 } RunDevice;
 
@@ -128,6 +143,9 @@ int run_parse_arg(Arg *a, const char *spec);
 /* {FIELD, ...} as argument a (structarg.c): a by-value struct; each inline
  * buffer becomes args[*nargs] and increments *nargs. */
 int run_parse_struct(Arg *a, const char *spec, Arg *args, int *nargs);
+/* tensormap:TYPE,&N,dims=...,... as argument a (tmaparg.c): 128 bytes by
+ * value, aligned 64. */
+int run_parse_tensormap(Arg *a, const char *spec);
 
 /* Allocates and fills every buffer (inline ones too), writes the struct
  * arguments' address fields, and points values[i] at parameter i's bytes. */

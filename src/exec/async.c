@@ -10,8 +10,9 @@
  *   cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size,
  *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N;
  *   cp.async.bulk.prefetch.L2.global (a hint; nothing happens).
- * cp.async.mbarrier.arrive is in mbar.c (family MBAR). Other forms (tensor,
- * reduce, multicast, tensor prefetch, st.async, red.async) are not supported.
+ * cp.async.mbarrier.arrive is in mbar.c (family MBAR), the tensor copies in
+ * tensor.c. Other forms (reduce, multicast, st.async, red.async) are not
+ * supported.
  *
  * Completion model. At issue the source bytes are read (a snapshot; the
  * program may not change them before completion anyway) and the destination
@@ -201,6 +202,9 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
     addr_opd(L, &o[1], SP_SHARED, &a->src);
     a->xslot = lower_src(L, &o[2], TY_U32);
     return true;
+  case OP_CP_ASYNC_BULK_TENSOR_G2S: case OP_CP_ASYNC_BULK_TENSOR_S2G:
+  case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+    return tensor_select(L, in, x);
   default:
     return false;
   }

@@ -388,6 +388,9 @@ bool warp_select_bar_warp_sync(Lower *L, const Insn *in, XInsn *x);
 /* The warpgroup instructions wgmma.* (family MMA) and setmaxnreg (MISC):
  * src/exec/wgmma.c; exec_select_MMA and exec_select_MISC delegate them. */
 bool wgmma_select(Lower *L, const Insn *in, XInsn *x);
+/* The tensor copies cp.async.bulk.tensor and cp.async.bulk.prefetch.tensor
+ * (family ASYNC): src/exec/tensor.c; exec_select_ASYNC delegates them. */
+bool tensor_select(Lower *L, const Insn *in, XInsn *x);
 /* Frees a warp's warpgroup state (Warp.wgmma; interp.c warp_free). */
 void wgmma_free(Warp *w);
 

@@ -196,6 +196,8 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   }
   case OP_MEMBAR: case OP_FENCE: case OP_FENCE_CLUSTER: case OP_FENCE_ONEWAY: case OP_FENCE_PROXY_ALIAS:
   case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
+  /* ptxvm reads a tensor map at each copy's issue: no stale proxy copy */
+  case OP_FENCE_PROXY_TENSORMAP_REL: case OP_FENCE_PROXY_TENSORMAP_ACQ:
     x->fn = exec_fence;
     return true;
   case OP_NANOSLEEP:

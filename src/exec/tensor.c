@@ -1,0 +1,312 @@
+/* tensor.c: the tensor copies of family ASYNC (PTX ISA 9.0 §9.7.9.25.5,
+ * tensor maps §5.5.8), on the tensor map of src/mem/tensormap.h:
+ *   cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile}
+ *     .mbarrier::complete_tx::bytes{.multicast::cluster}
+ *     [dst], [map, {c0..cN-1}], [mbar]{, ctaMask}{, policy}
+ *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+ *     [map, {c...}], [src]{, policy}
+ *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [map, {c...}] (a hint).
+ * N is 1..5 and must be the map's rank; the coordinates are .s32 elements
+ * (negative or past the tensor: out of bounds). The box is
+ * ceil(box[i] / elementStride[i]) elements in dimension i (dimension 0: box[0],
+ * its stride is ignored), element k of dimension i at coordinate
+ * c[i] + k * elementStride[i]. A load writes every box element to shared
+ * memory (those out of bounds as the map's fill says: zero, or the type's
+ * canonical NaN), swizzled as tensormap.h says, and completes tx-count bytes
+ * of the whole box on the mbarrier (each CTA's of ctaMask, at the same
+ * offsets, with .multicast::cluster); a store writes the in-bounds elements
+ * only. Both go through mbar.c's queue (landing, --async-delay, the race
+ * checker's view) as bulk copies: a load as one copy of the box, a store as
+ * one copy per contiguous run of a row. The map is read when the copy is
+ * issued (ptxvm has no tensor-map cache, so fence.proxy.tensormap::generic
+ * has nothing to order). Refused by name: .im2col modes, gather4/scatter4,
+ * .cta_group, cp.reduce.async.bulk.tensor. */
+#include "program.h"
+#include "mbar.h"
+#include "../mem/mem.h"
+#include "../mem/tensormap.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct TcInsn {
+  int rank;
+  bool load, prefetch, multicast;
+  /* the map: a register (generic address) or a kernel parameter's offset */
+  uint32_t map_slot;         /* UINT32_MAX: map_imm is a .param offset */
+  int64_t map_imm;
+  uint32_t coord[TMAP_MAX_RANK];
+  int64_t sh_imm;            /* the shared operand: [sh_slot + sh_imm] */
+  uint32_t sh_slot;
+  bool sh64;
+  int64_t mb_imm;            /* the mbarrier [mb_slot + mb_imm] */
+  uint32_t mb_slot;
+  bool mb64;
+  uint32_t mask_slot;        /* .multicast::cluster: ctaMask */
+} TcInsn;
+
+static uint64_t reg_addr(Warp *w, uint32_t slot, bool r64, int64_t imm, int l) {
+  return lane_address(w, SP_SHARED, imm, slot, r64, l);
+}
+
+/* Lane l's tensor map, decoded; false after a fault. */
+static bool read_map(Warp *w, const XInsn *x, int l, const TcInsn *t, TensorMap *m) {
+  const uint8_t *p;
+  if (t->map_slot == UINT32_MAX)
+    p = mem_ptr(w, x, l, SP_PARAM, (uint64_t)t->map_imm, TMAP_BYTES, 64, false);
+  else
+    p = mem_ptr(w, x, l, SP_NONE, R64(w, t->map_slot)[l] + (uint64_t)t->map_imm, TMAP_BYTES, 64, false);
+  if (!p) return false;
+  const char *why;
+  if (!tensormap_decode(p, m, &why)) return exec_fault(w, x, l, "cp.async.bulk.tensor: %s", why), false;
+  if ((int)m->rank != t->rank)
+    return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd: the tensor map has rank %u", t->rank, m->rank), false;
+  return true;
+}
+
+/* The fill of an out-of-bounds element of m (esize bytes at p). */
+static void oob_fill(const TensorMap *m, uint8_t *p) {
+  memset(p, 0, m->esize);
+  if (!m->oobfill) return;
+  /* the canonical NaN of the type: every fraction bit set, sign clear */
+  uint64_t nan = m->esize == 2 ? 0x7fff : m->esize == 4 ? 0x7fffffff : 0x7fffffffffffffffull;
+  memcpy(p, &nan, m->esize);
+}
+
+typedef struct Box { uint32_t n[TMAP_MAX_RANK]; uint32_t bytes, row; } Box;
+
+static void box_of(const TensorMap *m, Box *b) {
+  uint64_t total = m->esize;
+  for (int i = 0; i < TMAP_MAX_RANK; i++) {
+    b->n[i] = i == 0 ? m->box[0] : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
+    total *= b->n[i];
+  }
+  b->bytes = (uint32_t)total;
+  b->row = b->n[0] * m->esize;
+}
+
+/* Calls fn for each row of the box: dense offset, the global coordinate of
+ * the row's first element per dimension. Returns false when fn does. */
+typedef bool (*RowFn)(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]);
+static bool each_row(const TensorMap *m, const Box *b, const int32_t c[TMAP_MAX_RANK], RowFn fn, void *u) {
+  uint32_t off = 0;
+  for (uint32_t i4 = 0; i4 < b->n[4]; i4++)
+    for (uint32_t i3 = 0; i3 < b->n[3]; i3++)
+      for (uint32_t i2 = 0; i2 < b->n[2]; i2++)
+        for (uint32_t i1 = 0; i1 < b->n[1]; i1++, off += b->row) {
+          uint32_t k[TMAP_MAX_RANK] = {0, i1, i2, i3, i4};
+          int64_t g[TMAP_MAX_RANK];
+          for (int d = 0; d < TMAP_MAX_RANK; d++) g[d] = (int64_t)c[d] + (int64_t)k[d] * m->estride[d];
+          g[0] = c[0];
+          if (!fn(u, off, g)) return false;
+        }
+  return true;
+}
+
+/* A row's in-bounds run [lo, hi) of dimension-0 elements (empty: lo == hi),
+ * and its global byte address; false when the row is out of bounds. */
+static bool row_run(const TensorMap *m, const Box *b, const int64_t g[TMAP_MAX_RANK], uint32_t *lo,
+                    uint32_t *hi, uint64_t *addr) {
+  for (unsigned d = 1; d < m->rank; d++)
+    if (g[d] < 0 || (uint64_t)g[d] >= m->dim[d]) return false;
+  int64_t first = g[0] < 0 ? -g[0] : 0;
+  int64_t last = (int64_t)m->dim[0] - g[0];
+  if (last > b->n[0]) last = b->n[0];
+  if (first >= last) return false;
+  *lo = (uint32_t)first; *hi = (uint32_t)last;
+  uint64_t a = m->addr + (uint64_t)(g[0] + first) * m->esize;
+  for (unsigned d = 1; d < m->rank; d++) a += (uint64_t)g[d] * m->stride[d];
+  *addr = a;
+  return true;
+}
+
+typedef struct RowCtx {
+  Warp *w; const XInsn *x; int l;
+  const TensorMap *m; const Box *b;
+  uint8_t *img;              /* the box, dense (load: built; store: read) */
+  uint32_t sh;               /* store: the shared address of the box */
+  uint8_t *shost;            /* store: its host bytes */
+} RowCtx;
+
+static bool load_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
+  RowCtx *r = u;
+  const TensorMap *m = r->m;
+  uint32_t lo = 0, hi = 0;
+  uint64_t a = 0;
+  bool in = row_run(m, r->b, g, &lo, &hi, &a);
+  for (uint32_t k = 0; k < r->b->n[0]; k++)
+    if (!in || k < lo || k >= hi) oob_fill(m, r->img + off + k * m->esize);
+  if (!in) return true;
+  uint32_t n = (hi - lo) * m->esize;
+  const uint8_t *s = mem_access(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, ACC_ASYNC_RD);
+  if (!s) return false;
+  memcpy(r->img + off + lo * m->esize, s, n);
+  return true;
+}
+
+static bool store_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
+  RowCtx *r = u;
+  const TensorMap *m = r->m;
+  uint32_t lo, hi;
+  uint64_t a;
+  if (!row_run(m, r->b, g, &lo, &hi, &a)) return true;
+  uint32_t n = (hi - lo) * m->esize;
+  uint8_t *d = mem_ptr(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, true);
+  if (!d) return false;
+  return mbar_async_copy(r->w, r->x, r->l, AS_BULK_GROUP, d, r->img + off + lo * m->esize, n, n,
+                         SP_NONE, 0) == XS_NEXT;
+}
+
+/* The dense box <-> the swizzled shared bytes at shared address sh. */
+static void swizzle_copy(const TensorMap *m, uint32_t sh, uint8_t *shared, uint8_t *dense,
+                         uint32_t bytes, bool to_shared) {
+  for (uint32_t o = 0; o < bytes; o += 16) {
+    uint32_t s = tensormap_swizzle(m->swizzle, sh + o) - sh;
+    if (to_shared) memcpy(shared + s, dense + o, 16);
+    else memcpy(dense + o, shared + s, 16);
+  }
+}
+
+/* The checks of the shared operand: 128-byte aligned, and with a swizzle a
+ * whole number of 128-byte rows (a partial one would move bytes past the
+ * box). */
+static bool shared_ok(Warp *w, const XInsn *x, int l, const TensorMap *m, const Box *b, uint64_t sh) {
+  if (sh % 128)
+    return exec_fault(w, x, l, "cp.async.bulk.tensor: the shared address 0x%llx must be 128-byte aligned",
+                      (unsigned long long)sh), false;
+  if (m->swizzle && b->bytes % 128)
+    return exec_fault(w, x, l, "cp.async.bulk.tensor: a swizzled box of %u bytes (not a multiple of "
+                      "128) is not supported", b->bytes), false;
+  return true;
+}
+
+static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
+  TensorMap m;
+  if (!read_map(w, x, l, t, &m)) return XS_TRAP;
+  if (t->prefetch) return XS_NEXT;
+  int32_t c[TMAP_MAX_RANK] = {0};
+  for (int i = 0; i < t->rank; i++) c[i] = (int32_t)R32(w, t->coord[i])[l];
+  Box b;
+  box_of(&m, &b);
+  uint64_t sh = reg_addr(w, t->sh_slot, t->sh64, t->sh_imm, l);
+  if (!shared_ok(w, x, l, &m, &b, sh)) return XS_TRAP;
+  uint8_t *img = malloc(b.bytes);
+  if (!img) return exec_fault(w, x, l, "out of memory");
+  RowCtx r = {w, x, l, &m, &b, img, (uint32_t)sh, NULL};
+  XStatus st = XS_TRAP;
+  if (t->load) {
+    if (!each_row(&m, &b, c, load_row, &r)) goto out;
+    uint8_t *sw = img;
+    if (m.swizzle) {
+      if (!(sw = malloc(b.bytes))) { st = exec_fault(w, x, l, "out of memory"); goto out; }
+      swizzle_copy(&m, (uint32_t)sh, sw, img, b.bytes, true);
+    }
+    uint64_t mb = reg_addr(w, t->mb_slot, t->mb64, t->mb_imm, l);
+    uint32_t ctas = t->multicast ? R32(w, t->mask_slot)[l] & 0xffff : 0;
+    int ncta = w->cta->cluster ? w->cta->cluster->ncta : 1;
+    st = XS_NEXT;
+    for (int rk = 0; rk < (t->multicast ? 16 : 1) && st == XS_NEXT; rk++) {
+      uint64_t d = sh, mbr = mb;
+      if (t->multicast) {   /* the same offsets in CTA rk of the cluster */
+        if (!(ctas >> rk & 1)) continue;
+        if (rk >= ncta) { st = exec_fault(w, x, l, "cp.async.bulk.tensor: ctaMask 0x%x names CTA rank %d, "
+                                          "not in the cluster (%d CTAs)", ctas, rk, ncta); break; }
+        uint64_t tag = rk == (int)w->cta->rank ? 0 : (uint64_t)(rk + 1) << SHARED_RANK_SHIFT;
+        d = (sh & SHARED_OFFSET_MASK) | tag;
+        mbr = (mb & SHARED_OFFSET_MASK) | tag;
+      }
+      uint8_t *dh = mem_ptr(w, x, l, SP_SHARED, d, b.bytes, 16, true);
+      st = dh ? mbar_async_copy(w, x, l, AS_BULK_TX, dh, sw, b.bytes, b.bytes, SP_SHARED, mbr) : XS_TRAP;
+    }
+    if (sw != img) free(sw);
+  } else {
+    uint8_t *s = mem_access(w, x, l, SP_SHARED, sh, b.bytes, 16, ACC_ASYNC_RD);
+    if (!s) goto out;
+    if (m.swizzle) swizzle_copy(&m, (uint32_t)sh, s, img, b.bytes, false);
+    else memcpy(img, s, b.bytes);
+    st = each_row(&m, &b, c, store_row, &r) ? XS_NEXT : XS_TRAP;
+  }
+out:
+  free(img);
+  return st;
+}
+
+HANDLER(exec_cp_async_bulk_tensor) {
+  const TcInsn *t = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    if (tensor_lane(w, x, l, t) != XS_NEXT) return XS_TRAP;
+  }
+  return XS_NEXT;
+}
+
+static void shared_opd(Lower *L, const Operand *o, int64_t *imm, uint32_t *slot, bool *r64) {
+  *imm = lower_addr(L, o, SP_SHARED, slot);
+  *r64 = o->sym && o->sym->kind == SYM_REG && type_size(o->sym->type) == 8;
+}
+
+static void rank_of(Lower *L, const Insn *in, TcInsn *t) {
+  static const char *dims[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
+  for (int i = 0; i < 5; i++) if (insn_has_mod(in, dims[i])) t->rank = i + 1;
+  static const char *refused[] = {".im2col", ".im2col::w", ".im2col::w::128", ".im2col_no_offs",
+                                  ".tile::gather4", ".tile::scatter4", ".cta_group::1", ".cta_group::2"};
+  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+    if (insn_has_mod(in, refused[i])) lower_refuse(L, "cp.async.bulk.tensor: %s is not supported", refused[i]);
+}
+
+/* [map, {c0, ...}] */
+static void map_opd(Lower *L, const Operand *o, TcInsn *t) {
+  if (o->kind != OPD_ADDR || o->n != 2 || o->elems[1].kind != OPD_VEC)
+    lower_refuse(L, "cp.async.bulk.tensor: the tensor operand must be [tensorMap, {coordinates}]");
+  const Operand *mo = &o->elems[0], *v = &o->elems[1];
+  if (v->n != t->rank)
+    lower_refuse(L, "cp.async.bulk.tensor.%dd needs %d coordinates, not %d", t->rank, t->rank, v->n);
+  for (int i = 0; i < t->rank; i++) t->coord[i] = lower_src(L, &v->elems[i], TY_S32);
+  if (mo->kind == OPD_REG && mo->sym && type_size(mo->sym->type) == 8) {
+    t->map_slot = lower_src(L, mo, TY_U64);
+    t->map_imm = 0;
+  } else if (mo->kind == OPD_SYM && mo->sym && mo->sym->kind == SYM_VAR && mo->sym->space == SP_PARAM) {
+    Operand a = *mo;
+    a.kind = OPD_ADDR;
+    t->map_imm = lower_addr(L, &a, SP_PARAM, &t->map_slot);
+    if (t->map_slot != UINT32_MAX) lower_refuse(L, "cp.async.bulk.tensor: unexpected tensor-map operand");
+  } else {
+    lower_refuse(L, "cp.async.bulk.tensor: the tensor map must be a 64-bit register or a kernel parameter");
+  }
+}
+
+bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
+  TcInsn *t = lower_aux(L, sizeof *t);
+  x->aux = t;
+  const Operand *o = in->opds;
+  rank_of(L, in, t);
+  switch ((Opcode)in->op) {
+  case OP_CP_ASYNC_BULK_TENSOR_G2S: {
+    t->load = true;
+    t->multicast = insn_has_mod(in, ".multicast::cluster");
+    if (in->nopds < 3) lower_refuse(L, "cp.async.bulk.tensor: needs [dst], [map, {...}], [mbar]");
+    shared_opd(L, &o[0], &t->sh_imm, &t->sh_slot, &t->sh64);
+    map_opd(L, &o[1], t);
+    shared_opd(L, &o[2], &t->mb_imm, &t->mb_slot, &t->mb64);
+    if (t->multicast) {
+      if (in->nopds < 4) lower_refuse(L, "cp.async.bulk.tensor.multicast::cluster needs a ctaMask");
+      t->mask_slot = lower_src(L, &o[3], TY_U32);
+    }
+    break;
+  }
+  case OP_CP_ASYNC_BULK_TENSOR_S2G:
+    if (in->nopds < 2) lower_refuse(L, "cp.async.bulk.tensor: needs [map, {...}], [src]");
+    map_opd(L, &o[0], t);
+    shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
+    break;
+  case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
+    t->prefetch = true;
+    if (in->nopds < 1) lower_refuse(L, "cp.async.bulk.prefetch.tensor: needs [map, {...}]");
+    map_opd(L, &o[0], t);
+    break;
+  default:
+    return false;
+  }
+  x->fn = exec_cp_async_bulk_tensor;
+  return true;
+}
