@@ -389,10 +389,10 @@ if [ "$rc" = 0 ] && [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then pass=$((pass + 1
 # ---- what ptxvm cannot execute yet (issue 12.16): `check` warns at the
 # instruction and exits 0 (valid PTX); only the kernels reaching it are refused
 U=tests/ptx/ctrl/unsupported_in_other_kernel.ptx
-expect_exit 0 "$U:15:3: warning: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
-expect_exit 2 "$U:15:3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
+expect_exit 0 "$U:15:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
+expect_exit 2 "$U:15:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
 expect_out 42 run -q "$U" a -a 'u32[1]:zero' -o 0
-expect_exit 0 "tensor_copy_refused.ptx:19:3: warning: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensor_copy_refused.ptx
+expect_exit 0 "tensormap_replace_refused.ptx:18:3: warning: tensormap.replace.tile.global_address.shared::cta.b1024.b64 is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensormap_replace_refused.ptx
 expect_exit 0 "ok_016_kernel_param_space.ptx: warning: ptxvm cannot run this module: the frame of 'f'" check tests/ptx/diag/ok_016_kernel_param_space.ptx
 if "$PTXVM" check "$K" 2>"$T/err" && [ ! -s "$T/err" ]; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: check of a runnable module printed: $(head -c 300 "$T/err")"; fi

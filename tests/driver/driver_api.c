@@ -15,7 +15,7 @@
  * STDERR: ptxvm: deadlock: kernel hang, %ctaid (0,0,0): no warp can progress
  * STDERR: 32 of 64 threads arrived
  * STDERR: ptxvm: trap
- * STDERR: ptxvm: <ptx>:14:3: cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes is not supported
+ * STDERR: ptxvm: <ptx>:14:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported
  * STDERR: ptxvm: <image>: a cubin holds SASS only (no PTX): ptxvm runs PTX
  * STDERR: ptxvm: <image>: fatbin of 0 + 0 bytes does not fit
  */
@@ -82,7 +82,7 @@ static const char partly_ptx[] =
   ".visible .entry tensorcp(.param .u64 p)\n{\n"
   "  .reg .b32 %r<5>; .reg .b64 %rd<2>;\n"
   "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 0; mov.u32 %r2, 0; mov.u32 %r3, 0; mov.u32 %r4, 0;\n"
-  "  cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r3}], [%r4];\n"
+  "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], [%r1];\n"
   "  ret;\n}\n";
 
 static void *sym(const char *name) {
