@@ -1,0 +1,150 @@
+/* tensormap.c: cuTensorMapEncodeTiled and cuTensorMapReplaceAddress
+ * (src/cuda/tensormap.c), a self-checking program run by tests/run.py
+ * through `ptxvm exec` (see driver_api.c). Every requirement cuda.h lists
+ * for the tiled encoding is broken once (CUDA_ERROR_INVALID_VALUE), the
+ * valid forms ptxvm does not execute are CUDA_ERROR_NOT_SUPPORTED, and the
+ * map drives a 2D tensor load, passed as a __grid_constant__ parameter
+ * (.param .align 64 .b8 [128]) and from global memory, before and after
+ * cuTensorMapReplaceAddress. The expected tile is the host's arithmetic.
+ *
+ * STDERR-ONCE: ptxvm: cuTensorMapEncodeIm2col is not implemented
+ */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../unit/check.h"
+
+static const char ptx[] =
+  ".version 8.0\n.target sm_90\n.address_size 64\n"
+  ".shared .align 1024 .b8 sm[256];\n.shared .align 8 .b64 bar;\n"
+  /* map: the parameter itself (byval) or, in mode 1, a global address in g */
+  ".visible .entry tile(.param .align 64 .b8 tm[128], .param .u64 g, .param .u32 mode,\n"
+  "                     .param .u64 out, .param .s32 x, .param .s32 y)\n{\n"
+  "  .reg .pred %p<4>; .reg .b32 %r<16>; .reg .b64 %rd<12>;\n"
+  "  ld.param.u64 %rd1, [out]; ld.param.u64 %rd3, [g]; ld.param.u32 %r9, [mode];\n"
+  "  ld.param.s32 %r1, [x]; ld.param.s32 %r2, [y];\n"
+  "  mov.u32 %r0, %tid.x; setp.eq.u32 %p1, %r0, 0;\n"
+  "  @%p1 mbarrier.init.shared.b64 [bar], 1;\n  bar.sync 0;\n"
+  "  @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd5, [bar], 256;\n"
+  "  setp.eq.and.u32 %p2, %r9, 1, %p1;\n  setp.eq.and.u32 %p3, %r9, 0, %p1;\n"
+  "  @%p3 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [sm], [tm, {%r1, %r2}], [bar];\n"
+  "  @%p2 cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [sm], [%rd3, {%r1, %r2}], [bar];\n"
+  "WAIT:\n  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;\n  @!%p2 bra.uni WAIT;\n"
+  "  setp.ge.u32 %p3, %r0, 64;\n  @%p3 bra.uni DONE;\n"
+  "  shl.b32 %r3, %r0, 2; mov.u32 %r4, sm; add.u32 %r4, %r4, %r3; ld.shared.u32 %r5, [%r4];\n"
+  "  cvt.u64.u32 %rd6, %r3; add.s64 %rd7, %rd1, %rd6; st.global.u32 [%rd7], %r5;\n"
+  "DONE:\n  ret;\n}\n";
+
+typedef struct { CUtensorMapDataType t; cuuint32_t rank; void *addr; cuuint64_t dim[5], str[4];
+                 cuuint32_t box[5], es[5]; CUtensorMapInterleave il; CUtensorMapSwizzle sw;
+                 CUtensorMapL2promotion l2; CUtensorMapFloatOOBfill oob; } Args;
+
+static CUresult enc(CUtensorMap *m, const Args *a) {
+  return cuTensorMapEncodeTiled(m, a->t, a->rank, a->addr, a->dim, a->str, a->box, a->es, a->il, a->sw,
+                                a->l2, a->oob);
+}
+
+/* 16 x 8 u16 tile of the 64 x 32 tensor whose element (i, j) is j*64 + i, at (x, y). */
+static int tile_ok(const uint16_t *got, int x, int y, uint16_t base) {
+  for (int r = 0; r < 8; r++)
+    for (int i = 0; i < 16; i++) {
+      int gx = x + i, gy = y + r;
+      uint16_t want = gx >= 0 && gx < 64 && gy >= 0 && gy < 32 ? (uint16_t)(base + gy * 64 + gx) : 0;
+      if (got[r * 16 + i] != want) return 0;
+    }
+  return 1;
+}
+
+int main(void) {
+  CUcontext ctx = NULL;
+  CUdevice dev;
+  CHECK(cuInit(0) == CUDA_SUCCESS && cuDeviceGet(&dev, 0) == CUDA_SUCCESS);
+  CHECK(cuDevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS && cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
+  CUdeviceptr src = 0, src2 = 0, out = 0, gmap = 0;
+  uint16_t host[64 * 32];
+  CHECK(cuMemAlloc(&src, sizeof host) == CUDA_SUCCESS && cuMemAlloc(&src2, sizeof host) == CUDA_SUCCESS);
+  CHECK(cuMemAlloc(&out, 256) == CUDA_SUCCESS && cuMemAlloc(&gmap, 128) == CUDA_SUCCESS);
+  for (int i = 0; i < 64 * 32; i++) host[i] = (uint16_t)i;
+  CHECK(cuMemcpyHtoD(src, host, sizeof host) == CUDA_SUCCESS);
+  for (int i = 0; i < 64 * 32; i++) host[i] = (uint16_t)(5000 + i);
+  CHECK(cuMemcpyHtoD(src2, host, sizeof host) == CUDA_SUCCESS);
+
+  CUtensorMap m;
+  const Args good = {CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, (void *)(uintptr_t)src, {64, 32}, {128}, {16, 8},
+                     {1, 1}, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_NONE,
+                     CU_TENSOR_MAP_L2_PROMOTION_L2_128B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE};
+  CHECK(enc(&m, &good) == CUDA_SUCCESS);
+
+  /* each documented requirement, broken once */
+  Args a;
+#define BAD(edit) do { a = good; edit; CHECK(enc(&m, &a) == CUDA_ERROR_INVALID_VALUE); } while (0)
+  BAD(a.t = (CUtensorMapDataType)99);                     /* not a CUtensorMapDataType */
+  BAD(a.rank = 0);
+  BAD(a.rank = 6);
+#define RANK3 (a.rank = 3, a.dim[2] = 2, a.str[1] = 4096, a.box[2] = 1, a.es[2] = 1)
+  a = good; RANK3; CHECK(enc(&m, &a) == CUDA_SUCCESS);
+  BAD((RANK3, a.il = (CUtensorMapInterleave)7));
+  BAD(a.il = CU_TENSOR_MAP_INTERLEAVE_16B);               /* interleave needs rank >= 3 */
+  BAD(a.addr = (void *)(uintptr_t)(src + 8));             /* 16-byte alignment */
+  BAD(a.dim[1] = 0);
+  BAD(a.dim[0] = (1ull << 32) + 1);
+  BAD(a.str[0] = 120);                                    /* multiple of 16 */
+  BAD(a.str[0] = 1ull << 40);
+  BAD(a.box[0] = 0);
+  BAD(a.box[1] = 257);
+  BAD(a.box[0] = 4);                                      /* 8 bytes: not a multiple of 16 */
+  BAD(a.es[1] = 0);
+  BAD(a.es[0] = 9);
+  BAD(a.sw = (CUtensorMapSwizzle)9);
+  BAD((a.box[0] = 32, a.sw = CU_TENSOR_MAP_SWIZZLE_32B)); /* 64 bytes > the 32B span */
+  BAD((a.box[0] = 64, a.dim[0] = 64, a.sw = CU_TENSOR_MAP_SWIZZLE_64B));   /* 128 > 64 */
+  BAD(a.l2 = (CUtensorMapL2promotion)4);
+  BAD(a.oob = (CUtensorMapFloatOOBfill)2);
+  BAD(a.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA);   /* u16 is not floating-point */
+  BAD((RANK3, a.str[1] = 4096 + 16, a.il = CU_TENSOR_MAP_INTERLEAVE_32B,
+       a.sw = CU_TENSOR_MAP_SWIZZLE_32B));                /* 32B interleave: strides multiple of 32 */
+  BAD((RANK3, a.il = CU_TENSOR_MAP_INTERLEAVE_32B));      /* 32B interleave needs the 32B swizzle */
+  BAD((RANK3, a.il = CU_TENSOR_MAP_INTERLEAVE_32B, a.sw = CU_TENSOR_MAP_SWIZZLE_32B,
+       a.addr = (void *)(uintptr_t)(src + 16)));          /* 32B interleave: 32-byte aligned address */
+  CHECK(cuTensorMapEncodeTiled(NULL, good.t, 2, good.addr, good.dim, good.str, good.box, good.es, good.il,
+                               good.sw, good.l2, good.oob) == CUDA_ERROR_INVALID_VALUE);
+  CHECK(cuTensorMapEncodeTiled((CUtensorMap *)((char *)&m + 16), good.t, 2, good.addr, good.dim, good.str,
+                               good.box, good.es, good.il, good.sw, good.l2, good.oob) == CUDA_ERROR_INVALID_VALUE);
+  /* valid, but not executed by ptxvm */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);
+  a = good; a.sw = CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);
+  a = good; a.t = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);
+  a = good; a.t = CU_TENSOR_MAP_DATA_TYPE_FLOAT16; a.oob = CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA;
+  CHECK(enc(&m, &a) == CUDA_SUCCESS);
+  /* im2col is refused by name (entries.c's stub) */
+  CHECK(cuTensorMapEncodeIm2col(&m, good.t, 3, good.addr, good.dim, good.str, NULL, NULL, 1, 1, good.es,
+                                good.il, good.sw, good.l2, good.oob) == CUDA_ERROR_NOT_SUPPORTED);
+
+  /* the map at work */
+  CUmodule mod = NULL;
+  CUfunction f = NULL;
+  CHECK(cuModuleLoadData(&mod, ptx) == CUDA_SUCCESS && cuModuleGetFunction(&f, mod, "tile") == CUDA_SUCCESS);
+  CHECK(enc(&m, &good) == CUDA_SUCCESS);
+  uint16_t got[128];
+  for (int k = 0; k < 4; k++) {
+    unsigned mode = k & 1;              /* 0: the parameter, 1: a copy in global memory */
+    int x = k < 2 ? 8 : 56, y = k < 2 ? 4 : 28;   /* the second pair: partly out of bounds */
+    if (k == 2) CHECK(cuTensorMapReplaceAddress(&m, (void *)(uintptr_t)src2) == CUDA_SUCCESS);
+    CHECK(cuMemcpyHtoD(gmap, &m, sizeof m) == CUDA_SUCCESS);
+    void *params[] = {&m, &gmap, &mode, &out, &x, &y};
+    CHECK(cuLaunchKernel(f, 1, 1, 1, 128, 1, 1, 0, NULL, params, NULL) == CUDA_SUCCESS);
+    CHECK(cuCtxSynchronize() == CUDA_SUCCESS);
+    CHECK(cuMemcpyDtoH(got, out, 256) == CUDA_SUCCESS);
+    CHECK(tile_ok(got, x, y, k < 2 ? 0 : 5000));
+  }
+  CHECK(cuTensorMapReplaceAddress(&m, (void *)(uintptr_t)(src + 8)) == CUDA_ERROR_INVALID_VALUE);
+  CUtensorMap junk;
+  memset(&junk, 0, sizeof junk);
+  CHECK(cuTensorMapReplaceAddress(&junk, (void *)(uintptr_t)src) == CUDA_ERROR_INVALID_VALUE);
+  return unit_report();
+}
