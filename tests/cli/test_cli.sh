@@ -393,6 +393,14 @@ expect_exit 0 "$U:15:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::c
 expect_exit 2 "$U:15:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
 expect_out 42 run -q "$U" a -a 'u32[1]:zero' -o 0
 expect_exit 0 "tensormap_replace_refused.ptx:18:3: warning: tensormap.replace.tile.global_address.shared::cta.b1024.b64 is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensormap_replace_refused.ptx
+# ---- tensor-map arguments (issue 18; docs/cli.md "Tensor maps"): a field
+# ptxvm does not know, and each encoding rule, are errors that name them
+TM=tests/ptx/tma/tma_load_2d.ptx
+TMA="-a u16[3072]:iota -a u16[128]:zero -a s32:8 -a s32:4 -a s32:0 -a s32:0 -a s32:0"
+expect_exit 2 "unknown tensor-map field 'bx=4x8'" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,bx=4x8' $TMA
+expect_exit 2 "tensor map: the box's inner dimension must be a multiple of 16 bytes" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=4x8' $TMA
+expect_exit 2 "tensor map: the NaN fill needs a floating-point data type" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=16x8,oob=nan' $TMA
+expect_exit 2 "&5 names no buffer" run "$TM" -b 128 -a 'tensormap:u16,&5,dims=64x48,box=16x8' $TMA
 expect_exit 0 "ok_016_kernel_param_space.ptx: warning: ptxvm cannot run this module: the frame of 'f'" check tests/ptx/diag/ok_016_kernel_param_space.ptx
 if "$PTXVM" check "$K" 2>"$T/err" && [ ! -s "$T/err" ]; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: check of a runnable module printed: $(head -c 300 "$T/err")"; fi
