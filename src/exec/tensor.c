@@ -5,7 +5,12 @@
  *     [dst], [map, {c0..cN-1}], [mbar]{, ctaMask}{, policy}
  *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
  *     [map, {c...}], [src]{, policy}
- *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [map, {c...}] (a hint).
+ *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [map, {c...}] (a hint);
+ *   tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.{b32,b64}
+ *     [map], {ord,} new_val (src/mem/tensormap.c tensormap_replace: the
+ *     ISA's values; it makes zero bytes a ptxvm map), and
+ *   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
+ *     .SCOPE.sync.aligned [dst], [src], 128 (a copy of the map).
  * N is 1..5 and must be the map's rank; the coordinates are .s32 elements
  * (negative or past the tensor: out of bounds). The box is
  * ceil(box[i] / elementStride[i]) elements in dimension i (dimension 0: box[0],
@@ -19,7 +24,8 @@
  * checker's view) as bulk copies: a load as one copy of the box, a store as
  * one copy per contiguous run of a row. The map is read when the copy is
  * issued (ptxvm has no tensor-map cache, so fence.proxy.tensormap::generic
- * has nothing to order). Refused by name: .im2col modes, gather4/scatter4,
+ * has nothing to order; the map's read is not reported to the race
+ * checker). Refused by name: .im2col modes, gather4/scatter4,
  * .cta_group, cp.reduce.async.bulk.tensor. */
 #include "program.h"
 #include "mbar.h"
@@ -240,6 +246,92 @@ HANDLER(exec_cp_async_bulk_tensor) {
   return XS_NEXT;
 }
 
+/* ---- tensormap.replace, tensormap.cp_fenceproxy ---- */
+
+typedef struct TmEdit {
+  Space sp;                  /* the map's space: SP_GLOBAL, SP_SHARED or SP_NONE (generic) */
+  int64_t imm; uint32_t slot; bool r64;
+  TensorMapField field;
+  unsigned ord;
+  uint32_t val; bool val64;  /* the new value's slot and width */
+  Space ssp; int64_t simm; uint32_t sslot; bool s64;   /* cp_fenceproxy's source */
+} TmEdit;
+
+HANDLER(exec_tensormap_replace) {
+  const TmEdit *e = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t a = lane_address(w, e->sp, e->imm, e->slot, e->r64, l);
+    uint8_t *m = mem_ptr(w, x, l, e->sp, a, TMAP_BYTES, 64, true);
+    if (!m) return XS_TRAP;
+    uint64_t v = e->val64 ? R64(w, e->val)[l] : R32(w, e->val)[l];
+    const char *why;
+    if (!tensormap_replace(m, e->field, e->ord, v, &why))
+      return exec_fault(w, x, l, "tensormap.replace: %s (value %llu)", why, (unsigned long long)v);
+    if (mem_observed(w)) mem_observe(w, x, l, e->sp, a, m, TMAP_BYTES, ACC_ST, false);
+  }
+  return XS_NEXT;
+}
+
+/* The copy of 128 bytes, shared::cta -> global; the proxy fence has nothing
+ * to order (maps are read at each copy's issue). */
+HANDLER(exec_tensormap_cp_fenceproxy) {
+  const TmEdit *e = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t d = lane_address(w, SP_GLOBAL, e->imm, e->slot, e->r64, l);
+    uint64_t s = lane_address(w, SP_SHARED, e->simm, e->sslot, e->s64, l);
+    const uint8_t *sp = mem_access(w, x, l, SP_SHARED, s, TMAP_BYTES, 64, ACC_LD);
+    uint8_t *dp = sp ? mem_ptr(w, x, l, SP_GLOBAL, d, TMAP_BYTES, 64, true) : NULL;
+    if (!dp) return XS_TRAP;
+    memmove(dp, sp, TMAP_BYTES);
+    if (mem_observed(w)) mem_observe(w, x, l, SP_GLOBAL, d, dp, TMAP_BYTES, ACC_ST, false);
+  }
+  return XS_NEXT;
+}
+
+static bool tensormap_edit_select(Lower *L, const Insn *in, XInsn *x) {
+  TmEdit *e = lower_aux(L, sizeof *e);
+  x->aux = e;
+  const Operand *o = in->opds;
+  if (in->op == OP_TENSORMAP_CP_FENCEPROXY) {
+    if (in->nopds != 3 || o[2].kind != OPD_IMM || o[2].ival != 128)
+      lower_refuse(L, "tensormap.cp_fenceproxy: needs [dst], [src], 128");
+    e->imm = lower_addr(L, &o[0], SP_GLOBAL, &e->slot);
+    e->r64 = o[0].sym && o[0].sym->kind == SYM_REG && type_size(o[0].sym->type) == 8;
+    e->simm = lower_addr(L, &o[1], SP_SHARED, &e->sslot);
+    e->s64 = o[1].sym && o[1].sym->kind == SYM_REG && type_size(o[1].sym->type) == 8;
+    x->fn = exec_tensormap_cp_fenceproxy;
+    return true;
+  }
+  static const char *fields[] = {".global_address", ".rank", ".box_dim", ".global_dim", ".global_stride",
+                                 ".element_stride", ".elemtype", ".interleave_layout", ".swizzle_mode",
+                                 ".swizzle_atomicity", ".fill_mode"};
+  for (int i = 0; i < (int)(sizeof fields / sizeof *fields); i++)
+    if (insn_has_mod(in, fields[i])) e->field = (TensorMapField)i;
+  e->sp = insn_has_mod(in, ".global") ? SP_GLOBAL : insn_has_mod(in, ".shared::cta") ? SP_SHARED : SP_NONE;
+  bool ordered = e->field == TMF_BOX_DIM || e->field == TMF_GLOBAL_DIM || e->field == TMF_GLOBAL_STRIDE ||
+                 e->field == TMF_ELEMENT_STRIDE;
+  bool wide = e->field == TMF_GLOBAL_ADDRESS || e->field == TMF_GLOBAL_STRIDE;
+  if (in->nopds != (ordered ? 3 : 2)) lower_refuse(L, "tensormap.replace: needs [addr], %snew_val", ordered ? "ord, " : "");
+  if (wide != insn_has_mod(in, ".b64"))
+    lower_refuse(L, "tensormap.replace: .global_address and .global_stride take .b64, the other fields .b32");
+  if (ordered) {
+    if (o[1].kind != OPD_IMM || o[1].ival < 0 || o[1].ival > 4)
+      lower_refuse(L, "tensormap.replace: ord must be a constant 0 to 4");
+    e->ord = (unsigned)o[1].ival;
+  }
+  const Operand *v = &o[ordered ? 2 : 1];
+  if (e->field >= TMF_ELEMTYPE && v->kind != OPD_IMM)
+    lower_refuse(L, "tensormap.replace: the new value of this field must be a constant");
+  e->val64 = wide;
+  e->val = lower_src(L, v, wide ? TY_B64 : TY_B32);
+  e->imm = lower_addr(L, &o[0], e->sp == SP_NONE ? SP_GLOBAL : e->sp, &e->slot);
+  e->r64 = o[0].sym && o[0].sym->kind == SYM_REG && type_size(o[0].sym->type) == 8;
+  x->fn = exec_tensormap_replace;
+  return true;
+}
+
 static void shared_opd(Lower *L, const Operand *o, int64_t *imm, uint32_t *slot, bool *r64) {
   *imm = lower_addr(L, o, SP_SHARED, slot);
   *r64 = o->sym && o->sym->kind == SYM_REG && type_size(o->sym->type) == 8;
@@ -276,6 +368,8 @@ static void map_opd(Lower *L, const Operand *o, TcInsn *t) {
 }
 
 bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
+  if (in->op == OP_TENSORMAP_REPLACE || in->op == OP_TENSORMAP_CP_FENCEPROXY)
+    return tensormap_edit_select(L, in, x);
   TcInsn *t = lower_aux(L, sizeof *t);
   x->aux = t;
   const Operand *o = in->opds;

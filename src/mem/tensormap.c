@@ -75,7 +75,7 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
   memcpy(&magic, in, 4);
   if (magic != TMAP_MAGIC) { *why = "not a tensor map (not made by cuTensorMapEncodeTiled)"; return false; }
   memset(m, 0, sizeof *m);
-  m->rank = in[4]; m->dtype = in[5]; m->esize = in[6]; m->interleave = in[7];
+  m->rank = in[4]; m->dtype = in[5]; m->esize = tensormap_esize(in[5]);   /* byte 6 is informative */ m->interleave = in[7];
   m->swizzle = in[8]; m->l2promo = in[9]; m->oobfill = in[10];
   if (in[11]) { *why = "an im2col tensor map is not supported"; return false; }
   memcpy(&m->addr, in + 16, 8);
@@ -88,7 +88,7 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
     if (i) memcpy(&m->stride[i], in + 64 + 8 * (i - 1), 8);
   }
   m->stride[0] = m->esize;
-  if (m->rank == 0 || m->rank > TMAP_MAX_RANK || m->esize != tensormap_esize(m->dtype) ||
+  if (m->rank == 0 || m->rank > TMAP_MAX_RANK || m->esize == 0 ||
       m->interleave || m->swizzle > TMAP_SWIZZLE_128B) {
     *why = "the tensor map holds a field ptxvm does not support";
     return false;
@@ -98,5 +98,60 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
       *why = "the tensor map holds an out-of-range box, element stride or dimension";
       return false;
     }
+  return true;
+}
+
+bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, uint64_t v, const char **why) {
+  /* the ISA's .elemtype numbering (Table 33) -> CUtensorMapDataType's */
+  static const unsigned char elemtype[] = {TMAP_U8, TMAP_U16, TMAP_U32, TMAP_S32, TMAP_U64, TMAP_S64,
+                                           TMAP_F16, TMAP_F32, TMAP_F32_FTZ, TMAP_F64, TMAP_BF16,
+                                           TMAP_TF32, TMAP_TF32_FTZ};
+  uint32_t magic = TMAP_MAGIC;
+  bool dim = f == TMF_BOX_DIM || f == TMF_GLOBAL_DIM || f == TMF_ELEMENT_STRIDE;
+  if ((dim && ord >= TMAP_MAX_RANK) || (f == TMF_GLOBAL_STRIDE && ord >= TMAP_MAX_RANK - 1)) {
+    *why = "the ordinal is past the fifth dimension";
+    return false;
+  }
+  switch (f) {
+  case TMF_GLOBAL_ADDRESS: memcpy(m + 16, &v, 8); break;
+  case TMF_RANK:
+    if (v >= TMAP_MAX_RANK) { *why = "the rank field holds the rank minus one, 0 to 4"; return false; }
+    m[4] = (uint8_t)(v + 1);
+    break;
+  case TMF_BOX_DIM:
+    if (v == 0 || v > 256) { *why = "a box dimension must be 1 to 256"; return false; }
+    { uint16_t b = (uint16_t)v; memcpy(m + 96 + 2 * ord, &b, 2); }
+    break;
+  case TMF_GLOBAL_DIM:
+    if (v == 0) { *why = "a global dimension must not be zero"; return false; }
+    memcpy(m + 24 + 8 * ord, &v, 8);
+    break;
+  case TMF_GLOBAL_STRIDE: memcpy(m + 64 + 8 * ord, &v, 8); break;
+  case TMF_ELEMENT_STRIDE:
+    if (v == 0 || v > 8) { *why = "an element stride must be 1 to 8"; return false; }
+    m[106 + ord] = (uint8_t)v;
+    break;
+  case TMF_ELEMTYPE:
+    if (v >= sizeof elemtype) { *why = "the packed element types (.b4x16, .b6x16) are not supported"; return false; }
+    m[5] = elemtype[v];
+    m[6] = (uint8_t)tensormap_esize(elemtype[v]);
+    break;
+  case TMF_INTERLEAVE:
+    if (v) { *why = "interleaved layouts are not supported"; return false; }
+    m[7] = 0;
+    break;
+  case TMF_SWIZZLE_MODE:
+    if (v > 3) { *why = "swizzle modes past 128B are not supported"; return false; }
+    m[8] = (uint8_t)v;
+    break;
+  case TMF_SWIZZLE_ATOMICITY:
+    if (v) { *why = "swizzle atomicity other than 16B is not supported"; return false; }
+    break;
+  case TMF_FILL_MODE:
+    if (v > 1) { *why = "the fill mode is 0 (zero) or 1 (NaN)"; return false; }
+    m[10] = (uint8_t)v;
+    break;
+  }
+  memcpy(m, &magic, 4);
   return true;
 }

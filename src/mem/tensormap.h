@@ -64,6 +64,21 @@ int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **w
 bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why);
 /* Element size in bytes of a data type, 0 for the packed and unknown ones. */
 unsigned tensormap_esize(unsigned dtype);
+/* The fields tensormap.replace edits (PTX ISA 9.0 §9.7.9.27). */
+typedef enum { TMF_GLOBAL_ADDRESS, TMF_RANK, TMF_BOX_DIM, TMF_GLOBAL_DIM, TMF_GLOBAL_STRIDE,
+               TMF_ELEMENT_STRIDE, TMF_ELEMTYPE, TMF_INTERLEAVE, TMF_SWIZZLE_MODE,
+               TMF_SWIZZLE_ATOMICITY, TMF_FILL_MODE } TensorMapField;
+/* tensormap.replace of field f (its ordinal ord for the per-dimension
+ * fields: the dimension for box_dim, global_dim, element_stride; for
+ * global_stride, ord k is dimension k + 1's stride, the k-th of
+ * cuTensorMapEncodeTiled's globalStrides) with the ISA's value v (rank:
+ * the rank minus one; elemtype, interleave, swizzle, fill: the ISA's
+ * numbering, Table 33) on the 128 bytes m. The bytes become a ptxvm map
+ * (the magic is written), so a kernel may build one from zeros; decoding
+ * checks the result when a copy uses it. False (with *why) for a value the
+ * layout cannot hold or ptxvm does not support. */
+bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, uint64_t v, const char **why);
+
 /* The swizzled shared-memory byte address of a (dense) box byte address. */
 static inline uint32_t tensormap_swizzle(unsigned swizzle, uint32_t a) {
   uint32_t m = swizzle == TMAP_SWIZZLE_32B ? 1 : swizzle == TMAP_SWIZZLE_64B ? 3
