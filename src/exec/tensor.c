@@ -87,7 +87,7 @@ static void box_of(const TensorMap *m, Box *b) {
     b->n[i] = i == 0 ? m->box[0] : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
     total *= b->n[i];
   }
-  b->bytes = (uint32_t)total;
+  b->bytes = total > (1u << 30) ? 0 : (uint32_t)total;   /* 0: past any shared memory */
   b->row = b->n[0] * m->esize;
 }
 
@@ -177,6 +177,8 @@ static void swizzle_copy(const TensorMap *m, uint32_t sh, uint8_t *shared, uint8
  * whole number of 128-byte rows (a partial one would move bytes past the
  * box). */
 static bool shared_ok(Warp *w, const XInsn *x, int l, const TensorMap *m, const Box *b, uint64_t sh) {
+  if (!b->bytes)
+    return exec_fault(w, x, l, "cp.async.bulk.tensor: the box is larger than shared memory"), false;
   if (sh % 128)
     return exec_fault(w, x, l, "cp.async.bulk.tensor: the shared address 0x%llx must be 128-byte aligned",
                       (unsigned long long)sh), false;
