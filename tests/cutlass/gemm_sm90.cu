@@ -1,6 +1,7 @@
-// gemm_sm90.cu: a CUTLASS 3 sm90 GEMM (CollectiveBuilder) with a cp.async mainloop
-// and wgmma (no TMA), in the kernel schedule SCHEDULE (-DSCHEDULE=...: the
-// warp-specialized KernelCpAsyncWarpSpecialized, ...Cooperative or ...Pingpong),
+// gemm_sm90.cu: a CUTLASS 3 sm90 GEMM (CollectiveBuilder) with a cp.async or TMA
+// mainloop and wgmma, in the kernel schedule SCHEDULE (-DSCHEDULE=...: the
+// warp-specialized KernelCpAsyncWarpSpecialized, ...Cooperative or ...Pingpong,
+// or KernelTmaWarpSpecialized, ...Cooperative or ...Pingpong),
 // f16 inputs, f32 accumulation, checked against a host GEMM (small integers,
 // so every order of summation is exact). Built and run by run.sh.
 #include <cstdio>

@@ -1,6 +1,6 @@
 #!/bin/sh
-# run.sh: CUTLASS 3 sm90 GEMMs (tests/cutlass/gemm_sm90.cu, cp.async mainloop +
-# wgmma, each warp-specialized schedule) built by nvcc -arch=sm_90a against
+# run.sh: CUTLASS 3 sm90 GEMMs (tests/cutlass/gemm_sm90.cu, cp.async or TMA
+# mainloop + wgmma, each warp-specialized schedule) built by nvcc -arch=sm_90a against
 # CUTLASS's headers and run under `ptxvm exec` (and `ptxvm exec --check`, which
 # must find nothing). Heavy (nvcc spends minutes on CUTLASS's templates), so
 # it is `make cutlass-test`, not part of `make test`.
@@ -25,7 +25,8 @@ fi
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || { echo "SKIP: no nvcc"; exit 0; }
 fail=0
-for s in KernelCpAsyncWarpSpecialized KernelCpAsyncWarpSpecializedCooperative KernelCpAsyncWarpSpecializedPingpong; do
+for s in KernelCpAsyncWarpSpecialized KernelCpAsyncWarpSpecializedCooperative KernelCpAsyncWarpSpecializedPingpong \
+         KernelTmaWarpSpecialized KernelTmaWarpSpecializedCooperative KernelTmaWarpSpecializedPingpong; do
   exe="$OUT/gemm_$s"
   if [ ! -x "$exe" ] || [ "$ROOT/tests/cutlass/gemm_sm90.cu" -nt "$exe" ]; then
     "$NVCC" -std=c++17 -arch=sm_90a -O1 --expt-relaxed-constexpr -cudart shared -DSCHEDULE=$s \
