@@ -26,7 +26,10 @@ using ElementA = cutlass::half_t; using LayoutA = cutlass::layout::RowMajor;
 using ElementB = cutlass::half_t; using LayoutB = cutlass::layout::ColumnMajor;
 using ElementC = float; using LayoutC = cutlass::layout::ColumnMajor;
 using TileShape = Shape<_128, _128, _64>;
-using ClusterShape = Shape<_1, _1, _1>;
+#ifndef CLUSTER_M
+#define CLUSTER_M 1   // -DCLUSTER_M=2: a 2x1 cluster, B multicast by TMA to both CTAs
+#endif
+using ClusterShape = Shape<Int<CLUSTER_M>, _1, _1>;
 
 using CollectiveEpilogue = typename cutlass::epilogue::collective::CollectiveBuilder<
     cutlass::arch::Sm90, cutlass::arch::OpClassTensorOp, TileShape, ClusterShape,
