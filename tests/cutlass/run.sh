@@ -25,20 +25,23 @@ fi
 NVCC=${NVCC:-nvcc}
 command -v "$NVCC" >/dev/null || { echo "SKIP: no nvcc"; exit 0; }
 fail=0
-for s in KernelCpAsyncWarpSpecialized KernelCpAsyncWarpSpecializedCooperative KernelCpAsyncWarpSpecializedPingpong \
-         KernelTmaWarpSpecialized KernelTmaWarpSpecializedCooperative KernelTmaWarpSpecializedPingpong; do
-  exe="$OUT/gemm_$s"
+# NAME or NAME@2: the schedule, in a 2x1 cluster (TMA multicast of B) with @2
+for v in KernelCpAsyncWarpSpecialized KernelCpAsyncWarpSpecializedCooperative KernelCpAsyncWarpSpecializedPingpong \
+         KernelTmaWarpSpecialized KernelTmaWarpSpecializedCooperative KernelTmaWarpSpecializedPingpong \
+         KernelTmaWarpSpecialized@2; do
+  s=${v%@*}; cm=1; [ "$v" = "$s" ] || cm=${v#*@}
+  exe="$OUT/gemm_${s}_c$cm"
   if [ ! -x "$exe" ] || [ "$ROOT/tests/cutlass/gemm_sm90.cu" -nt "$exe" ]; then
-    "$NVCC" -std=c++17 -arch=sm_90a -O1 --expt-relaxed-constexpr -cudart shared -DSCHEDULE=$s \
+    "$NVCC" -std=c++17 -arch=sm_90a -O1 --expt-relaxed-constexpr -cudart shared -DSCHEDULE=$s -DCLUSTER_M=$cm \
       -I"$CUTLASS_DIR/include" -I"$CUTLASS_DIR/tools/util/include" \
       "$ROOT/tests/cutlass/gemm_sm90.cu" -o "$exe" 2>"$OUT/nvcc_$s.log" ||
       { echo "FAIL: $s does not build (see $OUT/nvcc_$s.log)"; fail=1; continue; }
   fi
   for opt in "" --check; do
     if out=$("$B/ptxvm" exec $opt "$exe" 2>"$OUT/stderr_$s$opt.txt") && echo "$out" | grep -q "^ok:"; then
-      echo "pass: $s $opt: $out"
+      echo "pass: $v $opt: $out"
     else
-      echo "FAIL: $s $opt: $out"; sed -n 1,5p "$OUT/stderr_$s$opt.txt" | cut -c1-300; fail=1
+      echo "FAIL: $v $opt: $out"; sed -n 1,5p "$OUT/stderr_$s$opt.txt" | cut -c1-300; fail=1
     fi
   done
 done
