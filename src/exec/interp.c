@@ -189,7 +189,8 @@ void interp_jump(Warp *w, int lane, uint32_t pc) {
 void interp_release(Warp *w, uint32_t lanes) {
   WState *s = w->interp;
   lanes &= s->ln.waiting;
-  for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
+  if (lanes == UINT32_MAX) FOR_LANES(l) s->ln.pc[l]++;   /* a whole warp: a loop that vectorises */
+  else for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
   s->ln.waiting &= ~lanes;
   lanes_regroup(&s->ln);
 }
@@ -426,6 +427,11 @@ static uint32_t in_call(const WState *s) {
   return lanes_pack(t);
 }
 
+/* The group's lanes that did not execute (guard false) go on to next. */
+static void step_rest(WState *s, uint32_t lanes, uint32_t next) {
+  for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)] = next;
+}
+
 /* Advances the group after a handler; returns false to stop the warp. */
 static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec) {
   uint32_t pc = s->ln.gpc, g = s->ln.gmask;
@@ -462,14 +468,14 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
   }
   case XS_WAIT:
     lanes_flush(&s->ln);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+    step_rest(s, g & ~exec, pc + 1);
     s->ln.waiting |= exec;
     lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
     lanes_flush(&s->ln);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+    step_rest(s, g & ~exec, pc + 1);
     w->exited |= exec;
     lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
@@ -478,8 +484,7 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
   case XS_RET:
     lanes_flush(&s->ln);
     if (st == XS_RET && !(exec & in_call(s))) {   /* ret from the kernel: the lanes exit */
-      if (g & ~exec)
-        for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+      step_rest(s, g & ~exec, pc + 1);
       w->exited |= exec;
       lanes_regroup(&s->ln);
       if (s->wsync) warpsync_poll(w);
