@@ -60,19 +60,25 @@ static inline double bf16hi(uint32_t v) { return f32v(v & 0xffff0000u); }
 /* ---- comparisons: one lane mask per call ---- */
 #define LANES(COND) FOR_LANES(l) m |= (uint32_t)(COND) << l; break;
 
-/* Integers: lo/ls/hi/hs arrive as lt/le/gt/ge (the selector maps them). */
+/* Integers: lo/ls/hi/hs arrive as lt/le/gt/ge (the selector maps them).
+ * Each lane's result is 0 or all ones in t (a vector compare), packed by
+ * lanes_pack; inlined into the handler, so that its x86-64-v3 copy
+ * (LANE_CLONES) compares 8 lanes at a time. */
+#define VLANES(COND) FOR_LANES(l) t[l] = -(int32_t)(COND); break;
 #define CMP_INT(NAME, W, CV) \
-  static uint32_t NAME(int op, const uint##W##_t *a, const uint##W##_t *b) { \
-    uint32_t m = 0; \
+  static inline __attribute__((always_inline)) uint32_t NAME(int op, const uint##W##_t *a, \
+                                                             const uint##W##_t *b) { \
+    int32_t t[WARP_SIZE]; \
     switch (op) { \
-    case C_EQ: LANES(CV(a[l]) == CV(b[l])) \
-    case C_NE: LANES(CV(a[l]) != CV(b[l])) \
-    case C_LT: LANES(CV(a[l]) < CV(b[l])) \
-    case C_LE: LANES(CV(a[l]) <= CV(b[l])) \
-    case C_GT: LANES(CV(a[l]) > CV(b[l])) \
-    case C_GE: LANES(CV(a[l]) >= CV(b[l])) \
+    case C_EQ: VLANES(CV(a[l]) == CV(b[l])) \
+    case C_NE: VLANES(CV(a[l]) != CV(b[l])) \
+    case C_LT: VLANES(CV(a[l]) < CV(b[l])) \
+    case C_LE: VLANES(CV(a[l]) <= CV(b[l])) \
+    case C_GT: VLANES(CV(a[l]) > CV(b[l])) \
+    case C_GE: VLANES(CV(a[l]) >= CV(b[l])) \
+    default: return 0; \
     } \
-    return m; \
+    return lanes_pack(t); \
   }
 CMP_INT(cmp_u16, 32, u16v)
 CMP_INT(cmp_s16, 32, sx16)

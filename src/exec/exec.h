@@ -28,6 +28,9 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "../ir/ir.h"
 #include "../util/text.h"
@@ -187,6 +190,22 @@ static inline void merge64(uint64_t *d, const uint64_t *t, uint32_t mask) {
  *   ALU32(x->slot[0], t[l] = a[l] + b[l]) with a = R32(w, x->slot[1]) ... */
 #define FOR_LANES(l) for (int l = 0; l < WARP_SIZE; l++)
 #define ACTIVE(mask, l) ((mask) >> (l) & 1)
+
+/* The lane mask of t, whose lanes are each 0 or all ones (a vector
+ * compare's result): a movemask per 4 lanes (SSE2, baseline x86-64)
+ * instead of a shift-and-or per lane, which does not vectorise. */
+static inline uint32_t lanes_pack(const int32_t *t) {
+#if defined(__SSE2__)
+  uint32_t m = 0;
+  for (int i = 0; i < WARP_SIZE; i += 4)
+    m |= (uint32_t)_mm_movemask_ps(_mm_castsi128_ps(_mm_loadu_si128((const __m128i *)(t + i)))) << i;
+  return m;
+#else
+  uint32_t m = 0;
+  FOR_LANES(l) m |= (uint32_t)(t[l] & 1) << l;
+  return m;
+#endif
+}
 
 /* Reports a fault at x for `lane` (or -1 for the whole warp): the message
  * gets the location, kernel, %ctaid and %tid appended by the interpreter.

@@ -189,7 +189,8 @@ void interp_jump(Warp *w, int lane, uint32_t pc) {
 void interp_release(Warp *w, uint32_t lanes) {
   WState *s = w->interp;
   lanes &= s->ln.waiting;
-  for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
+  if (lanes == UINT32_MAX) FOR_LANES(l) s->ln.pc[l]++;   /* a whole warp: a loop that vectorises */
+  else for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
   s->ln.waiting &= ~lanes;
   lanes_regroup(&s->ln);
 }
@@ -419,6 +420,18 @@ static void probe(Warp *w, WState *s, uint32_t edge) {
   if (spin_probe(w, &s->spin, &ln, s->fx, edge)) s->probe_at = UINT64_MAX;
 }
 
+/* The lanes inside a call (depth > 0), whose ret returns to the caller. */
+static uint32_t in_call(const WState *s) {
+  int32_t t[WARP_SIZE];
+  for (int l = 0; l < WARP_SIZE; l++) t[l] = -(int32_t)(s->ln.depth[l] != 0);
+  return lanes_pack(t);
+}
+
+/* The group's lanes that did not execute (guard false) go on to next. */
+static void step_rest(WState *s, uint32_t lanes, uint32_t next) {
+  for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)] = next;
+}
+
 /* Advances the group after a handler; returns false to stop the warp. */
 static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec) {
   uint32_t pc = s->ln.gpc, g = s->ln.gmask;
@@ -455,14 +468,14 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
   }
   case XS_WAIT:
     lanes_flush(&s->ln);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+    step_rest(s, g & ~exec, pc + 1);
     s->ln.waiting |= exec;
     lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* a warp collective may be complete */
     return true;
   case XS_EXIT:
     lanes_flush(&s->ln);
-    for (int l = 0; l < WARP_SIZE; l++) if ((g & ~exec) >> l & 1) s->ln.pc[l] = pc + 1;
+    step_rest(s, g & ~exec, pc + 1);
     w->exited |= exec;
     lanes_regroup(&s->ln);
     if (s->wsync) warpsync_poll(w);   /* exited lanes no longer hold one back */
@@ -470,6 +483,13 @@ static bool after(Warp *w, WState *s, const XInsn *x, XStatus st, uint32_t exec)
   case XS_CALL:
   case XS_RET:
     lanes_flush(&s->ln);
+    if (st == XS_RET && !(exec & in_call(s))) {   /* ret from the kernel: the lanes exit */
+      step_rest(s, g & ~exec, pc + 1);
+      w->exited |= exec;
+      lanes_regroup(&s->ln);
+      if (s->wsync) warpsync_poll(w);
+      return true;
+    }
     for (int l = 0; l < WARP_SIZE; l++) {
       if (!(g >> l & 1)) continue;
       if (!(exec >> l & 1)) { s->ln.pc[l] = pc + 1; continue; }
@@ -513,7 +533,16 @@ static uint64_t warp_run(Warp *w, uint64_t quantum, bool *stop) {
 
 /* ---- warps and CTAs ---- */
 
-static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
+/* A warp's state lies in one block of the CTA's (cta_alloc): its WState,
+ * 64-bit, 32-bit and predicate registers and local memory, in that order,
+ * each part a multiple of 16 bytes. */
+static size_t part(size_t n) { return (n + 15) & ~(size_t)15; }
+static size_t warp_block_size(const Program *p) {
+  return part(sizeof(WState)) + part((size_t)p->n64 * WARP_SIZE * 8) + part((size_t)p->n32 * WARP_SIZE * 4) +
+         part((size_t)p->npred * 4) + part((size_t)p->local_size * WARP_SIZE);
+}
+
+static void warp_init(Warp *w, Cta *c, int id, uint32_t nthreads, uint8_t *mem) {
   Launch *L = c->launch;
   const Program *p = L->prog;
   memset(w, 0, sizeof *w);
@@ -521,14 +550,16 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   w->cta = c;
   w->launch = L;
   w->observer = L ? L->observer : NULL;
-  WState *s = calloc(1, sizeof *s);
-  w->r32 = malloc((size_t)p->n32 * WARP_SIZE * 4 + 4);
-  w->r64 = malloc((size_t)p->n64 * WARP_SIZE * 8 + 8);
-  w->pred = malloc((size_t)p->npred * 4 + 4);
+  WState *s = (WState *)mem;
+  memset(s, 0, sizeof *s);
+  mem += part(sizeof *s);
+  w->r64 = (uint64_t *)mem; mem += part((size_t)p->n64 * WARP_SIZE * 8);
+  w->r32 = (uint32_t *)mem; mem += part((size_t)p->n32 * WARP_SIZE * 4);
+  w->pred = (uint32_t *)mem; mem += part((size_t)p->npred * 4);
   w->local_size = p->local_size;
-  w->local = calloc((size_t)p->local_size * WARP_SIZE + 1, 1);
+  w->local = mem;
+  memset(w->local, 0, (size_t)p->local_size * WARP_SIZE);
   w->interp = s;
-  if (!s || !w->r32 || !w->r64 || !w->pred || !w->local) return false;
   memcpy(w->r32, p->init32, (size_t)p->n32 * WARP_SIZE * 4);
   memcpy(w->r64, p->init64, (size_t)p->n64 * WARP_SIZE * 8);
   memcpy(w->pred, p->initpred, (size_t)p->npred * 4);
@@ -536,18 +567,30 @@ static bool warp_init(Warp *w, Cta *c, int id, uint32_t nthreads) {
   const FuncInfo *kf = &p->funcs[k];
   const uint32_t *b = L->block;
   s->probe_at = UINT64_MAX;
+  /* %tid of the first lane, then counted up (x fastest) without a division per lane */
+  uint32_t t0 = (uint32_t)id * WARP_SIZE;
+  uint32_t tx = t0 % b[0], ty = (t0 / b[0]) % b[1], tz = t0 / (b[0] * b[1]);
+  w->valid = t0 >= nthreads ? 0 : nthreads - t0 >= WARP_SIZE ? 0xffffffffu : (1u << (nthreads - t0)) - 1;
+  uint32_t sp = (kf->frame + kf->frame_size + 15u) & ~15u;
+  if (tx + WARP_SIZE <= b[0])   /* the warp within one row: a loop that vectorises */
+    for (int l = 0; l < WARP_SIZE; l++) {
+      w->tid[0][l] = tx + (uint32_t)l;
+      w->tid[1][l] = ty;
+      w->tid[2][l] = tz;
+    }
+  else
+    for (int l = 0; l < WARP_SIZE; l++) {
+      w->tid[0][l] = tx;
+      w->tid[1][l] = ty;
+      w->tid[2][l] = tz;
+      if (++tx == b[0]) { tx = 0; if (++ty == b[1]) { ty = 0; tz++; } }
+    }
   for (int l = 0; l < WARP_SIZE; l++) {
-    uint32_t t = (uint32_t)id * WARP_SIZE + (uint32_t)l;
-    if (t < nthreads) w->valid |= 1u << l;
-    w->tid[0][l] = t % b[0];
-    w->tid[1][l] = (t / b[0]) % b[1];
-    w->tid[2][l] = t / (b[0] * b[1]);
-    s->ln.pc[l] = p->funcs[k].pc;
+    s->ln.pc[l] = kf->pc;
     s->func[l] = (uint32_t)k;
     R32(w, p->fp_slot)[l] = 0;   /* the kernel's frame is fixed; the stack follows it */
-    R32(w, p->sp_slot)[l] = (kf->frame + kf->frame_size + 15u) & ~15u;
+    R32(w, p->sp_slot)[l] = sp;
   }
-  return true;
 }
 
 static void warp_free(Warp *w) {
@@ -561,15 +604,13 @@ static void warp_free(Warp *w) {
     cur_stats->merges += s->ln.merges;
   }
   if (s) {
-    for (int l = 0; l < WARP_SIZE; l++) free(s->stack[l]);
+    for (int l = 0; l < WARP_SIZE; l++) if (s->stack[l]) free(s->stack[l]);   /* few lanes call */
     for (int i = 0; i < s->nsaves; i++) free_save(&s->saves[i]);
     warpsync_free(s->wsync);
     spin_free(s->spin);
     free(s->saves);
-    free(s);
   }
-  wgmma_free(w);
-  free(w->r32); free(w->r64); free(w->pred); free(w->local);
+  wgmma_free(w);   /* the rest lies in the CTA's block (warp_init) */
 }
 
 static bool warp_done(const Warp *w) { return warp_live(w) == 0; }
@@ -810,15 +851,17 @@ static bool cta_alloc(Cta *c, Launch *L, const uint32_t ctaid[3]) {
   c->shared = calloc((size_t)c->shared_size + 1, 1);
   c->nwarps = (int)((nthreads + WARP_SIZE - 1) / WARP_SIZE);
   c->warps = calloc((size_t)c->nwarps + 1, sizeof *c->warps);
-  if (!c->shared || !c->warps) return false;
-  for (int i = 0; i < c->nwarps; i++)
-    if (!warp_init(&c->warps[i], c, i, nthreads)) return false;
+  size_t wsz = warp_block_size(L->prog);
+  c->wmem = aligned_alloc(16, wsz * (size_t)c->nwarps + 16);
+  if (!c->shared || !c->warps || !c->wmem) return false;
+  for (int i = 0; i < c->nwarps; i++) warp_init(&c->warps[i], c, i, nthreads, c->wmem + wsz * (size_t)i);
   return true;
 }
 
 static void cta_free(Cta *c) {
-  for (int i = 0; c->warps && i < c->nwarps; i++) warp_free(&c->warps[i]);
+  for (int i = 0; c->warps && c->wmem && i < c->nwarps; i++) warp_free(&c->warps[i]);
   sync_cta_free(c);
+  free(c->wmem);
   free(c->warps);
   free(c->shared);
   free(c->written);

@@ -155,6 +155,7 @@ struct Cta {
   uint32_t shared_size;
   Warp *warps;
   int nwarps;
+  uint8_t *wmem;            /* the warps' state, one block (interp.c warp_init) */
   void *sync;               /* barrier state (src/sync/) */
   uint8_t *written;         /* --check: shared bytes written, a bit each
                                (src/exec/initcheck.c); NULL: none yet */

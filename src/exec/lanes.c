@@ -14,29 +14,39 @@ void lanes_flush_group(Lanes *g) {
 /* Lowest first: the group to run among cand, innermost frame, lowest pc
  * (*m its lanes). *lim: the lowest pc above it of the lanes of `watch` in
  * its frame, where it must regroup to merge with them. */
-static int lanes_lowest_group(const Lanes *g, uint32_t cand, uint32_t watch, uint32_t *m,
-                              uint32_t *lim) {
-  int best = -1;
-  uint32_t diff = 1;
+LANE_CLONES static int lanes_lowest_group(const Lanes *g, uint32_t cand, uint32_t watch,
+                                          uint32_t *m, uint32_t *lim) {
   *m = 0;
   *lim = UINT32_MAX;
   if (cand == UINT32_MAX) {   /* a full warp: converged (one pc, one depth) is the usual case */
-    diff = 0;
+    uint32_t diff = 0;
     FOR_LANES(l) diff |= (g->pc[l] ^ g->pc[0]) | (g->depth[l] ^ g->depth[0]);
     if (!diff) { *m = cand; return 0; }
   }
-  for (int l = 0; l < WARP_SIZE; l++) {
-    if (!(cand >> l & 1)) continue;
-    if (best < 0 || g->depth[l] > g->depth[best] ||
-        (g->depth[l] == g->depth[best] && g->pc[l] < g->pc[best]))
-      best = l;
+  if (!cand) return -1;
+  /* Loops without branches, which vectorise: the deepest frame d of cand,
+     its lowest pc p, the lanes of cand there (the lowest of them is the
+     first lane found by a lane-by-lane search), and the lowest pc above p
+     in frame d among cand | watch. pcs lie below the program's length, so
+     UINT32_MAX stands for none. */
+  uint32_t d = 0, p = UINT32_MAX, lo = UINT32_MAX, both = cand | watch;
+  FOR_LANES(l) {
+    uint32_t v = (cand >> l & 1) ? g->depth[l] : 0;
+    d = v > d ? v : d;
   }
-  for (int l = 0; l < WARP_SIZE; l++) {
-    if (!((cand | watch) >> l & 1) || g->depth[l] != g->depth[best]) continue;
-    if (g->pc[l] == g->pc[best]) *m |= (cand >> l & 1) << l;
-    else if (g->pc[l] > g->pc[best] && g->pc[l] < *lim) *lim = g->pc[l];
+  FOR_LANES(l) {
+    uint32_t v = ((cand >> l & 1) && g->depth[l] == d) ? g->pc[l] : UINT32_MAX;
+    p = v < p ? v : p;
   }
-  return best;
+  int32_t t[WARP_SIZE];
+  FOR_LANES(l) t[l] = -(int32_t)((cand >> l & 1) && g->depth[l] == d && g->pc[l] == p);
+  FOR_LANES(l) {
+    uint32_t v = ((both >> l & 1) && g->depth[l] == d && g->pc[l] > p) ? g->pc[l] : UINT32_MAX;
+    lo = v < lo ? v : lo;
+  }
+  *m = lanes_pack(t);
+  *lim = lo;
+  return __builtin_ctz(*m);
 }
 
 uint32_t lanes_at_aligned_barrier(const Lanes *g, const Warp *w, uint32_t run) {

@@ -87,13 +87,15 @@ ALU3(exec_shf_r_wrap_b32, 32, 32, 32, 32, cat64(b[l], a[l]) >> shf_n(c[l], false
 
 /* ==== shl, shr (§9.7.8.8-9); b is always .u32 ==== */
 static inline int32_t sx16(uint32_t v) { return (int32_t)((v & 0xffffu) ^ 0x8000u) - 0x8000; }
-static inline uint32_t sar32(int32_t v, uint32_t n) { return (uint32_t)(n >= 31 ? (v < 0 ? -1 : 0) : v >> n); }
+static inline uint32_t sar32(int32_t v, uint32_t n) { return (uint32_t)(v >> (n < 31 ? n : 31)); }
 static inline uint64_t sar64(int64_t v, uint32_t n) { return (uint64_t)(n >= 63 ? (v < 0 ? -1 : 0) : v >> n); }
 ALU2(exec_shl_b16, 32, 32, 32, b[l] >= 16 ? 0 : (a[l] << b[l]) & 0xffff)
-ALU2(exec_shl_b32, 32, 32, 32, b[l] >= 32 ? 0 : a[l] << b[l])
+/* .b32: without a branch per lane, so that it vectorises (a shift by 32 or
+ * more gives 0, the mask's work) */
+ALU2(exec_shl_b32, 32, 32, 32, (a[l] << (b[l] & 31)) & -(uint32_t)(b[l] < 32))
 ALU2(exec_shl_b64, 64, 64, 32, b[l] >= 64 ? 0 : a[l] << b[l])
 ALU2(exec_shr_u16, 32, 32, 32, b[l] >= 16 ? 0 : (a[l] & 0xffff) >> b[l])
-ALU2(exec_shr_u32, 32, 32, 32, b[l] >= 32 ? 0 : a[l] >> b[l])
+ALU2(exec_shr_u32, 32, 32, 32, (a[l] >> (b[l] & 31)) & -(uint32_t)(b[l] < 32))
 ALU2(exec_shr_u64, 64, 64, 32, b[l] >= 64 ? 0 : a[l] >> b[l])
 ALU2(exec_shr_s16, 32, 32, 32, sar32(sx16(a[l]), b[l]) & 0xffff)
 ALU2(exec_shr_s32, 32, 32, 32, sar32((int32_t)a[l], b[l]))

@@ -135,6 +135,12 @@ bool sreg_timed(const XInsn *x) {
   }
 }
 
+/* Whether the register's value differs between the lanes of a warp
+ * (sreg_value reads `lane` for these only). */
+static bool per_lane(int id) {
+  return id == SR_TID || id == SR_LANEID || (id >= SR_LANEMASK_EQ && id <= SR_LANEMASK_GT);
+}
+
 XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask) {
   int id = x->sub, c = (int)x->imm;
   if (x->type == TY_PRED) {
@@ -143,10 +149,18 @@ XStatus exec_sreg_load(Warp *w, const XInsn *x, uint32_t mask) {
     w->pred[x->slot[0]] = (w->pred[x->slot[0]] & ~mask) | v;
   } else if (type_size((Type)x->type) == 8) {
     uint64_t *d = R64(w, x->slot[0]);
-    FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = sreg_value(w, id, c, l);
+    if (!per_lane(id)) {
+      uint64_t v = sreg_value(w, id, c, 0);
+      FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = v;
+    } else FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = sreg_value(w, id, c, l);
   } else {
     uint32_t *d = R32(w, x->slot[0]);
-    FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = (uint32_t)sreg_value(w, id, c, l);
+    if (id == SR_TID && c <= 2) merge32(d, w->tid[c], mask);   /* the warp keeps them */
+    else if (!per_lane(id)) {   /* one value for the warp: read once */
+      uint32_t v = (uint32_t)sreg_value(w, id, c, 0), t[WARP_SIZE];
+      FOR_LANES(l) t[l] = v;
+      merge32(d, t, mask);
+    } else FOR_LANES(l) if (ACTIVE(mask, l)) d[l] = (uint32_t)sreg_value(w, id, c, l);
   }
   return XS_NEXT;
 }

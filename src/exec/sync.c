@@ -61,7 +61,10 @@ static void refresh(Cta *c, BarCta *b) {
  * waiting lane was released. */
 static bool apply(Cta *c, BarCta *b, const Warp *self, uint32_t mask) {
   bool any = false;
-  for (int i = 0; i < c->nwarps; i++) {
+  uint32_t warps = b->releasing;   /* the warps with released lanes, in warp order */
+  b->releasing = 0;
+  for (; warps; warps &= warps - 1) {
+    int i = __builtin_ctz(warps);
     BarWarp *bw = &b->w[i];
     uint32_t rel = bw->release, red = bw->red_release;
     if (!rel) continue;
@@ -90,13 +93,16 @@ static bool uniform(Warp *w, const XInsn *x, uint32_t slot, uint32_t mask, const
                     uint32_t *v) {
   const uint32_t *a = R32(w, slot);
   int l0 = __builtin_ctz(mask);
-  FOR_LANES(l)
-    if (ACTIVE(mask, l) && a[l] != a[l0]) {
-      char nm[96];
-      exec_fault(w, x, l, "%s: the %s differs between lanes of warp %d (%u in lane %d, %u in "
-                 "lane %d)", insn_text(x->src, nm, sizeof nm), what, w->id, a[l0], l0, a[l], l);
-      return false;
-    }
+  int32_t t[WARP_SIZE];
+  FOR_LANES(l) t[l] = -(int32_t)(a[l] != a[l0]);   /* a vector compare */
+  uint32_t odd = lanes_pack(t) & mask;
+  if (odd) {
+    int l = __builtin_ctz(odd);
+    char nm[96];
+    exec_fault(w, x, l, "%s: the %s differs between lanes of warp %d (%u in lane %d, %u in "
+               "lane %d)", insn_text(x->src, nm, sizeof nm), what, w->id, a[l0], l0, a[l], l);
+    return false;
+  }
   *v = a[l0];
   return true;
 }

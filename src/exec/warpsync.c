@@ -62,8 +62,8 @@ static void fill(WsGather *g, uint32_t lanes, const XInsn *x, const uint64_t (*i
 XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name, uint32_t key,
                         const uint32_t *mm, const uint64_t (*in)[3], WsDone done) {
   void **slot = interp_wsync(w);
-  if (!*slot && !(*slot = calloc(1, sizeof(WarpSync)))) return exec_fault(w, x, -1, "out of memory");
-  WarpSync *ws = *slot;
+  WarpSync *ws = *slot;   /* made when lanes first wait: a converged warp never needs it */
+  int nws = ws ? ws->n : 0;
   for (int l = 0; l < WARP_SIZE; l++)
     if ((exec >> l & 1) && !(mm[l] >> l & 1))
       return exec_fault(w, x, l, "%s: lane %d is not in its membermask 0x%08x", name, l, mm[l]);
@@ -81,7 +81,7 @@ XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name
         return exec_fault(w, x, l0, "%s: lane %d has membermask 0x%08x, overlapping membermask "
                           "0x%08x of lane %d at the same instruction", name, l0, m, masks[k],
                           low(sets[k]));
-    for (int k = 0; k < ws->n; k++) {
+    for (int k = 0; k < nws; k++) {
       WsGather *g = &ws->g[k];
       if (!(g->mask & m)) continue;
       char lt[160];
@@ -110,6 +110,7 @@ XStatus warpsync_arrive(Warp *w, const XInsn *x, uint32_t exec, const char *name
     }
     return XS_NEXT;
   }
+  if (!ws && !(ws = *slot = calloc(1, sizeof(WarpSync)))) return exec_fault(w, x, -1, "out of memory");
   for (int k = 0; k < nm; k++) {
     WsGather *g = NULL;
     for (int i = 0; i < ws->n && !g; i++) if (ws->g[i].mask == masks[k]) g = &ws->g[i];

@@ -27,13 +27,14 @@ void bar_free(BarCta *b) {
   free(b);
 }
 
-void bar_set_live(BarCta *b, int wid, uint32_t live) { b->w[wid].live = live; }
-
-static uint32_t live_warps(const BarCta *b) {
-  uint32_t m = 0;
-  for (int i = 0; i < b->nwarps; i++) if (b->w[i].live) m |= 1u << i;
-  return m;
+/* BarCta.live_warps follows each change, so that an arrival need not scan
+ * the warps. */
+void bar_set_live(BarCta *b, int wid, uint32_t live) {
+  b->w[wid].live = live;
+  b->live_warps = live ? b->live_warps | 1u << wid : b->live_warps & ~(1u << wid);
 }
+
+static uint32_t live_warps(const BarCta *b) { return b->live_warps; }
 
 static void reset(Barrier *br) {
   uint64_t g = br->generations;
@@ -67,6 +68,7 @@ static void complete(BarCta *b, uint32_t id) {
       }
     }
     w->release |= p;
+    if (p) b->releasing |= 1u << i;
     if (br->red) w->red_release |= p;
     w->parked[id] = 0;
     w->arrivers[id] = 0;
@@ -99,6 +101,7 @@ static void warp_arrives(BarCta *b, int wid, uint32_t id, uint32_t expected, boo
   w->arrivers[id] = 0;
   w->parked[id] &= ~go;
   w->release |= go;
+  if (go) b->releasing |= 1u << wid;
   if (done(b, id)) complete(b, id);
 }
 
@@ -130,12 +133,12 @@ bool bar_exec(BarCta *b, int wid, uint32_t mask, const BarReq *r, const void *wh
   /* form of the generation so far: own gathered lanes, then arrived warps */
   bool have = false, cur_red = false;
   uint32_t cur_cnt = 0;
-  for (int l = 0; l < 32 && !have; l++)
-    if ((w->gather[id] >> l & 1)) {
-      have = true;
-      cur_red = w->kind[l] >= BK_RED_POPC;
-      cur_cnt = w->cnt[l];
-    }
+  if (w->gather[id]) {   /* its lowest gathered lane */
+    int l = __builtin_ctz(w->gather[id]);
+    have = true;
+    cur_red = w->kind[l] >= BK_RED_POPC;
+    cur_cnt = w->cnt[l];
+  }
   if (br->active) { have = true; cur_red = br->red; cur_cnt = br->expected; }
   if (have && cur_red != red) {
     snprintf(err, n, "barrier %u: barrier.%s mixed with %s in one generation of the barrier "
@@ -205,6 +208,9 @@ bool bar_poll(BarCta *b) {
   bool any = false;
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
+    uint32_t gathering = 0;   /* most warps gather at no barrier: one look */
+    for (uint32_t id = 0; id < BAR_IDS; id++) gathering |= w->gather[id];
+    if (!gathering) continue;
     for (uint32_t id = 0; id < BAR_IDS; id++) {
       if (!w->gather[id] || (w->gather[id] & w->live) != w->live) continue;
       int l = __builtin_ctz(w->gather[id]);

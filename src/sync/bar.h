@@ -69,6 +69,9 @@ typedef struct BarCta {
   int nwarps;
   Barrier bar[BAR_IDS];
   BarWarp *w;
+  uint32_t live_warps;          /* bit per warp with a non-exited lane (bar_set_live) */
+  uint32_t releasing;           /* bit per warp whose release is nonempty (the caller
+                                   clears it as it applies them) */
   uint64_t completions;         /* of any barrier, so far (the caller's statistics) */
   /* Other CTA-wide waiting state (the mbarrier table of src/exec/mbar.c):
      bar_free frees it with ext_free; bar_describe asks ext_describe about a
