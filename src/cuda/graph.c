@@ -332,7 +332,7 @@ static CUresult op_run(const DrvOp *op, CUstream s) {
 static DrvOp kernel_op(const CUDA_KERNEL_NODE_PARAMS *p) {
   return (DrvOp){DRV_OP_KERNEL, .u.kernel = {p->func, {p->gridDimX, p->gridDimY, p->gridDimZ},
                                              {p->blockDimX, p->blockDimY, p->blockDimZ}, p->sharedMemBytes,
-                                             p->kernelParams, p->extra}};
+                                             p->kernelParams, p->extra, false, false, {0, 0, 0}}};
 }
 
 /* ---- graphs and nodes (under the lock) ---- */
@@ -1764,7 +1764,7 @@ CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgra
     }
     op = (DrvOp){DRV_OP_KERNEL, .u.kernel = {k->func, {k->gridDimX, k->gridDimY, k->gridDimZ},
                                              {k->blockDimX, k->blockDimY, k->blockDimZ}, k->sharedMemBytes,
-                                             k->kernelParams, k->extra}};
+                                             k->kernelParams, k->extra, false, false, {0, 0, 0}}};
     break;
   }
   case CU_GRAPH_NODE_TYPE_MEMCPY:

@@ -89,7 +89,7 @@ static uint64_t find_run(const DevHeap *h, uint64_t from, uint64_t to, uint64_t 
     uint64_t w = h->used[i >> 6] >> (i & 63);
     unsigned room = 64 - (unsigned)(i & 63);
     if (w & 1) {   /* skip the used granules at i */
-      unsigned ones = (unsigned)__builtin_ctzll(~w);
+      unsigned ones = ~w ? (unsigned)__builtin_ctzll(~w) : room;   /* ~w == 0: a whole used word */
       i += ones < room ? ones : room;
       start = i;
       continue;

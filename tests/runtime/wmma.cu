@@ -254,5 +254,9 @@ int main() {
         printf("FAIL gemm: D[%d][%d] = %g, expected %g\n", i, j, hd[i * cols + j], want);
     }
   CHECK(bad == 0);
+  OK(cudaFree(da));
+  OK(cudaFree(db));
+  OK(cudaFree(dd));
+  delete[] ha, delete[] hb, delete[] hd;
   return finish();
 }
