@@ -163,19 +163,14 @@ static void observe(void *ctx, const MemAccess *a) {
  * race checker's fast path), this one lane by lane. */
 static void observe_lanes(void *ctx, const MemLanes *m) {
   InitLaunch *I = ctx;
-  for (int pass = 0; pass < 2; pass++) {
-    if (pass == 0 && I->next && I->next->lanes) {
-      I->next->lanes(I->next->ctx, m);
-      continue;
-    }
-    if (pass == 0 && !I->next) continue;
-    FOR_LANES(l) {
-      if (!(m->mask >> l & 1)) continue;
-      MemAccess a = {.w = m->w, .lane = l, .x = m->x, .kind = m->kind, .strong = m->strong, .sp = m->sp,
-                     .addr = m->addr[l], .host = m->host[l], .size = m->size};
-      if (pass == 0) I->next->fn(I->next->ctx, &a);
-      else check_one(I, &a);
-    }
+  const MemObserver *next = I->next;
+  if (next && next->lanes) next->lanes(next->ctx, m);
+  for (uint32_t r = m->mask; r; r &= r - 1) {
+    int l = __builtin_ctz(r);
+    MemAccess a = {.w = m->w, .lane = l, .x = m->x, .kind = m->kind, .strong = m->strong, .sp = m->sp,
+                   .addr = m->addr[l], .host = m->host[l], .size = m->size};
+    if (next && !next->lanes) next->fn(next->ctx, &a);
+    check_one(I, &a);
   }
 }
 

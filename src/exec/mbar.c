@@ -53,6 +53,7 @@ enum {
   MB_HINT = 1u << 2,     /* try_wait: a suspend-time hint */
   MB_NOINC = 1u << 3,    /* cp.async.mbarrier.arrive.noinc */
   MB_SINK = 1u << 4,     /* arrive: the destination is _ */
+  MB_RELAXED = 1u << 5,  /* .relaxed: orders nothing (the race checker) */
 };
 
 typedef struct MbInsn {
@@ -359,7 +360,7 @@ static void release(Cta *c, MbCta *t, int wid, int l, bool v) {
   Warp *w = &c->warps[wid];
   if (v && q->ent >= 0) {
     t->e[q->ent].observed = t->e[q->ent].m.phase;
-    if (mem_observed(w) && !insn_has_mod(q->at->src, ".relaxed"))
+    if (mem_observed(w) && !(((const MbInsn *)q->at->aux)->flags & MB_RELAXED))
       race_mbar_acquire(w, l, c->shared + t->e[q->ent].off);
   }
   pred_put(w, q->pslot, l, v);
@@ -485,7 +486,7 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
     uint32_t ph = e->m.phase;
     uint64_t st = 0;
     bool done = false;
-    if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
+    if (mem_observed(w) && !(a->flags & MB_RELAXED)) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
     count_phases(&e->m, ph);
     if (err) return fault_obj(w, x, l, e, o.off, err);
@@ -526,7 +527,7 @@ static inline XStatus wait_lanes(Warp *w, const XInsn *x, uint32_t mask, unsigne
     }
     if (done) {
       e->observed = e->m.phase;
-      if (mem_observed(w) && !insn_has_mod(x->src, ".relaxed")) race_mbar_acquire(w, l, w->cta->shared + o.off);
+      if (mem_observed(w) && !(a->flags & MB_RELAXED)) race_mbar_acquire(w, l, w->cta->shared + o.off);
     }
     if (!(form & W_TRY)) { pred_put(w, x->slot[0], l, done); continue; }
     MbWaiter *q = &own_t->w[w->id * WARP_SIZE + l];
@@ -930,6 +931,7 @@ bool exec_select_MBAR(Lower *L, const Insn *in, XInsn *x) {
   default:
     return false;
   }
+  if (insn_has_mod(in, ".relaxed")) a->flags |= MB_RELAXED;
   const Operand *m = &o[mi];
   x->imm = lower_addr(L, m, a->sp, &a->base);
   if (m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8) a->flags |= MB_BASE64;
