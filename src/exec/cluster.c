@@ -145,7 +145,7 @@ Cta *cluster_cta_of(const Warp *w, const void *p, size_t n) {
   return NULL;
 }
 
-/* x->imm bit 0: .aligned. */
+/* x->imm bit 0: .aligned; bit 1: .relaxed (an arrive that orders nothing). */
 static XStatus aligned_check(Warp *w, const XInsn *x, uint32_t mask, const char *name) {
   char msg[512];
   if (!(x->imm & 1) || bar_aligned_converged(msg, sizeof msg, mask, warp_live(w), w->id, -1, name))
@@ -170,7 +170,7 @@ HANDLER(exec_cluster_arrive) {
     return exec_fault(w, x, __builtin_ctz(twice), "barrier.cluster.arrive: second arrive of this "
                       "thread in phase %llu of the cluster barrier (each thread arrives once per "
                       "phase; wait for the phase to complete first)", (unsigned long long)b->phase);
-  if (mem_observed(w)) race_cluster_arrive(w, mask, !insn_has_mod(x->src, ".relaxed"));
+  if (mem_observed(w)) race_cluster_arrive(w, mask, !(x->imm & 2));
   cw->arrived |= mask;
   cw->pending |= mask;
   settle(w->cta->cluster, b);
@@ -198,7 +198,7 @@ HANDLER(exec_cluster_wait) {
 
 bool cluster_select_barrier(Lower *L, const Insn *in, XInsn *x) {
   (void)L;
-  x->imm = (lower_mods(in) & XM_ALIGNED) ? 1 : 0;
+  x->imm = ((lower_mods(in) & XM_ALIGNED) ? 1 : 0) | (insn_has_mod(in, ".relaxed") ? 2 : 0);
   x->nslots = 0;
   x->fn = in->op == OP_BARRIER_CLUSTER_ARRIVE ? exec_cluster_arrive : exec_cluster_wait;
   return true;
