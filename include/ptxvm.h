@@ -630,7 +630,8 @@ ptxvm_status ptxvm_mem_alloc(ptxvm_context *ctx, size_t bytes, ptxvm_devptr *out
  * ptxvm_mem_alloc_managed or ptxvm_mem_alloc_host; a registration ends with
  * ptxvm_mem_unregister). 0 is accepted and ignored.
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx NULL),
- *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation). */
+ *         PTXVM_ERROR_INVALID_ADDRESS (ptr starts no live allocation of
+ *         those three: a module's variable is freed with its module). */
 ptxvm_status ptxvm_mem_free(ptxvm_context *ctx, ptxvm_devptr ptr);
 
 /* The checker's uninitialized reads (ptxvm_set_check, issue 17): with

@@ -157,6 +157,7 @@ static bool cluster_shape(const Function *k, const ptxvm_launch_options *o, uint
 static uint64_t grid_workspace(Ctx *ctx, Launch *l) {
   enum { WORKSPACE_BYTES = 8 };
   uint64_t a = dev_alloc(l->dev, WORKSPACE_BYTES, 256, 0);
+  if (a) dev_own(l->dev, a);
   uint32_t *w = a ? dev_host_w(l->dev, a, WORKSPACE_BYTES) : NULL;
   if (!w) {
     api_fail(ctx, PTXVM_ERROR_OUT_OF_DEVICE_MEMORY, "no device memory for the grid workspace of a "

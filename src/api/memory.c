@@ -123,9 +123,9 @@ static ptxvm_status mem_alloc(Ctx *ctx, size_t bytes, ptxvm_devptr *out) {
 
 static ptxvm_status mem_free(Ctx *ctx, ptxvm_devptr ptr) {
   if (ptr == 0) return api_ok(ctx);
-  if (!ctx->dev || !dev_free(ctx->dev, ptr))
+  if (!ctx->dev || !dev_free_user(ctx->dev, ptr))
     return api_fail(ctx, PTXVM_ERROR_INVALID_ADDRESS,
-                    "ptxvm_mem_free: 0x%" PRIx64 " is not the start of an allocation", ptr);
+                    "ptxvm_mem_free: 0x%" PRIx64 " starts no allocation of ptxvm_mem_alloc, _managed or _host", ptr);
   return api_ok(ctx);
 }
 

@@ -581,6 +581,7 @@ static void alloc_global(Lower *L, const Symbol *s) {
     lower_fail(L, NULL, "managed variable '%s' asks for .align %u, more than the page that ptxvm aligns managed "
                "memory to", s->name, (unsigned)symbol_align(s));
   if (s->space == SP_CONST) dev_protect(L->p->dev, a);
+  dev_own(L->p->dev, a);   /* freed with its module, never by ptxvm_mem_free */
   add_var(L, s, a, false);
 }
 

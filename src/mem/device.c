@@ -71,6 +71,7 @@ typedef struct Alloc {
   unsigned user;
   MemKind kind;
   bool readonly;    /* to kernels (dev_protect, a read-only registration) */
+  bool owned;       /* ptxvm's, not the user's to free (dev_own) */
   uint8_t *undef;   /* initcheck (dev_set_undef): bit i set while byte i was
                        never written; NULL: every byte counts as written */
 } Alloc;
@@ -298,7 +299,7 @@ static uint64_t arena_alloc(Device *d, uint64_t span, uint64_t size, uint64_t re
   if (kind == MK_MANAGED && d->fd >= 0 &&
       mprotect((void *)(uintptr_t)at, span, PROT_READ | PROT_WRITE))
     return 0;
-  Alloc a = {at, size, reach, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false, NULL};
+  Alloc a = {at, size, reach, span, (uintptr_t)d->kview - d->base, 0, 0, kind, false, false, NULL};
   if (!insert(d, a)) {
     if (kind == MK_MANAGED && d->fd >= 0) mprotect((void *)(uintptr_t)at, span, PROT_NONE);
     return 0;
@@ -332,7 +333,7 @@ void *dev_alloc_host(Device *d, uint64_t size) {
   if (!d || bytes < size) return NULL;
   void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
-  Alloc a = {(uintptr_t)p, size, size, bytes, 0, 0, 0, MK_HOST, false, NULL};
+  Alloc a = {(uintptr_t)p, size, size, bytes, 0, 0, 0, MK_HOST, false, false, NULL};
   if (overlaps_window(a.start, a.start + bytes) || !insert(d, a)) {
     munmap(p, bytes);
     return NULL;
@@ -372,7 +373,7 @@ int dev_register(Device *d, void *p, uint64_t size, bool readonly) {
       (lo < (uintptr_t)d->kview + d->reserved && (uintptr_t)d->kview < hi))
     return REG_OVERLAP;
   if (!host_mapped(lo, hi, !readonly)) return REG_UNMAPPED;
-  Alloc a = {lo, size, size, size, 0, 0, 0, MK_REGISTERED, readonly, NULL};
+  Alloc a = {lo, size, size, size, 0, 0, 0, MK_REGISTERED, readonly, false, NULL};
   return insert(d, a) ? REG_OK : REG_NOMEM;
 }
 
@@ -427,6 +428,16 @@ bool dev_free(Device *d, uint64_t addr) {
   }
   drop(d, i);
   return true;
+}
+
+void dev_own(Device *d, uint64_t addr) {
+  int i = lookup_start(d, addr);
+  if (i >= 0) d->allocs[i].owned = true;
+}
+
+bool dev_free_user(Device *d, uint64_t addr) {
+  int i = lookup_start(d, addr);
+  return i >= 0 && !d->allocs[i].owned && dev_free(d, addr);
 }
 
 bool dev_unregister(Device *d, uint64_t addr) {

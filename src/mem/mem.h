@@ -139,6 +139,12 @@ int dev_register(Device *d, void *p, uint64_t size, bool readonly);
 /* Frees an allocation (not a registered range) by its start address;
  * false if addr starts none. */
 bool dev_free(Device *d, uint64_t addr);
+/* Marks the allocation starting at addr as ptxvm's own (a module's
+ * variable, a launch's workspace): dev_free_user refuses it. */
+void dev_own(Device *d, uint64_t addr);
+/* As dev_free, for the user's ptxvm_mem_free: also false for an
+ * allocation dev_own marked. */
+bool dev_free_user(Device *d, uint64_t addr);
 /* Forgets the registered range starting at addr; false if none does. */
 bool dev_unregister(Device *d, uint64_t addr);
 /* Host pointer for [addr, addr+size) if it lies inside one live allocation,

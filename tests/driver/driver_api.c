@@ -247,6 +247,7 @@ static void test_globals(void) {
   CHECK(cuModuleGetGlobal(&counter, &n, mod, "counter") == CUDA_SUCCESS && n == 4);
   CHECK(cuModuleGetGlobal(&scale, &n, mod, "scale") == CUDA_SUCCESS && n == 8);
   CHECK(cuModuleGetGlobal(&out, &n, mod, "nosuch") == CUDA_ERROR_NOT_FOUND);
+  CHECK(cuMemFree(counter) == CUDA_ERROR_INVALID_VALUE);   /* its module's, not cuMemAlloc's */
   unsigned v[2] = {0, 0};
   CHECK(cuMemcpyDtoH(v, counter, 4) == CUDA_SUCCESS && v[0] == 5);   /* its initializer, before any launch */
   CHECK(cuMemcpyDtoH(v, scale, 8) == CUDA_SUCCESS && v[0] == 3 && v[1] == 4);
