@@ -214,49 +214,47 @@ uint64_t mma_dot(int ed, int ea, int eb, int ec, int flags, int K, const uint64_
 /* Logical columns of a chunk and the compressed elements it holds. */
 static int chunk_width(int ek) { return ek == EK_TF32 ? 2 : ek == EK_S4 || ek == EK_U4 ? 8 : 4; }
 
+int mma_sp_lanes(int ea, int K) { return K / chunk_width(ea) / 4; }
+
 /* The 4-bit metadata of chunk c of row i: the lane and bit that hold it. */
-static void meta_pos(const MmaOp *m, int i, int c, int *lane, int *bit) {
-  int chunks = m->k / chunk_width(m->ek[OA]), n = chunks / 4;   /* contributing lanes */
-  int half = i >= 8, j, nib;
-  if (ek_bits(m->ek[OA]) >= 16) { j = c / 4; nib = c % 4 + 4 * half; }
+static void meta_pos(int ea, int K, int sel, int i, int c, int *lane, int *bit) {
+  int n = mma_sp_lanes(ea, K), half = i >= 8, j, nib;
+  if (ek_bits(ea) >= 16) { j = c / 4; nib = c % 4 + 4 * half; }
   else { j = 2 * (c / 8) + half; nib = c % 8; }
-  *lane = 4 * (i & 7) + m->sel * n + j;
+  *lane = 4 * (i & 7) + sel * n + j;
   *bit = 4 * nib;
 }
 
-/* Expands the compressed A (M x K/2, raw elements) into the logical M x K by
- * the metadata; a pattern the ISA leaves undefined is a fault. */
-static XStatus expand_sparse(Warp *w, const XInsn *x, const MmaOp *m, const uint64_t *Ac,
-                             uint64_t *A) {
-  int K = m->k, Kc = K / 2, cw = chunk_width(m->ek[OA]);
-  const uint32_t *e = R32(w, m->meta);
-  memset(A, 0, sizeof(uint64_t) * (size_t)m->m * (size_t)K);
-  for (int i = 0; i < m->m; i++)
+XStatus mma_sp_columns(Warp *w, const XInsn *x, int ea, int K, int sel, bool ordered, uint32_t meta,
+                       uint8_t *col) {
+  const char *name = op_info[x->op].mnemonic;
+  int Kc = K / 2, cw = chunk_width(ea);
+  const uint32_t *e = R32(w, meta);
+  for (int i = 0; i < 16; i++)
     for (int c = 0; c < K / cw; c++) {
       int lane, bit;
-      meta_pos(m, i, c, &lane, &bit);
+      meta_pos(ea, K, sel, i, c, &lane, &bit);
       unsigned v = e[lane] >> bit & 0xfu, i0 = v & 3, i1 = v >> 2;
       if (cw == 2) {   /* tf32 1:2: 0b0100 (element 0) or 0b1110 (element 1) */
         if (v != 0x4 && v != 0xe)
-          return exec_fault(w, x, lane, "mma.sp: metadata 0x%x of lane %d (bits %d-%d) gives the "
+          return exec_fault(w, x, lane, "%s: metadata 0x%x of lane %d (bits %d-%d) gives the "
                             "tf32 chunk %d of row %d the index 0b%d%d%d%d; only 0b0100 and 0b1110 "
-                            "are defined (PTX ISA 9.7.14.6.1)", e[lane], lane, bit, bit + 3, c, i,
-                            v >> 3 & 1, v >> 2 & 1, v >> 1 & 1, v & 1);
-        A[i * K + 2 * c + (v == 0xe)] = Ac[i * Kc + c];
+                            "are defined (PTX ISA 9.7.14.6.1)", name, e[lane], lane, bit, bit + 3, c,
+                            i, v >> 3 & 1, v >> 2 & 1, v >> 1 & 1, v & 1);
+        col[i * Kc + c] = (uint8_t)(2 * c + (v == 0xe));
         continue;
       }
-      if (i0 == i1 || (m->sparse == SP_ORDERED && i0 > i1))
-        return exec_fault(w, x, lane, "mma.sp%s: metadata 0x%x of lane %d (bits %d-%d) gives chunk "
-                          "%d of row %d the indices %u and %u: %s (PTX ISA 9.7.14.6.1)",
-                          m->sparse == SP_ORDERED ? "::ordered_metadata" : "", e[lane], lane, bit,
-                          bit + 3, c, i, i0, i1,
+      if (i0 == i1 || (ordered && i0 > i1))
+        return exec_fault(w, x, lane, "%s: metadata 0x%x of lane %d (bits %d-%d) gives chunk %d of "
+                          "row %d the indices %u and %u: %s (PTX ISA 9.7.14.6.1)", name, e[lane],
+                          lane, bit, bit + 3, c, i, i0, i1,
                           i0 == i1 ? "two equal indices are undefined"
                                    : "::ordered_metadata needs them increasing from the LSB");
       unsigned idx[2] = {i0, i1};
       for (int s = 0; s < 2; s++) {
-        if (cw == 4) A[i * K + 4 * c + (int)idx[s]] = Ac[i * Kc + 2 * c + s];
+        if (cw == 4) col[i * Kc + 2 * c + s] = (uint8_t)(4 * c + (int)idx[s]);
         else for (int h = 0; h < 2; h++)   /* s4/u4: pairs of 2 in a chunk of 8 */
-          A[i * K + 8 * c + 2 * (int)idx[s] + h] = Ac[i * Kc + 4 * c + 2 * s + h];
+          col[i * Kc + 4 * c + 2 * s + h] = (uint8_t)(8 * c + 2 * (int)idx[s] + h);
       }
     }
   return XS_NEXT;
@@ -272,10 +270,15 @@ HANDLER(exec_mma) {
   if (mma_converged(w, x, mask, "mma") != XS_NEXT) return XS_TRAP;
   const MmaOp *m = x->aux;
   uint64_t A[16 * 128], B[128 * 8], C[16 * 8], D[16 * 8];   /* K up to 128 (sparse s4/u4) */
-  if (m->sparse) {
+  if (m->sparse) {   /* the compressed A, expanded by the metadata (zeros elsewhere) */
     uint64_t Ac[16 * 64];
-    gather(w, m, OA, Ac, m->k / 2);
-    if (expand_sparse(w, x, m, Ac, A) != XS_NEXT) return XS_TRAP;
+    uint8_t col[16 * 64];
+    int K = m->k, Kc = K / 2;
+    gather(w, m, OA, Ac, Kc);
+    if (mma_sp_columns(w, x, m->ek[OA], K, m->sel, m->sparse == SP_ORDERED, m->meta, col) != XS_NEXT)
+      return XS_TRAP;
+    memset(A, 0, sizeof(uint64_t) * 16 * (size_t)K);
+    for (int i = 0; i < 16 * Kc; i++) A[i / Kc * K + col[i]] = Ac[i];
   } else {
     gather(w, m, OA, A, m->k);
   }
@@ -563,8 +566,7 @@ static bool select_mma(Lower *L, const Insn *in, XInsn *x, int sparse) {
   o->m = (uint8_t)m; o->n = (uint8_t)n; o->k = (uint8_t)k;
   if (sparse) {   /* f: the contributing lanes of each group of 4, a constant */
     const Operand *f = &in->opds[5];
-    int chunks = k / (ek[OA] == EK_TF32 ? 2 : ek[OA] == EK_S4 || ek[OA] == EK_U4 ? 8 : 4);
-    int nsel = 4 / (chunks / 4);
+    int nsel = 4 / mma_sp_lanes(ek[OA], k);
     if (f->kind != OPD_IMM)
       lower_refuse(L, "%s: the sparsity selector f must be an integer constant", name);
     if (f->ival < 0 || f->ival >= nsel)
