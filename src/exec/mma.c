@@ -663,10 +663,11 @@ bool exec_select_MMA(Lower *L, const Insn *in, XInsn *x) {
   case OP_WGMMA_FENCE: case OP_WGMMA_COMMIT_GROUP: case OP_WGMMA_WAIT_GROUP:
   case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
   case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
+  case OP_WGMMA_SP_F16: case OP_WGMMA_SP_TF32: case OP_WGMMA_SP_F8: case OP_WGMMA_SP_I8:
     return wgmma_select(L, in, x);
   case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA: case OP_WMMA_MMA_B1:
     return wmma_select(L, in, x);
   default:
-    return false;   /* wgmma .sp: not yet */
+    return false;
   }
 }
