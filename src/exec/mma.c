@@ -467,9 +467,9 @@ void mma_lower_regs(Lower *L, const Insn *in, const Operand *o, int n, bool dst,
                     uint32_t *slots, const char *what) {
   const Operand *e = o->kind == OPD_VEC ? o->elems : o;
   int have = o->kind == OPD_VEC ? o->n : 1;
-  if (have != n)
-    lower_refuse(L, "%s: %s needs %d register%s, not %d", op_info[in->op].mnemonic, what, n,
-                 n == 1 ? "" : "s", have);
+  if (have != n)   /* build/opcov reads "(operand K) needs N register" to size its lists */
+    lower_refuse(L, "%s: %s (operand %d) needs %d register%s, not %d", op_info[in->op].mnemonic,
+                 what, (int)(o - in->opds) + 1, n, n == 1 ? "" : "s", have);
   int file = type_size(t) == 8 ? 1 : 0;
   for (int i = 0; i < n; i++) {
     if (e[i].kind == OPD_SINK && dst) { slots[i] = NOSLOT; continue; }
