@@ -7,6 +7,8 @@
  * it. A row "executes" when every instance lowers, "partly" when some do,
  * "not yet" when none does (the family's selector refuses it). Rows whose
  * operands are "*" cannot be synthesised and are listed as "unchecked";
+ * a matrix fragment (kind b) starts as one register and takes the count
+ * the lowering's refusal names ("(operand K) needs N registers");
  * so are rows whose synthetic instance the validator or lowering rejects
  * for its values (cp.async's size must be 4, 8 or 16) rather than as
  * "not supported".
@@ -39,12 +41,21 @@ static Type opd_type(const OpdSpec *o, char kind, uint8_t idx, const Type *types
   return t;
 }
 
-/* Appends one operand of `kind`; returns false when it cannot be made. */
+/* Appends one operand of `kind` (count: the registers of a b list);
+ * returns false when it cannot be made. */
 static bool put_operand(char *out, size_t cap, const OpdSpec *o, char kind, uint8_t idx,
-                        const Type *types, int nt, int vec) {
+                        const Type *types, int nt, int vec, int count) {
   size_t n = strlen(out);
   Type t = opd_type(o, kind, idx, types, nt);
   switch (kind) {
+  case 'b': {   /* 64-bit types in .b64 registers, f32 in .f32, the rest in .b32 */
+    const char *r = type_size(t) == 8 ? "b64" : t == TY_F32 ? "f32" : "b32";
+    snprintf(out + n, cap - n, "{");
+    for (int i = 0; i < count; i++)
+      snprintf(out + strlen(out), cap - strlen(out), "%s%%t_%s", i ? ", " : "", r);
+    snprintf(out + strlen(out), cap - strlen(out), "}");
+    return true;
+  }
   case 'd': case 'D': case 'a': case 'r': case 's': case 'p': case 'q':
     snprintf(out + n, cap - n, "%%t_%s", type_name(t));
     return true;
@@ -71,14 +82,14 @@ static bool put_operand(char *out, size_t cap, const OpdSpec *o, char kind, uint
 
 /* Builds the PTX text of one instance of row r with modifiers mods[0..nm). */
 static bool make_instance(int r, const OpPattern *pat, const char *const *mods, int nm,
-                          char *text, size_t cap) {
-  Type types[3];
+                          const int *counts, char *text, size_t cap) {
+  Type types[4];
   int nt = 0, vec = 1;
   char insn[512];
   snprintf(insn, sizeof insn, "%s", pat->base);
   for (int j = 0; j < nm; j++) {
     strncat(insn, mods[j], sizeof insn - strlen(insn) - 1);
-    if (is_type(mods[j]) && nt < 3) types[nt++] = type_lookup(mods[j] + 1, (int)strlen(mods[j]) - 1);
+    if (is_type(mods[j]) && nt < 4) types[nt++] = type_lookup(mods[j] + 1, (int)strlen(mods[j]) - 1);
     if (!strcmp(mods[j], ".v2")) vec = 2;
     if (!strcmp(mods[j], ".v4")) vec = 4;
     if (!strcmp(mods[j], ".v8")) vec = 8;
@@ -90,10 +101,11 @@ static bool make_instance(int r, const OpPattern *pat, const char *const *mods, 
     if (o->kind == '*' || o->kind == 'c' || o->kind == 't') return false;
     if (o->optional) break;
     if (i) strncat(insn, ", ", sizeof insn - strlen(insn) - 1);
-    if (!put_operand(insn, sizeof insn, o, o->kind, o->type_index, types, nt, vec)) return false;
+    if (!put_operand(insn, sizeof insn, o, o->kind, o->type_index, types, nt, vec, counts[i]))
+      return false;
     if (o->pair && !o->pair_optional) {
       strncat(insn, "|", sizeof insn - strlen(insn) - 1);
-      if (!put_operand(insn, sizeof insn, NULL, o->pair_kind, o->pair_type_index, types, nt, vec))
+      if (!put_operand(insn, sizeof insn, NULL, o->pair_kind, o->pair_type_index, types, nt, vec, 1))
         return false;
     }
   }
@@ -143,16 +155,33 @@ int main(void) {
     int n = instances(&pats[r], mods, nm), ok = 0, tried = 0;
     char first_refusal[160] = "";
     for (int k = 0; k < n; k++) {
-      char text[4096];
-      if (!make_instance(r, &pats[r], mods[k], nm[k], text, sizeof text)) continue;
-      char *err = NULL;
-      Module *m = front_parse(text, strlen(text), "opcov.ptx", &err);
-      if (!m) { free(err); continue; }
-      tried++;
-      Device *dev = dev_create((size_t)1 << 24);
+      char text[8192];
+      int counts[PAT_MAX_OPDS];
+      for (int i = 0; i < PAT_MAX_OPDS; i++) counts[i] = 1;
+      Module *m = NULL;
+      Device *dev = NULL;
       char *lerr = NULL;
-      Program *p = dev ? program_build(m, dev, &lerr) : NULL;
-      const char *why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
+      Program *p = NULL;
+      const char *why = NULL;
+      for (int attempt = 0; attempt < 8; attempt++) {   /* b lists: resized by the refusal */
+        program_free(p); free(lerr); dev_destroy(dev); module_free(m);
+        m = NULL; dev = NULL; lerr = NULL; p = NULL;
+        if (!make_instance(r, &pats[r], mods[k], nm[k], counts, text, sizeof text)) break;
+        char *err = NULL;
+        m = front_parse(text, strlen(text), "opcov.ptx", &err);
+        if (!m) { free(err); break; }
+        dev = dev_create((size_t)1 << 24);
+        p = dev ? program_build(m, dev, &lerr) : NULL;
+        why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
+        const char *need = why ? strstr(why, "(operand ") : NULL;
+        int opd, want;
+        if (!need || sscanf(need, "(operand %d) needs %d register", &opd, &want) != 2 ||
+            opd < 1 || opd > PAT_MAX_OPDS || want < 1 || want > 128 || counts[opd - 1] == want)
+          break;
+        counts[opd - 1] = want;
+      }
+      if (!m) continue;
+      tried++;
       if (p && !p->nrefusals) ok++;
       else if (!why || !strstr(why, "is not supported")) tried--;   /* a bad synthetic value */
       else if (!first_refusal[0]) {

@@ -70,6 +70,16 @@ enum { MD_SAT = 1, MD_AND = 2, MD_XOR = 4 };
 uint64_t mma_dot(int ed, int ea, int eb, int ec, int flags, int K, const uint64_t *a, int as,
                  const uint64_t *b, int bs, uint64_t c);
 
+/* Sparse A (mma.c's header, "Sparse A"): how many lanes of a group of 4
+ * hold the metadata of a 16-row A of kind ea and logical K (1, 2, 4; the
+ * selector takes 4/that values), and the logical column col[i * K/2 + c] of
+ * each compressed element of the 16 rows from the metadata register slot
+ * `meta` (selector sel; ordered: ::ordered_metadata). Metadata the ISA
+ * leaves undefined is a located fault (XS_TRAP). */
+int mma_sp_lanes(int ea, int K);
+XStatus mma_sp_columns(Warp *w, const XInsn *x, int ea, int K, int sel, bool ordered, uint32_t meta,
+                       uint8_t *col);
+
 /* wmma.load/.store/.mma (src/exec/wmma.c); exec_select_MMA delegates them. */
 bool wmma_select(Lower *L, const Insn *in, XInsn *x);
 

@@ -1,9 +1,16 @@
 /* wgmma.c: the warpgroup-level matrix instructions of sm_90a (PTX ISA 9.0
  * §9.7.15 "Asynchronous Warpgroup Level Matrix Multiply-Accumulate"):
  * wgmma.fence, wgmma.mma_async (dense: f16/bf16, tf32, e4m3/e5m2, s8/u8,
- * b1 .and .popc), wgmma.commit_group, wgmma.wait_group, and setmaxnreg
- * (§9.7.19), which is warpgroup-wide too. Refused by name at lowering
- * ("... is not supported"): wgmma.mma_async.sp.
+ * b1 .and .popc), wgmma.mma_async.sp (f16/bf16, tf32, e4m3/e5m2, s8/u8),
+ * wgmma.commit_group, wgmma.wait_group, and setmaxnreg (§9.7.19), which is
+ * warpgroup-wide too.
+ *
+ * Sparse A (.sp, §9.7.15.6): A (registers or descriptor) holds the
+ * compressed 64 x K/2, in the registers and shared-memory layout of a dense
+ * A of K/2; each warp's 16 rows are expanded by its lanes' sp-meta and the
+ * selector sp-sel exactly as mma.sp's (mma.c's header, "Sparse A";
+ * mma_sp_columns), and B is the dense K x N (K of 64 bytes: a K-major
+ * swizzle narrower than that, 32B, is a located fault: not modelled).
  *
  * Warpgroup. Four contiguous warps (warp ids 4g .. 4g+3 of the CTA) execute
  * every .aligned instruction here together, each with all 32 lanes. Warp w
@@ -128,11 +135,13 @@ typedef struct WgRead {
   uint64_t adesc, bdesc, sum;
 } WgRead;
 
-/* A (the warp's 16 rows) and B (N <= 256 rows of K <= 32), raw and decoded. */
+/* A (the warp's 16 rows) and B (N <= 256 rows of K <= 64: sparse 8-bit),
+ * raw and decoded; the compressed sparse A and its columns. */
 typedef struct WgScratch {
-  uint32_t A[16 * 32], B[256 * 32];
-  float fa[16 * 32], fb[256 * 32];
-  int64_t ia[16 * 32], ib[256 * 32];
+  uint32_t A[16 * 64], B[256 * 64], Ac[16 * 32];
+  uint8_t col[16 * 32];
+  float fa[16 * 64], fb[256 * 64];
+  int64_t ia[16 * 64], ib[256 * 64];
 } WgScratch;
 
 void wgmma_free(Warp *w) {
@@ -290,7 +299,11 @@ HANDLER(exec_wgmma_wait) {
 
 typedef struct WgOp {
   uint16_t n;                   /* N; M = 64 */
-  uint8_t k;                    /* K */
+  uint8_t k;                    /* K (logical) */
+  uint8_t ka;                   /* the K that A holds: K, or K/2 when sparse */
+  bool sparse;                  /* wgmma.mma_async.sp */
+  uint8_t sel;                  /* its sparsity selector */
+  uint32_t meta;                /* its metadata register sp-meta */
   uint8_t ed, ea, eb;           /* EKind of D (= C), A, B */
   bool adesc, trans_a, trans_b, satfinite;
   int8_t scale_a, scale_b;      /* 1 or -1 */
@@ -343,6 +356,10 @@ static XStatus desc_read(Warp *w, const XInsn *x, uint64_t v, const char *which,
   if (desc_decode(w, x, v, which, &d) != XS_NEXT) return XS_TRAP;
   const Cta *c = w->cta;
   int size = ek_bits(ek) / 8;
+  if (!mn_major && d.mode && (uint32_t)(K * size) > 16 * d.w)   /* sparse B: K of 64 bytes */
+    return exec_fault(w, x, -1, "wgmma.mma_async: the %s descriptor 0x%016llx is K-major with a "
+                      "%u-byte swizzle, narrower than its K of %d bytes: not modelled", which,
+                      (unsigned long long)v, 16 * d.w, K * size);
   for (int i = 0; i < rows; i++)
     for (int k = 0; k < K; k++) {
       uint32_t a = desc_addr(&d, mn_major, (uint32_t)size, (uint32_t)(mn0 + i), (uint32_t)k);
@@ -373,7 +390,7 @@ static bool note_read(Warp *w, const XInsn *x, WgState *s, const WgOp *o, const 
     s->caprd = cap;
   }
   uint64_t h = 0xcbf29ce484222325ull;
-  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->k);
+  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->ka);
   s->rd[s->nrd++] = (WgRead){x, WG_OPEN, o->adesc ? R64(w, o->a)[0] : 0, R64(w, o->b)[0],
                              hash_words(h, B, (size_t)o->n * o->k)};
   return true;
@@ -383,11 +400,11 @@ static bool note_read(Warp *w, const XInsn *x, WgState *s, const WgOp *o, const 
 static uint64_t operands_sum(Warp *w, const XInsn *x, uint64_t adesc, uint64_t bdesc, bool *ok) {
   const WgOp *o = x->aux;
   WgState *s = w->wgmma;
-  uint32_t *A = s->tmp->A, *B = s->tmp->B;
+  uint32_t *A = o->sparse ? s->tmp->Ac : s->tmp->A, *B = s->tmp->B;
   uint64_t h = 0xcbf29ce484222325ull;
-  *ok = (!o->adesc || desc_read(w, x, adesc, "A", o->ea, o->trans_a, 16 * (w->id % 4), 16, o->k, A) == XS_NEXT) &&
+  *ok = (!o->adesc || desc_read(w, x, adesc, "A", o->ea, o->trans_a, 16 * (w->id % 4), 16, o->ka, A) == XS_NEXT) &&
         desc_read(w, x, bdesc, "B", o->eb, o->trans_b, 0, o->n, o->k, B) == XS_NEXT;
-  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->k);
+  if (o->adesc) h = hash_words(h, A, (size_t)16 * o->ka);
   return hash_words(h, B, (size_t)o->n * o->k);
 }
 
@@ -435,21 +452,29 @@ HANDLER(exec_wgmma_mma) {
   int N = o->n, K = o->k, row0 = 16 * (w->id % 4);
   if (!s->tmp && !(s->tmp = malloc(sizeof *s->tmp))) return exec_fault(w, x, -1, "out of memory");
   uint32_t *A = s->tmp->A, *B = s->tmp->B;   /* A[i][k] (the warp's 16 rows), B[n][k] */
+  uint32_t *Ar = o->sparse ? s->tmp->Ac : A;  /* what A holds: 16 x ka */
+  int KA = o->ka;
   if (o->adesc) {
-    if (desc_read(w, x, R64(w, o->a)[0], "A", o->ea, o->trans_a, row0, 16, K, A) != XS_NEXT)
+    if (desc_read(w, x, R64(w, o->a)[0], "A", o->ea, o->trans_a, row0, 16, KA, Ar) != XS_NEXT)
       return XS_TRAP;
   } else {
     int bits = ek_bits(o->ea), epr = 32 / bits;
     FOR_LANES(l) for (int r = 0; r < 4; r++) {
       uint32_t v = R32(w, o->areg[r])[l];
       for (int j = 0; j < epr; j++) {
-        int row = (l >> 2) + 8 * (r & 1), col = epr * (l & 3) + j + K / 2 * (r >> 1);
-        A[row * K + col] = v >> (bits * j) & (uint32_t)((1ull << bits) - 1);
+        int row = (l >> 2) + 8 * (r & 1), col = epr * (l & 3) + j + KA / 2 * (r >> 1);
+        Ar[row * KA + col] = v >> (bits * j) & (uint32_t)((1ull << bits) - 1);
       }
     }
   }
+  if (o->sparse) {   /* the logical A: the compressed elements at their metadata's columns */
+    uint8_t *col = s->tmp->col;
+    if (mma_sp_columns(w, x, o->ea, K, o->sel, false, o->meta, col) != XS_NEXT) return XS_TRAP;
+    memset(A, 0, sizeof(uint32_t) * 16 * (size_t)K);
+    for (int i = 0; i < 16 * KA; i++) A[i / KA * K + col[i]] = Ar[i];
+  }
   if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B) != XS_NEXT) return XS_TRAP;
-  if (exec_checking(w) && (!note_read(w, x, s, o, A, B) || !fence_check(w, x, s, o)))
+  if (exec_checking(w) && (!note_read(w, x, s, o, Ar, B) || !fence_check(w, x, s, o)))
     return exec_fault(w, x, -1, "out of memory");
   bool scale_d = o->scale_d >= 0 ? o->scale_d : ((w->pred[o->pslot] & 1) != 0) != o->scale_d_neg;
   /* the descriptors and scale-d are warp-uniform operands: lane 0's are used */
@@ -527,7 +552,7 @@ static uint32_t desc_opd(Lower *L, const Insn *in, int i, const char *what) {
   return lower_src(L, o, TY_B64);
 }
 
-static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
+static bool select_mma_async(Lower *L, const Insn *in, XInsn *x, bool sparse) {
   int ek[3], nt = 0, n = 0, k = 0;
   for (int i = 0; i < in->nmods; i++) {
     int kind = mma_kind_of(in->mods[i]);
@@ -542,18 +567,30 @@ static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
     lower_refuse(L, "wgmma.mma_async: .m64n%dk%d is not a shape of the %s forms (N is 8, 16, 24, 32 "
                  "or a multiple of 16)", n, k, a == EK_B1 ? ".b1" : ".s8/.u8");
   if (a == EK_B1) k /= 8;   /* K bits in K/8 bytes (EK_B1) */
-  if (in->nopds < 4)
-    lower_refuse(L, "wgmma.mma_async: needs at least 4 operands (d, a, b-desc, scale-d), not %d",
-                 in->nopds);
+  int sp = sparse ? 2 : 0;   /* .sp: sp-meta, sp-sel after b-desc */
+  if (in->nopds < 4 + sp)
+    lower_refuse(L, "wgmma.mma_async: needs at least %d operands (d, a, b-desc, %sscale-d), not %d",
+                 4 + sp, sparse ? "sp-meta, sp-sel, " : "", in->nopds);
   bool adesc = in->opds[1].kind != OPD_VEC;
-  /* operands: d, a, b-desc, scale-d, then imm-scale-a, imm-scale-b (not
+  /* operands: d, a, b-desc, [sp-meta, sp-sel,] scale-d, then imm-scale-a, imm-scale-b (not
      integer), imm-trans-a (f16/bf16 with an A descriptor), imm-trans-b (f16/bf16) */
-  int want = i8 ? 4 : f16 ? (adesc ? 8 : 7) : 6;
+  int want = (i8 ? 4 : f16 ? (adesc ? 8 : 7) : 6) + sp;
   if (in->nopds != want)
     lower_refuse(L, "wgmma.mma_async: this form takes %d operands, not %d", want, in->nopds);
   int nd = d == EK_F16 ? n / 4 : n / 2;
   WgOp *o = lower_aux(L, sizeof *o + (size_t)nd * sizeof o->d[0]);
   o->n = (uint16_t)n; o->k = (uint8_t)k;
+  o->ka = (uint8_t)(sparse ? k / 2 : k);
+  o->sparse = sparse;
+  if (sparse) {
+    const Operand *f = &in->opds[4];
+    int nsel = 4 / mma_sp_lanes(a, k);
+    if (f->kind != OPD_IMM || f->ival < 0 || f->ival >= nsel)
+      lower_refuse(L, "wgmma.mma_async.sp: sp-sel (operand 5) must be the constant %s for this "
+                   "type (PTX ISA 9.7.15.6.3)", nsel == 2 ? "0 or 1" : "0");
+    o->sel = (uint8_t)f->ival;
+    o->meta = lower_src(L, &in->opds[3], TY_B32);
+  }
   o->ed = (uint8_t)d; o->ea = (uint8_t)a; o->eb = (uint8_t)b;
   o->adesc = adesc;
   o->satfinite = insn_has_mod(in, ".satfinite");
@@ -563,20 +600,21 @@ static bool select_mma_async(Lower *L, const Insn *in, XInsn *x) {
   if (adesc) o->a = desc_opd(L, in, 1, "A");
   else mma_lower_regs(L, in, &in->opds[1], 4, false, TY_B32, o->areg, "a");
   o->b = desc_opd(L, in, 2, "B");
-  const Operand *sd = &in->opds[3];
+  const Operand *sd = &in->opds[3 + sp];
   if (sd->kind == OPD_IMM) o->scale_d = sd->ival != 0;
   else if (sd->kind == OPD_REG && sd->sym && sd->sym->type == TY_PRED) {
     o->scale_d = -1;
     o->scale_d_neg = (sd->flags & OPF_NEG) != 0;
     o->pslot = lower_src(L, sd, TY_PRED);
-  } else lower_refuse(L, "wgmma.mma_async: scale-d (operand 4) must be a predicate or a constant");
+  } else lower_refuse(L, "wgmma.mma_async: scale-d (operand %d) must be a predicate or a constant",
+                      4 + sp);
   if (!i8) {
-    o->scale_a = (int8_t)imm_opd(L, in, 4, "imm-scale-a", -1, 1);
-    o->scale_b = (int8_t)imm_opd(L, in, 5, "imm-scale-b", -1, 1);
+    o->scale_a = (int8_t)imm_opd(L, in, 4 + sp, "imm-scale-a", -1, 1);
+    o->scale_b = (int8_t)imm_opd(L, in, 5 + sp, "imm-scale-b", -1, 1);
   }
   if (f16) {
-    if (adesc) o->trans_a = imm_opd(L, in, 6, "imm-trans-a", 0, 1);
-    o->trans_b = imm_opd(L, in, adesc ? 7 : 6, "imm-trans-b", 0, 1);
+    if (adesc) o->trans_a = imm_opd(L, in, 6 + sp, "imm-trans-a", 0, 1);
+    o->trans_b = imm_opd(L, in, (adesc ? 7 : 6) + sp, "imm-trans-b", 0, 1);
   }
   x->aux = o;
   x->nslots = 0;
@@ -596,7 +634,9 @@ bool wgmma_select(Lower *L, const Insn *in, XInsn *x) {
     return true;
   case OP_WGMMA_F16: case OP_WGMMA_TF32: case OP_WGMMA_F8: case OP_WGMMA_I8: case OP_WGMMA_U8:
   case OP_WGMMA_I8_MIXED: case OP_WGMMA_B1:
-    return select_mma_async(L, in, x);
+    return select_mma_async(L, in, x, false);
+  case OP_WGMMA_SP_F16: case OP_WGMMA_SP_TF32: case OP_WGMMA_SP_F8: case OP_WGMMA_SP_I8:
+    return select_mma_async(L, in, x, true);
   case OP_SETMAXNREG:
     x->imm = in->opds[0].ival;
     x->sub = insn_has_mod(in, ".inc");

@@ -72,7 +72,7 @@ typedef struct PatItem {
 } PatItem;
 
 typedef struct OpdSpec {
-  char kind;             /* d D a r i s p q v m l f c t e k * */
+  char kind;             /* d D a r i s p q v m l f c t e k b * */
   bool optional;
   uint8_t type_index;
   enum { OT_INSN, OT_FIXED, OT_2X, OT_WIDE, OT_ANY } tmode;

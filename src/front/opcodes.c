@@ -97,7 +97,7 @@ static void compile_mods(int row, OpPattern *pat, const char *s) {
 
 static const char *compile_one(int row, OpdSpec *o, const char *s, bool second) {
   char kind = *s++;
-  if (!strchr("dDairspqvmlfctek*", kind) || !kind) { bad_row(row); return s; }
+  if (!strchr("dDairspqvmlfctekb*", kind) || !kind) { bad_row(row); return s; }
   uint8_t idx = 0;
   if (isdigit((unsigned char)*s)) idx = (uint8_t)(*s++ - '0');
   if (second) {

@@ -715,6 +715,22 @@ static void check_one(Parser *P, const Insn *in, const Operand *o, char kind, ui
   case 'c':
     if (o->kind != OPD_LIST) opd_error(P, in, o, "expected a list (...)");
     return;
+  case 'b':   /* a matrix fragment: its count and widths are the form's (lowering checks them) */
+    if (o->kind != OPD_VEC) {
+      if (o->kind != OPD_REG || o->sym->kind != SYM_REG)
+        opd_error(P, in, o, "expected a register or a list {...} of registers");
+      return;
+    }
+    for (int i = 0; i < o->n; i++) {
+      const Operand *el = &o->elems[i];
+      bool dst = o == &in->opds[0];
+      if (el->kind == OPD_SINK && dst) continue;
+      if ((el->kind == OPD_IMM || el->kind == OPD_FIMM) && !dst) continue;
+      if (el->kind != OPD_REG || el->sym->kind != SYM_REG)
+        opd_error(P, in, el, dst ? "expected a register or _ in the list"
+                                 : "expected a register or constant in the list");
+    }
+    return;
   case 'e': case 'k':
     if (o->kind == OPD_VEC) { check_brace(P, in, o, e, kind == 'e'); return; }
     check_one(P, in, o, kind == 'e' ? 'd' : 's', idx, tmode, fixed);

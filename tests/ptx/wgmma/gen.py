@@ -146,8 +146,9 @@ def pack_a(A, kind, K):
 
 def kernel(name, c, nd, words, descs):
     dty = "f32" if c["d"] == "f32" else "b32"
+    sp = "sp" in c
     s = [f".visible .entry {name}(.param .u64 pd, .param .u64 pa, .param .u64 pimg, "
-         ".param .u64 pc, .param .u32 ps)", "{",
+         ".param .u64 pc, .param .u32 ps" + (", .param .u64 pe)" if sp else ")"), "{",
          "  .reg .b32 %r<10>;\n  .reg .b64 %rd<20>;\n  .reg .pred %p<3>;",
          f"  .reg .{dty} %d<{nd}>;\n  .reg .b32 %a<4>;",
          f"  .shared .align 1024 .b8 sm[{words * 4}];",
@@ -166,9 +167,13 @@ def kernel(name, c, nd, words, descs):
     s.append(f"  ld.param.u64 %rd7, [pc];\n  mul.wide.u32 %rd6, %r1, {4 * nd};\n  add.u64 %rd7, %rd7, %rd6;")
     s += [f"  ld.global.{dty} %d{r}, [%rd7+{4 * r}];" for r in range(nd)]
     s.append("  ld.param.u32 %r7, [ps];\n  setp.ne.u32 %p2, %r7, 0;")
+    if sp:   # each thread's sp-meta
+        s.append("  ld.param.u64 %rd15, [pe];\n  mul.wide.u32 %rd16, %r1, 4;\n  add.u64 %rd15, %rd15, %rd16;")
+        s.append("  ld.global.b32 %r8, [%rd15];")
     s.append("  wgmma.fence.sync.aligned;")
     dl = "{" + ", ".join(f"%d{r}" for r in range(nd)) + "}"
-    mn = f"wgmma.mma_async.sync.aligned.m64n{c['n']}k{KOF[c['a']]}"
+    mn = (f"wgmma.mma_async.sp.sync.aligned.m64n{c['n']}k{2 * KOF[c['a']]}" if sp else
+          f"wgmma.mma_async.sync.aligned.m64n{c['n']}k{KOF[c['a']]}")
     if c["a"] == "b1":
         mn += ".s32.b1.b1.and.popc"
     elif c["a"] in ("s8", "u8"):
@@ -185,7 +190,8 @@ def kernel(name, c, nd, words, descs):
             if c["adesc"]:
                 tail.append(str(int(c.get("ta", "K") == "MN")))
             tail.append(str(int(c.get("tb", "K") == "MN")))
-        s.append(f"  {mn} {dl}, {ad}, {bd}, %p2" + "".join(", " + t for t in tail) + ";")
+        spo = f", %r8, {c['sp']}" if sp else ""
+        s.append(f"  {mn} {dl}, {ad}, {bd}{spo}, %p2" + "".join(", " + t for t in tail) + ";")
     s.append("  wgmma.commit_group.sync.aligned;\n  wgmma.wait_group.sync.aligned 0;")
     s.append("  ld.param.u64 %rd8, [pd];\n  add.u64 %rd8, %rd8, %rd6;")
     s += [f"  st.global.{dty} [%rd8+{4 * r}], %d{r};" for r in range(nd)]
@@ -212,7 +218,7 @@ def offsets(swz, major, kind, rows, K):
     atom = 128 * W               # 8 K-rows of 16*W bytes
     sbo = atom                   # the next 8 K follow the atom
     lbo = atom * (K // 8)        # the next atom along MN after all of K
-    return lbo, sbo, lbo * max(1, rows // (T * W))
+    return lbo, sbo, lbo * max(1, -(-rows // (T * W)))
 
 
 def vals(rng, kind, lo, hi, shape):
@@ -225,12 +231,73 @@ def vals(rng, kind, lo, hi, shape):
     return rng.integers(lo, hi, endpoint=True, size=shape)
 
 
+# ---- wgmma.mma_async.sp: the sparse A (PTX ISA 9.7.15.6; the same chunks and
+# metadata as mma.sp, tests/ptx/mma/gen.py, for each warp's 16 rows) ----
+
+def sparse_a(rng, kind, lo, hi, K):
+    """(logical 64 x K A, compressed 64 x K/2, 4-bit metadata per chunk)."""
+    cw = 2 if kind == "tf32" else 4
+    A = np.zeros((64, K), dtype=object)
+    Ac = np.zeros((64, K // 2), dtype=object)
+    nib = np.zeros((64, K // cw), dtype=np.int64)
+    for i in range(64):
+        for ch in range(K // cw):
+            if cw == 2:
+                p = int(rng.integers(0, 2))
+                nib[i, ch] = 0b1110 if p else 0b0100
+                A[i, 2 * ch + p] = Ac[i, ch] = int(vals(rng, kind, lo, hi, 1)[0])
+                continue
+            p0, p1 = sorted(rng.choice(4, size=2, replace=False))
+            if rng.integers(0, 2):
+                p0, p1 = p1, p0            # either order of the two indices
+            nib[i, ch] = p0 | p1 << 2
+            for sl, p in enumerate((p0, p1)):
+                A[i, 4 * ch + p] = Ac[i, 2 * ch + sl] = int(vals(rng, kind, lo, hi, 1)[0])
+    return A, Ac, nib
+
+
+def expand(Ac, nib):
+    """The logical A of a compressed 2:4 Ac by its 4-bit chunk metadata."""
+    A = np.zeros((Ac.shape[0], 2 * Ac.shape[1]), dtype=object)
+    for i in range(Ac.shape[0]):
+        for ch in range(nib.shape[1]):
+            v = int(nib[i, ch])
+            A[i, 4 * ch + (v & 3)] = Ac[i, 2 * ch]
+            A[i, 4 * ch + (v >> 2)] = Ac[i, 2 * ch + 1]
+    return A
+
+
+def meta_words(rng, nib, kind, sel):
+    """sp-meta of the 128 threads: lane 4g + sel*n + j of warp w holds chunks
+    of rows 16w+g and 16w+g+8 (16/32-bit: chunks 4j.. in bits 0-15 / 16-31;
+    8-bit: chunks 8(j>>1).. of row + 8(j&1)); other lanes random."""
+    chunks = nib.shape[1]
+    n = chunks // 4
+    E = [int(v) for v in rng.integers(0, 2**32, size=128)]
+    for w in range(4):
+        for g in range(8):
+            for j in range(n):
+                word = 0
+                if KIND_BITS[kind] >= 16:
+                    for h in range(2):
+                        for q in range(4):
+                            word |= int(nib[16 * w + g + 8 * h, 4 * j + q]) << (16 * h + 4 * q)
+                else:
+                    for q in range(8):
+                        word |= int(nib[16 * w + g + 8 * (j & 1), 8 * (j >> 1) + q]) << (4 * q)
+                E[32 * w + 4 * g + sel * n + j] = word
+    return E
+
+
 def gen_case(name, c, seed):
     rng = np.random.default_rng(seed)
-    N, Ki = c["n"], KOF[c["a"]]
+    sp = "sp" in c
+    N, Ki = c["n"], KOF[c["a"]] * (2 if sp else 1)
     K = Ki * c.get("steps", 1)
     lo, hi = c["range"]
     A = vals(rng, c["a"], lo, hi, (64, K)).astype(object)
+    if sp:
+        A, Ac, nib = sparse_a(rng, c["a"], lo, hi, K)
     B = vals(rng, c["b"], lo, hi, (K, N)).astype(object)
     clo, chi = c["crange"]
     C = rng.integers(clo, chi, endpoint=True, size=(64, N)).astype(object)
@@ -238,6 +305,9 @@ def gen_case(name, c, seed):
         C = rng.choice([2**31 - 5, -2**31 + 5, 0, 7], size=(64, N)).astype(object)
         A = rng.choice([127, -128] if c["a"] == "s8" else [255], size=(64, K)).astype(object)
         B = rng.choice([127, -128] if c["b"] == "s8" else [255], size=(K, N)).astype(object)
+        if sp:   # the extremes in the non-zero places only
+            Ac = rng.choice([127, -128] if c["a"] == "s8" else [255], size=(64, K // 2)).astype(object)
+            A = expand(Ac, nib)
     scale_d = c.get("scale_d", 1)
     D = (c.get("sa", 1) * A) @ (c.get("sb", 1) * B) + (C if scale_d else 0)
     if c["d"] == "s32":
@@ -249,13 +319,17 @@ def gen_case(name, c, seed):
         B = np.array([[sum(int(B[8 * j + i, n]) << i for i in range(8)) for n in range(N)]
                       for j in range(K // 8)], dtype=object)
         K, Ki = K // 8, Ki // 8
+    if sp:   # A holds the compressed 64 x K/2 in the layouts of a dense A of K/2
+        A, KA = Ac, K // 2
+    else:
+        KA = K
     img = bytearray(65536)
     descs = []
     ta, tb = c.get("ta", "K"), c.get("tb", "K")
     top = 0
     parts = []
     if c["adesc"]:
-        lbo, sbo, nb = offsets(c["swz_a"], ta, c["a"], 64, K)
+        lbo, sbo, nb = offsets(c["swz_a"], ta, c["a"], 64, KA)
         parts.append(("A", A, c["a"], c["swz_a"], ta, lbo, sbo, top))
         top = (top + nb + 1023) // 1024 * 1024
     lbo, sbo, nb = offsets(c["swz_b"], tb, c["b"], N, K)
@@ -279,7 +353,7 @@ def gen_case(name, c, seed):
     nd = N // 4 if c["d"] == "f16" else N // 2
     ptx = kernel(name, c, nd, words, descs)
     pimg = [int.from_bytes(img[i:i + 4], "little") for i in range(0, len(img), 4)]
-    pa = pack_a(A, c["a"], K) if not c["adesc"] else [0]
+    pa = pack_a(A, c["a"], KA) if not c["adesc"] else [0]
     pc = pack_d(C, c["d"], N)
     pd = pack_d(D, c["d"], N)
     def arg(v):
@@ -287,7 +361,8 @@ def gen_case(name, c, seed):
             return f"-a 'u32[{len(v)}]:zero'"
         return f"-a 'u32[{len(v)}]:" + ",".join(str(x) for x in v) + "'"
     run = (f"// RUN: ptxvm run %s {name} -b 128 -a 'u32[{len(pd)}]:zero' {arg(pa)} {arg(pimg)} "
-           f"{arg(pc)} -a u32:{scale_d} -o 0")
+           f"{arg(pc)} -a u32:{scale_d}" + (f" {arg(meta_words(rng, nib, c['a'], c['sp']))}" if sp else "")
+           + " -o 0")
     return run, ptx, " ".join(str(v) for v in pd)
 
 
@@ -328,6 +403,27 @@ CASES = [
                               range=(0, 1), crange=(-1000, 1000))),
     ("s32_s8_sat_sw32", dict(d="s32", a="s8", b="s8", n=32, adesc=True, swz_a="32B", swz_b="32B",
                              sat=True, range=(-128, 127), crange=(0, 0))),
+    # wgmma.mma_async.sp: sp = the sparsity selector
+    ("sp_f32_f16_none_s1", dict(d="f32", a="f16", b="f16", n=32, adesc=True, swz_a="none", swz_b="none",
+                                sp=1, **F16)),
+    ("sp_f16_f16_sw128_s0", dict(d="f16", a="f16", b="f16", n=64, adesc=True, swz_a="128B", swz_b="128B",
+                                 sp=0, **F16)),
+    ("sp_f32_bf16_areg_sw64_tb", dict(d="f32", a="bf16", b="bf16", n=16, adesc=False, swz_b="64B",
+                                      tb="MN", sp=1, range=(-8, 8), crange=(-100, 100))),
+    ("sp_f32_f16_sw32_ta_tb", dict(d="f32", a="f16", b="f16", n=24, adesc=True, swz_a="32B", swz_b="32B",
+                                   ta="MN", tb="MN", sp=0, sa=-1, **F16)),
+    ("sp_f32_tf32_sw128_s1", dict(d="f32", a="tf32", b="tf32", n=16, adesc=True, swz_a="128B",
+                                  swz_b="128B", sp=1, range=(-100, 100), crange=(-1000, 1000))),
+    ("sp_f32_tf32_areg_none_s0", dict(d="f32", a="tf32", b="tf32", n=8, adesc=False, swz_b="none",
+                                      sp=0, range=(-100, 100), crange=(-1000, 1000))),
+    ("sp_f32_e4m3_e5m2_sw64", dict(d="f32", a="e4m3", b="e5m2", n=32, adesc=True, swz_a="64B",
+                                   swz_b="64B", sp=0, range=(-7, 7), crange=(-100, 100))),
+    ("sp_f16_e5m2_areg_sw128", dict(d="f16", a="e5m2", b="e4m3", n=16, adesc=False, swz_b="128B",
+                                    sp=0, range=(-4, 4), crange=(-16, 16))),
+    ("sp_s32_s8_u8_sw128", dict(d="s32", a="s8", b="u8", n=48, adesc=True, swz_a="128B", swz_b="128B",
+                                sp=0, range=(-128, 127), crange=(-10**6, 10**6))),
+    ("sp_s32_u8_areg_none_sat", dict(d="s32", a="u8", b="u8", n=16, adesc=False, swz_b="none",
+                                     sp=0, sat=True, range=(0, 255), crange=(0, 0))),
 ]
 
 
