@@ -115,6 +115,9 @@ typedef struct ModMatch {
 void validate_modifiers(Parser *P, Insn *in, const Token *mn,
                         const Token *mods, int nmods);
 void validate_operands(Parser *P, Insn *in);
+/* mmaform.c: a matrix instruction's shape/type/layout combination that the
+ * ISA does not define is a located error naming what it gives. */
+void validate_matrix_form(Parser *P, const Insn *in, const Token *mn);
 void validate_target(Parser *P, const Insn *in);
 /* Lays out f's parameters and return values (Symbol.offset) and checks a
  * kernel's parameter space against ptxas's limit. */

@@ -385,6 +385,7 @@ void validate_modifiers(Parser *P, Insn *in, const Token *mn, const Token *mods,
         in->vec = (uint8_t)(sp[j][2] - '0');
     }
     check_cvt_rounding(P, in, mn, tok, n);
+    validate_matrix_form(P, in, mn);
     return;
   }
   bad_modifiers(P, row, mn, tok, sp, mt, n);

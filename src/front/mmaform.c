@@ -1,0 +1,220 @@
+/* mmaform.c: which combinations of shape, types and layouts are forms of the
+ * warp matrix instructions at all (PTX ISA 9.0 §9.7.14: wmma.load/store/mma,
+ * mma, mma.sp, ldmatrix, stmatrix). The table rows accept each modifier
+ * independently; a combination the ISA does not define is a validation
+ * error here, naming what the ISA gives, so that "is not supported" at
+ * lowering always means a form ptxvm does not execute yet. The sm_100+
+ * .kind:: forms are not rows of the table and are not listed. */
+#include <stdio.h>
+#include <string.h>
+
+#include "front.h"
+
+/* One group of forms: a shape, the A/B types (each of A and B is one of
+ * them), the D and C types (each one of them). Layout: 0 .row.col only,
+ * 1 any .row/.col pair (mma .m8n8k4 .f16). */
+typedef struct {
+  const char *shape, *ab, *dc;
+  int any_layout;
+} Form;
+
+static const Form mma_forms[] = {   /* §9.7.14.5.14 */
+  {".m8n8k4", ".f16", ".f16 .f32", 1},        {".m16n8k8", ".f16", ".f16 .f32", 0},
+  {".m16n8k16", ".f16", ".f16 .f32", 0},      {".m16n8k4", ".tf32", ".f32", 0},
+  {".m16n8k8", ".tf32", ".f32", 0},           {".m16n8k8", ".bf16", ".f32", 0},
+  {".m16n8k16", ".bf16", ".f32", 0},          {".m16n8k16", ".e4m3 .e5m2", ".f16 .f32", 0},
+  {".m16n8k32", ".e4m3 .e5m2", ".f16 .f32", 0}, {".m8n8k4", ".f64", ".f64", 0},
+  {".m16n8k4", ".f64", ".f64", 0},            {".m16n8k8", ".f64", ".f64", 0},
+  {".m16n8k16", ".f64", ".f64", 0},           {".m8n8k16", ".s8 .u8", ".s32", 0},
+  {".m16n8k16", ".s8 .u8", ".s32", 0},        {".m16n8k32", ".s8 .u8", ".s32", 0},
+  {".m8n8k32", ".s4 .u4", ".s32", 0},         {".m16n8k32", ".s4 .u4", ".s32", 0},
+  {".m16n8k64", ".s4 .u4", ".s32", 0},        {".m8n8k128", ".b1", ".s32", 0},
+  {".m16n8k128", ".b1", ".s32", 0},           {".m16n8k256", ".b1", ".s32", 0},
+  {NULL, NULL, NULL, 0}};
+
+static const Form sp_forms[] = {    /* §9.7.14.6 (fp8 with an .f16 D/C: sm_120) */
+  {".m16n8k16", ".f16", ".f16 .f32", 0},      {".m16n8k32", ".f16", ".f16 .f32", 0},
+  {".m16n8k16", ".bf16", ".f32", 0},          {".m16n8k32", ".bf16", ".f32", 0},
+  {".m16n8k8", ".tf32", ".f32", 0},           {".m16n8k16", ".tf32", ".f32", 0},
+  {".m16n8k32", ".s8 .u8", ".s32", 0},        {".m16n8k64", ".s8 .u8", ".s32", 0},
+  {".m16n8k64", ".s4 .u4", ".s32", 0},        {".m16n8k128", ".s4 .u4", ".s32", 0},
+  {".m16n8k64", ".e4m3 .e5m2", ".f16 .f32", 0}, {NULL, NULL, NULL, 0}};
+
+static const Form wmma_forms[] = {  /* §9.7.14.4: ab the a/b fragments, dc c/d */
+  {".m16n16k16", ".f16", ".f16 .f32", 0},     {".m8n32k16", ".f16", ".f16 .f32", 0},
+  {".m32n8k16", ".f16", ".f16 .f32", 0},      {".m16n16k16", ".bf16", ".f32", 0},
+  {".m8n32k16", ".bf16", ".f32", 0},          {".m32n8k16", ".bf16", ".f32", 0},
+  {".m16n16k16", ".s8 .u8", ".s32", 0},       {".m8n32k16", ".s8 .u8", ".s32", 0},
+  {".m32n8k16", ".s8 .u8", ".s32", 0},        {".m16n16k8", ".tf32", ".f32", 0},
+  {".m8n8k4", ".f64", ".f64", 0},             {".m8n8k32", ".s4 .u4", ".s32", 0},
+  {".m8n8k128", ".b1", ".s32", 0},            {NULL, NULL, NULL, 0}};
+
+/* Whether the space-separated list `set` holds `m`. */
+static bool in_set(const char *set, const char *m) {
+  size_t n = strlen(m);
+  for (const char *p = set; (p = strstr(p, m)); p += n)
+    if ((p == set || p[-1] == ' ') && (p[n] == ' ' || !p[n])) return true;
+  return false;
+}
+
+static const char *find_mod(const Insn *in, const char *m) {
+  for (int j = 0; j < in->nmods; j++)
+    if (!strcmp(in->mods[j], m)) return in->mods[j];
+  return NULL;
+}
+
+/* The .mMnNkK modifier. */
+static const char *find_shape(const Insn *in) {
+  int m, n, k;
+  for (int j = 0; j < in->nmods; j++)
+    if (sscanf(in->mods[j], ".m%dn%dk%d", &m, &n, &k) == 3) return in->mods[j];
+  return NULL;
+}
+
+/* The shapes of `forms` whose A/B set holds `a`, as ".x, .y and .z". */
+static void shapes_for(const Form *forms, const char *a, char *buf, size_t cap) {
+  const char *s[16];
+  int n = 0;
+  for (const Form *f = forms; f->shape && n < 16; f++)
+    if (in_set(f->ab, a)) s[n++] = f->shape;
+  buf[0] = 0;
+  for (int i = 0; i < n; i++)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s", i == 0 ? "" : i == n - 1 ? " and " : ", ",
+             s[i]);
+}
+
+static const Form *lookup(const Form *forms, const char *shape, const char *a) {
+  for (const Form *f = forms; f->shape; f++)
+    if (!strcmp(f->shape, shape) && in_set(f->ab, a)) return f;
+  return NULL;
+}
+
+/* The modifiers naming matrix element types, in order. */
+static int elem_types(const Insn *in, const char **t) {
+  static const char *const names = ".f16 .bf16 .tf32 .f32 .f64 .s8 .u8 .s32 .e4m3 .e5m2 .b1 .s4 .u4";
+  int n = 0;
+  for (int j = 0; j < in->nmods && n < 4; j++)
+    if (in_set(names, in->mods[j])) t[n++] = in->mods[j];
+  return n;
+}
+
+/* The shape's form for A type `a`, or an error naming the shapes the ISA
+ * gives for it. */
+static const Form *form_for(Parser *P, const Token *mn, const Form *forms, const char *what,
+                            const char *shape, const char *a) {
+  const Form *f = lookup(forms, shape, a);
+  if (f) return f;
+  char buf[160];
+  shapes_for(forms, a, buf, sizeof buf);
+  if (!buf[0]) diag_error_tok(P, mn, "%s has no form for %s", what, a);
+  diag_error_tok(P, mn, "%s %s has no form for %s: the ISA gives %s", what, shape, a, buf);
+}
+
+static void check_mma(Parser *P, const Insn *in, const Token *mn, bool sparse) {
+  const char *t[4], *shape = find_shape(in);
+  if (elem_types(in, t) != 4 || !shape) return;
+  const Form *f = lookup(sparse ? sp_forms : mma_forms, shape, t[1]);
+  if (!f) {
+    char buf[160];
+    shapes_for(sparse ? sp_forms : mma_forms, t[1], buf, sizeof buf);
+    if (!buf[0]) diag_error_tok(P, mn, "mma has no %sform for %s", sparse ? "sparse " : "", t[1]);
+    diag_error_tok(P, mn, "mma %s has no %sform for %s: the ISA gives %s", shape,
+                   sparse ? "sparse " : "", t[1], buf);
+  }
+  if (!in_set(f->ab, t[2]))
+    diag_error_tok(P, mn, "mma %s %s takes B of %s, not %s", shape, t[1], f->ab, t[2]);
+  if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
+    diag_error_tok(P, mn, "mma %s %s accumulates in %s (D and C), not %s and %s", shape, t[1],
+                   f->dc, t[0], t[3]);
+  const char *lay[2] = {NULL, NULL};
+  int nl = 0;
+  for (int j = 0; j < in->nmods; j++)
+    if ((!strcmp(in->mods[j], ".row") || !strcmp(in->mods[j], ".col")) && nl < 2)
+      lay[nl++] = in->mods[j];
+  if (nl != 2)
+    diag_error_tok(P, mn, "mma %s %s needs the layouts of A and B (%s)", shape, t[1],
+                   f->any_layout ? ".row or .col each" : ".row.col");
+  if (!f->any_layout && (strcmp(lay[0], ".row") || strcmp(lay[1], ".col")))
+    diag_error_tok(P, mn, "mma %s %s is .row.col only, not %s%s", shape, t[1], lay[0], lay[1]);
+}
+
+static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
+  const char *t[4], *shape = find_shape(in);
+  int nt = elem_types(in, t);
+  if (!shape || !nt) return;
+  const char *name = op_info[in->op].mnemonic;
+  if (in->op == OP_WMMA_LOAD || in->op == OP_WMMA_STORE) {
+    bool frag_ab = in->op == OP_WMMA_LOAD && find_mod(in, ".c") == NULL;
+    const Form *fit = NULL;
+    for (const Form *f = wmma_forms; f->shape && !fit; f++)
+      if (!strcmp(f->shape, shape) && in_set(frag_ab ? f->ab : f->dc, t[0])) fit = f;
+    if (fit) return;
+    char buf[160] = "";
+    for (const Form *f = wmma_forms; f->shape; f++)
+      if (!strcmp(f->shape, shape)) {
+        const char *set = frag_ab ? f->ab : f->dc;
+        if (!strstr(buf, set)) snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s", buf[0] ? " " : "", set);
+      }
+    diag_error_tok(P, mn, "%s %s of %s takes %s, not %s", name, frag_ab ? "an A/B fragment" :
+                   "a C/D fragment", shape, buf, t[0]);
+  }
+  if (in->op != OP_WMMA_MMA) return;
+  if (nt == 2) {   /* .dtype.ctype: the .f16 multiplicand form */
+    const Form *f = form_for(P, mn, wmma_forms, name, shape, ".f16");
+    if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[1]))
+      diag_error_tok(P, mn, "%s %s with .f16 multiplicands accumulates in %s, not %s and %s", name,
+                     shape, f->dc, t[0], t[1]);
+    return;
+  }
+  if (nt != 4) diag_error_tok(P, mn, "%s needs .dtype.ctype (.f16 A/B) or .dtype.atype.btype.ctype", name);
+  if (!strcmp(t[1], ".f16"))
+    diag_error_tok(P, mn, "%s with .f16 multiplicands names only .dtype.ctype", name);
+  const Form *f = form_for(P, mn, wmma_forms, name, shape, t[1]);
+  if (!in_set(f->ab, t[2]))
+    diag_error_tok(P, mn, "%s %s %s takes B of %s, not %s", name, shape, t[1], f->ab, t[2]);
+  if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
+    diag_error_tok(P, mn, "%s %s %s accumulates in %s (D and C), not %s and %s", name, shape, t[1],
+                   f->dc, t[0], t[3]);
+}
+
+/* ldmatrix (§9.7.14.5.15): .m8n8 .b16; .m16n16 .b8 or .b8x16 with a source
+ * format, .trans; .m8n16 .b8x16 with a source format, no .trans. stmatrix
+ * (§9.7.14.5.16): .m8n8 .b16; .m16n8 .b8 with .trans. */
+static void check_matrix(Parser *P, const Insn *in, const Token *mn) {
+  const char *name = op_info[in->op].mnemonic;
+  bool trans = find_mod(in, ".trans") != NULL;
+  bool src_fmt = find_mod(in, ".b6x16_p32") || find_mod(in, ".b4x16_p64");
+  const char *ty = find_mod(in, ".b8x16") ? ".b8x16" : find_mod(in, ".b16") ? ".b16" : ".b8";
+  if (find_mod(in, ".m8n8")) {
+    if (strcmp(ty, ".b16") || src_fmt)
+      diag_error_tok(P, mn, "%s .m8n8 takes .b16 only, not %s%s", name, ty, src_fmt ? " with a source format" : "");
+    return;
+  }
+  if (in->op == OP_STMATRIX) {   /* .m16n8 */
+    if (strcmp(ty, ".b8") || !trans)
+      diag_error_tok(P, mn, "%s .m16n8 takes .trans .b8 only", name);
+    return;
+  }
+  if (find_mod(in, ".m16n16")) {
+    if (!trans) diag_error_tok(P, mn, "%s .m16n16 needs .trans", name);
+    if (!strcmp(ty, ".b16") || (!strcmp(ty, ".b8x16") != src_fmt))
+      diag_error_tok(P, mn, "%s .m16n16 takes .b8, or .b8x16 with .b6x16_p32 or .b4x16_p64", name);
+    return;
+  }
+  if (trans || strcmp(ty, ".b8x16") || !src_fmt)   /* .m8n16 */
+    diag_error_tok(P, mn, "%s .m8n16 takes .b8x16 with .b6x16_p32 or .b4x16_p64, without .trans", name);
+}
+
+void validate_matrix_form(Parser *P, const Insn *in, const Token *mn) {
+  switch ((Opcode)in->op) {
+  case OP_MMA: case OP_MMA_SM75: case OP_MMA_F8: case OP_MMA_F64: case OP_MMA_M8N8K4:
+    check_mma(P, in, mn, false); return;
+  case OP_MMA_SP: case OP_MMA_SP_ORDERED: case OP_MMA_SP_F8: case OP_MMA_SP_ORDERED_F8:
+    check_mma(P, in, mn, true); return;
+  case OP_WMMA_LOAD: case OP_WMMA_STORE: case OP_WMMA_MMA:
+    check_wmma(P, in, mn); return;
+  case OP_LDMATRIX: case OP_STMATRIX:
+    check_matrix(P, in, mn); return;
+  default: return;
+  }
+}
