@@ -1,17 +1,22 @@
 /* opcov.c: which rows of opcodes.def execute, generated from the table.
  *
  * For every row it builds small instances of the instruction from the row's
- * own patterns (each alternative of its type modifiers, the first
- * alternative of other required modifiers, operands of the kinds and types
- * the operand pattern asks for), loads each through the front end and lowers
- * it. A row "executes" when every instance lowers, "partly" when some do,
- * "not yet" when none does (the family's selector refuses it). Rows whose
- * operands are "*" cannot be synthesised and are listed as "unchecked";
- * a matrix fragment (kind b) starts as one register and takes the count
- * the lowering's refusal names ("(operand K) needs N registers");
- * so are rows whose synthetic instance the validator or lowering rejects
- * for its values (cp.async's size must be 4, 8 or 16) rather than as
- * "not supported".
+ * own patterns (each alternative of its first type modifier, the first
+ * alternative of other required modifiers, optional ones left out; operands
+ * of the kinds and types the operand pattern asks for), loads each through
+ * the front end and lowers it. An instance is valid when it loads as that
+ * row and lowers or is refused as "not supported"; one the validator or
+ * lowering rejects otherwise (not an ISA form: mma .m16n8k8 has no sparse
+ * .f16 form; cp.async's size must be 4, 8 or 16), or that another row of
+ * the mnemonic takes, is not. When a row has such invalid instances, it
+ * also tries the instances that change 1, 2 then 3 items of the first
+ * (the few-valued items before the types), at most MAX_TRIES in all, until
+ * MAX_VALID valid ones. A row "executes" when every valid instance lowers,
+ * "partly" when some do, "not yet" when none does (the family's selector
+ * refuses it), "unchecked" when it found no valid one (operands "*" cannot
+ * be synthesised). A matrix fragment (kind b) starts as one register and
+ * takes the count the lowering's refusal names ("(operand K) needs N
+ * registers").
  *   build/opcov            prints one line per row, then the totals */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +25,8 @@
 #include "../src/front/front.h"
 #include "../src/lower/lower.h"
 
-enum { MAX_INST = 24 };
+/* Per row: the most instances loaded, the most valid ones kept. */
+enum { MAX_TRIES = 1000, MAX_VALID = 24 };
 
 static bool is_type(const char *m) { return type_lookup(m + 1, (int)strlen(m) - 1) != TY_NONE; }
 
@@ -124,25 +130,96 @@ static bool make_instance(int r, const OpPattern *pat, const char *const *mods, 
   return true;
 }
 
-/* Enumerates instances: every alternative of the first type item of the row
- * that has alternatives, first alternative elsewhere; optional items off. */
-static int instances(const OpPattern *pat, const char *out[MAX_INST][PAT_MAX_ITEMS], int *nm) {
-  int type_item = -1;
-  for (int i = 0; i < pat->nitems && type_item < 0; i++)
-    if (!pat->items[i].optional && pat->items[i].nalts > 1 && is_type(pat->items[i].alts[0]))
-      type_item = i;
-  int count = type_item < 0 ? 1 : pat->items[type_item].nalts;
-  if (count > MAX_INST) count = MAX_INST;
-  for (int k = 0; k < count; k++) {
-    int n = 0;
-    for (int i = 0; i < pat->nitems; i++) {
-      const PatItem *it = &pat->items[i];
-      if (it->optional) continue;
-      out[k][n++] = i == type_item ? it->alts[k] : it->alts[0];
-    }
-    nm[k] = n;
+/* The outcome of one instance. */
+enum { T_NONE, T_INVALID, T_REFUSED, T_LOWERS };
+
+/* Loads and lowers the instance of row r with choice[i] the alternative of
+ * item i (-1: an optional item left out): T_NONE when it cannot be built,
+ * T_INVALID when it is not a form of row r (the validator or the lowering
+ * rejects it other than as "not supported", or another row takes it),
+ * T_REFUSED (its refusal in `why`) or T_LOWERS. */
+static int try_instance(int r, const OpPattern *pat, const int *choice, char *why_out, size_t cap) {
+  const char *mods[PAT_MAX_ITEMS];
+  int nm = 0;
+  for (int i = 0; i < pat->nitems; i++)
+    if (choice[i] >= 0) mods[nm++] = pat->items[i].alts[choice[i]];
+  char text[8192];
+  int counts[PAT_MAX_OPDS];
+  for (int i = 0; i < PAT_MAX_OPDS; i++) counts[i] = 1;
+  Module *m = NULL;
+  Device *dev = NULL;
+  char *lerr = NULL;
+  Program *p = NULL;
+  const char *why = NULL;
+  int out = T_NONE;
+  for (int attempt = 0; attempt < 8; attempt++) {   /* b lists: resized by the refusal */
+    program_free(p); free(lerr); dev_destroy(dev); module_free(m);
+    m = NULL; dev = NULL; lerr = NULL; p = NULL;
+    if (!make_instance(r, pat, mods, nm, counts, text, sizeof text)) break;
+    char *err = NULL;
+    m = front_parse(text, strlen(text), "opcov.ptx", &err);
+    if (!m) { free(err); out = T_INVALID; break; }
+    bool own = false;   /* rows of one mnemonic are tried in order: is it row r's? */
+    for (int f = 0; f < m->nfuncs; f++)
+      for (int i = 0; i < m->funcs[f]->ninsns; i++) own |= m->funcs[f]->insns[i].op == r;
+    if (!own) { out = T_INVALID; break; }
+    dev = dev_create((size_t)1 << 24);
+    p = dev ? program_build(m, dev, &lerr) : NULL;
+    why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
+    out = p && !p->nrefusals ? T_LOWERS : why && strstr(why, "is not supported") ? T_REFUSED : T_INVALID;
+    const char *need = why ? strstr(why, "(operand ") : NULL;
+    int opd, want;
+    if (!need || sscanf(need, "(operand %d) needs %d register", &opd, &want) != 2 ||
+        opd < 1 || opd > PAT_MAX_OPDS || want < 1 || want > 128 || counts[opd - 1] == want)
+      break;
+    counts[opd - 1] = want;
   }
-  return count;
+  if (out == T_REFUSED) {
+    const char *msg = strstr(why, ": ");
+    snprintf(why_out, cap, "%.*s", (int)strcspn(msg ? msg + 2 : why, "\n"), msg ? msg + 2 : why);
+  }
+  program_free(p);
+  free(lerr);
+  dev_destroy(dev);
+  module_free(m);
+  return out;
+}
+
+/* One row's tally: the valid instances found, those that lower, the first refusal. */
+typedef struct {
+  int r, valid, ok, tries, invalid;
+  const OpPattern *pat;
+  char refusal[160];
+} Tally;
+
+static void tally(Tally *t, const int *choice) {
+  char why[160] = "";
+  t->tries++;
+  int o = try_instance(t->r, t->pat, choice, why, sizeof why);
+  if (o == T_INVALID) t->invalid++;
+  if (o == T_REFUSED || o == T_LOWERS) t->valid++;
+  if (o == T_LOWERS) t->ok++;
+  if (o == T_REFUSED && !t->refusal[0]) snprintf(t->refusal, sizeof t->refusal, "%s", why);
+}
+
+/* Every instance at `left` more changed items, from item `from` on, of the
+ * base choice (the first alternative, optional items out): each changed
+ * item takes another alternative (an optional one: any). types: 0 changes
+ * no type item, 1 changes at least one (ntyped: those changed so far). */
+static void around(Tally *t, int *choice, int from, int left, int types, int ntyped) {
+  if (left == 0) { if (types == (ntyped > 0)) tally(t, choice); return; }
+  for (int i = from; i < t->pat->nitems; i++) {
+    const PatItem *it = &t->pat->items[i];
+    bool typed = is_type(it->alts[0]);
+    if (typed && !types) continue;
+    int base = choice[i];
+    for (int a = it->optional ? 0 : 1; a < it->nalts; a++) {
+      if (t->tries >= MAX_TRIES || t->valid >= MAX_VALID) break;
+      choice[i] = a;
+      around(t, choice, i + 1, left - 1, types, ntyped + typed);
+    }
+    choice[i] = base;
+  }
 }
 
 int main(void) {
@@ -150,54 +227,28 @@ int main(void) {
   int totals[4] = {0};
   static const char *const verdict[] = {"executes", "partly", "not yet", "unchecked"};
   for (int r = 0; r < OP_COUNT; r++) {
-    const char *mods[MAX_INST][PAT_MAX_ITEMS];
-    int nm[MAX_INST];
-    int n = instances(&pats[r], mods, nm), ok = 0, tried = 0;
-    char first_refusal[160] = "";
-    for (int k = 0; k < n; k++) {
-      char text[8192];
-      int counts[PAT_MAX_OPDS];
-      for (int i = 0; i < PAT_MAX_OPDS; i++) counts[i] = 1;
-      Module *m = NULL;
-      Device *dev = NULL;
-      char *lerr = NULL;
-      Program *p = NULL;
-      const char *why = NULL;
-      for (int attempt = 0; attempt < 8; attempt++) {   /* b lists: resized by the refusal */
-        program_free(p); free(lerr); dev_destroy(dev); module_free(m);
-        m = NULL; dev = NULL; lerr = NULL; p = NULL;
-        if (!make_instance(r, &pats[r], mods[k], nm[k], counts, text, sizeof text)) break;
-        char *err = NULL;
-        m = front_parse(text, strlen(text), "opcov.ptx", &err);
-        if (!m) { free(err); break; }
-        dev = dev_create((size_t)1 << 24);
-        p = dev ? program_build(m, dev, &lerr) : NULL;
-        why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
-        const char *need = why ? strstr(why, "(operand ") : NULL;
-        int opd, want;
-        if (!need || sscanf(need, "(operand %d) needs %d register", &opd, &want) != 2 ||
-            opd < 1 || opd > PAT_MAX_OPDS || want < 1 || want > 128 || counts[opd - 1] == want)
-          break;
-        counts[opd - 1] = want;
-      }
-      if (!m) continue;
-      tried++;
-      if (p && !p->nrefusals) ok++;
-      else if (!why || !strstr(why, "is not supported")) tried--;   /* a bad synthetic value */
-      else if (!first_refusal[0]) {
-        const char *msg = strstr(why, ": ");
-        snprintf(first_refusal, sizeof first_refusal, "%.*s", (int)strcspn(msg ? msg + 2 : why, "\n"),
-                 msg ? msg + 2 : why);
-      }
-      program_free(p);
-      free(lerr);
-      dev_destroy(dev);
-      module_free(m);
+    const OpPattern *pat = &pats[r];
+    Tally t = {.r = r, .pat = pat};
+    int choice[PAT_MAX_ITEMS], type_item = -1;
+    for (int i = 0; i < pat->nitems; i++) choice[i] = pat->items[i].optional ? -1 : 0;
+    for (int i = 0; i < pat->nitems && type_item < 0; i++)
+      if (!pat->items[i].optional && pat->items[i].nalts > 1 && is_type(pat->items[i].alts[0]))
+        type_item = i;
+    int count = type_item < 0 ? 1 : pat->items[type_item].nalts;
+    for (int k = 0; k < count && k < MAX_VALID; k++) {   /* each type of the first type item */
+      if (type_item >= 0) choice[type_item] = k;
+      tally(&t, choice);
     }
-    int v = tried == 0 ? 3 : ok == tried ? 0 : ok ? 1 : 2;
+    if (type_item >= 0) choice[type_item] = 0;
+    /* Invalid combinations: search near the base for valid ones, changing
+     * the few-valued items (shape, layout, flags) before the types. */
+    for (int types = 0; types < 2; types++)
+      for (int d = 1; d <= 3 && t.invalid && t.valid < MAX_VALID && t.tries < MAX_TRIES; d++)
+        around(&t, choice, 0, d, types, 0);
+    int v = t.valid == 0 ? 3 : t.ok == t.valid ? 0 : t.ok ? 1 : 2;
     totals[v]++;
     printf("%-9s %-24s %-26s %s\n", verdict[v], op_info[r].mnemonic, op_info[r].name,
-           v == 1 || v == 2 ? first_refusal : "");
+           v == 1 || v == 2 ? t.refusal : "");
   }
   printf("%d rows: %d execute, %d partly, %d not yet, %d unchecked (operands \"*\" or "
          "no valid synthetic instance)\n",

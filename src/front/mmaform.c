@@ -126,6 +126,18 @@ static void check_mma(Parser *P, const Insn *in, const Token *mn, bool sparse) {
   if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
     diag_error_tok(P, mn, "mma %s %s accumulates in %s (D and C), not %s and %s", shape, t[1],
                    f->dc, t[0], t[3]);
+  bool integer = in_set(".s8 .u8 .s4 .u4", t[1]), b1 = !strcmp(t[1], ".b1");
+  if (find_mod(in, ".satfinite") && !integer)
+    diag_error_tok(P, mn, "mma .satfinite is for .s8/.u8/.s4/.u4 inputs only, not %s", t[1]);
+  bool popc = find_mod(in, ".popc"), op = find_mod(in, ".xor") || find_mod(in, ".and");
+  if (b1 != popc || b1 != op)
+    diag_error_tok(P, mn, b1 ? "mma .b1 needs .xor.popc or .and.popc" :
+                   "mma .xor/.and/.popc are for .b1 inputs only, not %s", t[1]);
+  for (int j = 0; j < in->nmods; j++)
+    if (strstr(".rn .rz .rm .rp", in->mods[j]) && strlen(in->mods[j]) == 3 &&
+        (strcmp(t[1], ".f64") || strcmp(in->mods[j], ".rn")))
+      diag_error_tok(P, mn, "mma takes a rounding modifier only as .rn with .f64, not %s on %s",
+                     in->mods[j], t[1]);
   const char *lay[2] = {NULL, NULL};
   int nl = 0;
   for (int j = 0; j < in->nmods; j++)
