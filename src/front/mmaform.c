@@ -98,34 +98,34 @@ static int elem_types(const Insn *in, const char **t) {
   return n;
 }
 
-/* The shape's form for A type `a`, or an error naming the shapes the ISA
- * gives for it. */
+/* The shape's form for A type `a` (sparse: "sparse " or ""), or an error
+ * naming the shapes the ISA gives for it. */
 static const Form *form_for(Parser *P, const Token *mn, const Form *forms, const char *what,
-                            const char *shape, const char *a) {
+                            const char *sparse, const char *shape, const char *a) {
   const Form *f = lookup(forms, shape, a);
   if (f) return f;
   char buf[160];
   shapes_for(forms, a, buf, sizeof buf);
-  if (!buf[0]) diag_error_tok(P, mn, "%s has no form for %s", what, a);
-  diag_error_tok(P, mn, "%s %s has no form for %s: the ISA gives %s", what, shape, a, buf);
+  if (!buf[0]) diag_error_tok(P, mn, "%s has no %sform for %s", what, sparse, a);
+  diag_error_tok(P, mn, "%s %s has no %sform for %s: the ISA gives %s", what, shape, sparse, a, buf);
+}
+
+/* B, D and C (t: D, A, B, C) of form f. */
+static void check_bdc(Parser *P, const Token *mn, const char *what, const char *shape,
+                      const Form *f, const char *const *t) {
+  if (!in_set(f->ab, t[2]))
+    diag_error_tok(P, mn, "%s %s %s takes B of %s, not %s", what, shape, t[1], f->ab, t[2]);
+  if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
+    diag_error_tok(P, mn, "%s %s %s accumulates in %s (D and C), not %s and %s", what, shape, t[1],
+                   f->dc, t[0], t[3]);
 }
 
 static void check_mma(Parser *P, const Insn *in, const Token *mn, bool sparse) {
   const char *t[4], *shape = find_shape(in);
   if (elem_types(in, t) != 4 || !shape) return;
-  const Form *f = lookup(sparse ? sp_forms : mma_forms, shape, t[1]);
-  if (!f) {
-    char buf[160];
-    shapes_for(sparse ? sp_forms : mma_forms, t[1], buf, sizeof buf);
-    if (!buf[0]) diag_error_tok(P, mn, "mma has no %sform for %s", sparse ? "sparse " : "", t[1]);
-    diag_error_tok(P, mn, "mma %s has no %sform for %s: the ISA gives %s", shape,
-                   sparse ? "sparse " : "", t[1], buf);
-  }
-  if (!in_set(f->ab, t[2]))
-    diag_error_tok(P, mn, "mma %s %s takes B of %s, not %s", shape, t[1], f->ab, t[2]);
-  if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
-    diag_error_tok(P, mn, "mma %s %s accumulates in %s (D and C), not %s and %s", shape, t[1],
-                   f->dc, t[0], t[3]);
+  const Form *f = form_for(P, mn, sparse ? sp_forms : mma_forms, "mma", sparse ? "sparse " : "",
+                           shape, t[1]);
+  check_bdc(P, mn, "mma", shape, f, t);
   bool integer = in_set(".s8 .u8 .s4 .u4", t[1]), b1 = !strcmp(t[1], ".b1");
   if (find_mod(in, ".satfinite") && !integer)
     diag_error_tok(P, mn, "mma .satfinite is for .s8/.u8/.s4/.u4 inputs only, not %s", t[1]);
@@ -172,7 +172,7 @@ static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
   }
   if (in->op != OP_WMMA_MMA) return;
   if (nt == 2) {   /* .dtype.ctype: the .f16 multiplicand form */
-    const Form *f = form_for(P, mn, wmma_forms, name, shape, ".f16");
+    const Form *f = form_for(P, mn, wmma_forms, name, "", shape, ".f16");
     if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[1]))
       diag_error_tok(P, mn, "%s %s with .f16 multiplicands accumulates in %s, not %s and %s", name,
                      shape, f->dc, t[0], t[1]);
@@ -181,12 +181,7 @@ static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
   if (nt != 4) diag_error_tok(P, mn, "%s needs .dtype.ctype (.f16 A/B) or .dtype.atype.btype.ctype", name);
   if (!strcmp(t[1], ".f16"))
     diag_error_tok(P, mn, "%s with .f16 multiplicands names only .dtype.ctype", name);
-  const Form *f = form_for(P, mn, wmma_forms, name, shape, t[1]);
-  if (!in_set(f->ab, t[2]))
-    diag_error_tok(P, mn, "%s %s %s takes B of %s, not %s", name, shape, t[1], f->ab, t[2]);
-  if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[3]))
-    diag_error_tok(P, mn, "%s %s %s accumulates in %s (D and C), not %s and %s", name, shape, t[1],
-                   f->dc, t[0], t[3]);
+  check_bdc(P, mn, name, shape, form_for(P, mn, wmma_forms, name, "", shape, t[1]), t);
 }
 
 /* ldmatrix (§9.7.14.5.15): .m8n8 .b16; .m16n16 .b8 or .b8x16 with a source
