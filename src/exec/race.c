@@ -143,6 +143,8 @@ typedef struct RCl {
   Cluster *cl;
   int ncta;
   uint32_t tpc, nth, nt;       /* thread slots per CTA, threads, vector size (4 nth) */
+  uint32_t segs;               /* bit k: some vector holds a clock of agent kind k (AG_*);
+                                  the slots of the others are 0 everywhere, so joins skip them */
   RThr *thr;
   RCta *cta;
   Acc cbar;                    /* barrier.cluster: this phase's arrivals */
@@ -173,6 +175,7 @@ static RCl *rcl_of(Warp *w) {
   r->cta = zalloc((size_t)r->ncta * sizeof *r->cta);
   if (!r->thr || !r->cta) { free(r->thr); free(r->cta); free(r); return NULL; }
   for (uint32_t i = 0; i < r->nth; i++) r->thr[i].clk = 1;
+  r->segs = 1u << AG_THREAD;
   for (int i = 0; i < r->ncta; i++) {
     r->cta[i].F = zalloc((size_t)r->nt * 4);
     BarCta *b = sync_bar_state(&cl->ctas[i]);   /* the completion callback */
@@ -186,8 +189,32 @@ static uint32_t tid_of(const RCl *r, const Warp *w, int lane) {
   return w->cta->rank * r->tpc + (uint32_t)w->id * WARP_SIZE + (uint32_t)lane;
 }
 
+/* d = max(d, s) by element; four at a time (the mbarrier joins of a
+ * pipeline take whole vectors per arrive and per wait: W4's cost) */
+typedef uint32_t V4 __attribute__((vector_size(16)));
 static void vmax(uint32_t *d, const uint32_t *s, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    V4 x, y;
+    memcpy(&x, d + i, sizeof x);
+    memcpy(&y, s + i, sizeof y);
+    V4 m = (V4)(y > x);
+    x = (y & m) | (x & ~m);
+    memcpy(d + i, &x, sizeof x);
+  }
+  for (; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];
+}
+
+/* d = max(d, s) and v = 0 over the slots of the agent kinds in use */
+static void join(const RCl *r, uint32_t *d, const uint32_t *s) {
+  for (uint32_t m = r->segs; m; m &= m - 1) {
+    uint32_t k = (uint32_t)__builtin_ctz(m) * r->nth;
+    vmax(d + k, s + k, r->nth);
+  }
+}
+
+static void vzero(const RCl *r, uint32_t *v) {
+  for (uint32_t m = r->segs; m; m &= m - 1) memset(v + (uint32_t)__builtin_ctz(m) * r->nth, 0, (size_t)r->nth * 4);
 }
 
 /* Thread t's vector of the current generation (made, or cleared, now). */
@@ -195,7 +222,7 @@ static uint32_t *vc_of(RCl *r, uint32_t t) {
   RThr *h = &r->thr[t];
   RCta *c = &r->cta[t / r->tpc];
   if (!h->vc && !(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
-  if (h->gen != c->gen) { memset(h->vc, 0, (size_t)r->nt * 4); h->gen = c->gen; }
+  if (h->gen != c->gen) { vzero(r, h->vc); h->gen = c->gen; }
   return h->vc;
 }
 
@@ -213,7 +240,7 @@ static bool knows(const RCl *r, uint32_t t, uint32_t s, uint32_t clk) {
 
 static bool acc_make(const RCl *r, Acc *a) {
   if (!a->v && !(a->v = zalloc((size_t)r->nt * 4))) return false;
-  if (!a->used) { memset(a->v, 0, (size_t)r->nt * 4); a->fmask = 0; a->arrive_only = false; a->used = true; }
+  if (!a->used) { vzero(r, a->v); a->fmask = 0; a->arrive_only = false; a->used = true; }
   return true;
 }
 
@@ -222,7 +249,7 @@ static void contribute(RCl *r, uint32_t t, Acc *a) {
   if (!acc_make(r, a)) return;
   RThr *h = &r->thr[t];
   const uint32_t *v = vc_valid(r, t);
-  if (v) vmax(a->v, v, r->nt);
+  if (v) join(r, a->v, v);
   if (h->clk > a->v[t]) a->v[t] = h->clk;
   a->fmask |= 1u << (t / r->tpc);
   h->clk++;
@@ -234,9 +261,9 @@ static void learn(RCl *r, uint32_t t, const Acc *a) {
   if (!a->used || !a->v) return;
   uint32_t *v = vc_of(r, t);
   if (!v) return;
-  vmax(v, a->v, r->nt);
+  join(r, v, a->v);
   uint32_t own = t / r->tpc;
-  for (uint32_t m = a->fmask & ~(1u << own); m; m &= m - 1) vmax(v, r->cta[__builtin_ctz(m)].F, r->nt);
+  for (uint32_t m = a->fmask & ~(1u << own); m; m &= m - 1) join(r, v, r->cta[__builtin_ctz(m)].F);
 }
 
 /* ---- release / acquire by sequence ---- */
@@ -848,8 +875,8 @@ void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
     if ((w->valid & ~w->exited) & ~b->w[i].parked[id]) full = false;
   }
   if (full) {   /* __syncthreads: everything anyone knew is known to all */
-    vmax(rc->F, a->v, r->nt);
-    for (uint32_t m = a->fmask & ~(1u << c->rank); m; m &= m - 1) vmax(rc->F, r->cta[__builtin_ctz(m)].F, r->nt);
+    join(r, rc->F, a->v);
+    for (uint32_t m = a->fmask & ~(1u << c->rank); m; m &= m - 1) join(r, rc->F, r->cta[__builtin_ctz(m)].F);
     for (int i = 0; i < c->nwarps; i++) {   /* exited threads: taken as arrived */
       const Warp *w = &c->warps[i];
       FOR_LANES(l) if (w->exited >> l & 1) {
@@ -897,11 +924,11 @@ void race_cluster_complete(Cluster *cl) {
   RCl *r = cl->race;
   if (!r || !r->cbar.used) return;
   for (int i = 0; i < r->ncta; i++) {
-    vmax(r->cta[i].F, r->cbar.v, r->nt);
+    join(r, r->cta[i].F, r->cbar.v);
     r->cta[i].fsnap = false;
   }
   for (int i = 0; i < r->ncta; i++)   /* the floors of the contributors' CTAs */
-    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) vmax(r->cta[i].F, r->cta[__builtin_ctz(m)].F, r->nt);
+    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) join(r, r->cta[i].F, r->cta[__builtin_ctz(m)].F);
   r->cbar.used = false;
 }
 
@@ -931,7 +958,7 @@ void race_mbar_arrive_(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
   uint32_t t = tid_of(r, w, lane);
   contribute(r, t, a);
   uint32_t s = AG_CP * r->nth + t;
-  if (agent_seq > a->v[s]) a->v[s] = agent_seq;
+  if (agent_seq > a->v[s]) { a->v[s] = agent_seq; r->segs |= 1u << AG_CP; }
 }
 
 void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
@@ -939,7 +966,7 @@ void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (!a || !acc_make(r, a)) return;
   uint32_t s = AG_TX * r->nth + tid_of(r, w, lane);
-  if (seq > a->v[s]) a->v[s] = seq;
+  if (seq > a->v[s]) { a->v[s] = seq; r->segs |= 1u << AG_TX; }
 }
 
 void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
@@ -969,7 +996,7 @@ void race_async_waited_(Warp *w, int lane, bool bulk, uint32_t upto) {
   uint32_t t = tid_of(r, w, lane);
   uint32_t *v = vc_of(r, t);
   uint32_t s = (bulk ? AG_BULK : AG_CP) * r->nth + t;
-  if (v && upto > v[s]) v[s] = upto;
+  if (v && upto > v[s]) { v[s] = upto; r->segs |= 1u << (bulk ? AG_BULK : AG_CP); }
 }
 
 void race_fence_(Warp *w, uint32_t lanes) {
