@@ -112,6 +112,7 @@ struct RaceLaunch {
   uint64_t last_key; Cells *last_cells;       /* the page of the last access */
   RelList *rels; size_t nrels, caprels;
   uint64_t seq;                              /* releases so far */
+  uint64_t stamps;                           /* Acc stamps so far (from STAMP_ZERO) */
   uint8_t *pcflags;                          /* per pc: 1 known, 2 release */
   Found found[RACE_MAX];
   unsigned nfound;
@@ -120,7 +121,12 @@ struct RaceLaunch {
 
 /* ---- per cluster ---- */
 
-typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; } Acc;
+/* stamp: names a->v's content (a new one at each change); absorbed: a->v
+ * holds the content of that stamp (a thread's vector copied from it, joined
+ * in: the threads that learned one mbarrier phase then contribute the same
+ * vector to the next barrier, joined once) */
+typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; uint64_t stamp, absorbed; } Acc;
+enum { STAMP_ZERO = 1 };   /* a vector of zeros; 0: not known */
 
 typedef struct RThr {
   uint32_t clk, gen;           /* gen: the CTA generation vc belongs to */
@@ -129,6 +135,7 @@ typedef struct RThr {
   uint32_t issue_clk;          /* clock at its latest asynchronous copy */
   uint64_t acq;                /* the release sequence at its last acquire */
   bool dirty;                  /* accessed since its last release */
+  uint64_t vstamp;             /* vc is the content of that Acc stamp (or STAMP_ZERO; 0 unknown) */
 } RThr;
 
 typedef struct RCta {
@@ -213,6 +220,13 @@ static void join(const RCl *r, uint32_t *d, const uint32_t *s) {
   }
 }
 
+static void vcopy(const RCl *r, uint32_t *d, const uint32_t *s) {
+  for (uint32_t m = r->segs; m; m &= m - 1) {
+    uint32_t k = (uint32_t)__builtin_ctz(m) * r->nth;
+    memcpy(d + k, s + k, (size_t)r->nth * 4);
+  }
+}
+
 static void vzero(const RCl *r, uint32_t *v) {
   for (uint32_t m = r->segs; m; m &= m - 1) memset(v + (uint32_t)__builtin_ctz(m) * r->nth, 0, (size_t)r->nth * 4);
 }
@@ -221,8 +235,11 @@ static void vzero(const RCl *r, uint32_t *v) {
 static uint32_t *vc_of(RCl *r, uint32_t t) {
   RThr *h = &r->thr[t];
   RCta *c = &r->cta[t / r->tpc];
-  if (!h->vc && !(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
-  if (h->gen != c->gen) { vzero(r, h->vc); h->gen = c->gen; }
+  if (!h->vc) {
+    if (!(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
+    h->vstamp = STAMP_ZERO;
+  }
+  if (h->gen != c->gen) { vzero(r, h->vc); h->gen = c->gen; h->vstamp = STAMP_ZERO; }
   return h->vc;
 }
 
@@ -240,7 +257,11 @@ static bool knows(const RCl *r, uint32_t t, uint32_t s, uint32_t clk) {
 
 static bool acc_make(const RCl *r, Acc *a) {
   if (!a->v && !(a->v = zalloc((size_t)r->nt * 4))) return false;
-  if (!a->used) { vzero(r, a->v); a->fmask = 0; a->arrive_only = false; a->used = true; }
+  if (!a->used) {
+    vzero(r, a->v);
+    a->fmask = 0; a->arrive_only = false; a->used = true;
+    a->stamp = ++r->R->stamps; a->absorbed = 0;
+  }
   return true;
 }
 
@@ -249,21 +270,35 @@ static void contribute(RCl *r, uint32_t t, Acc *a) {
   if (!acc_make(r, a)) return;
   RThr *h = &r->thr[t];
   const uint32_t *v = vc_valid(r, t);
-  if (v) join(r, a->v, v);
+  if (v && h->vstamp != STAMP_ZERO && (!h->vstamp || h->vstamp != a->absorbed)) {
+    join(r, a->v, v);
+    if (h->vstamp) a->absorbed = h->vstamp;
+  }
   if (h->clk > a->v[t]) a->v[t] = h->clk;
+  a->stamp = ++r->R->stamps;
   a->fmask |= 1u << (t / r->tpc);
   h->clk++;
 }
 
-/* Thread t learns a (an acquire). */
+/* Thread t learns a (an acquire): a copy of a's vector when t's own is of
+ * an older generation or zero, nothing when it is a's vector already. */
 static void learn(RCl *r, uint32_t t, const Acc *a) {
   r->thr[t].acq = r->R->seq;   /* a wait is an acquire: fence; relaxed arrive -> wait */
   if (!a->used || !a->v) return;
-  uint32_t *v = vc_of(r, t);
-  if (!v) return;
-  join(r, v, a->v);
-  uint32_t own = t / r->tpc;
-  for (uint32_t m = a->fmask & ~(1u << own); m; m &= m - 1) join(r, v, r->cta[__builtin_ctz(m)].F);
+  RThr *h = &r->thr[t];
+  RCta *c = &r->cta[t / r->tpc];
+  bool fresh = !h->vc || h->gen != c->gen || h->vstamp == STAMP_ZERO, same = !fresh && h->vstamp == a->stamp;
+  if (!h->vc) {   /* copied below, but the slots of kinds not in use are 0 */
+    if (!(h->vc = malloc((size_t)r->nt * 4))) return;
+    for (uint32_t k = 0; k < 4; k++)
+      if (!(r->segs >> k & 1)) memset(h->vc + k * r->nth, 0, (size_t)r->nth * 4);
+  }
+  if (fresh) vcopy(r, h->vc, a->v);
+  else if (!same) join(r, h->vc, a->v);
+  h->gen = c->gen;
+  uint32_t own = t / r->tpc, others = a->fmask & ~(1u << own);
+  for (uint32_t m = others; m; m &= m - 1) join(r, h->vc, r->cta[__builtin_ctz(m)].F);
+  h->vstamp = !others && (fresh || same) ? a->stamp : 0;
 }
 
 /* ---- release / acquire by sequence ---- */
@@ -785,6 +820,7 @@ void race_begin(Launch *L) {
   RaceLaunch *R = zalloc(sizeof *R);
   if (!R) return;
   R->L = L;
+  R->stamps = STAMP_ZERO;
   R->pcflags = zalloc(L->prog->ncode + 1);
   if (!R->pcflags) { free(R); return; }
   R->obs = (MemObserver){observe, R, observe_lanes};
@@ -958,7 +994,7 @@ void race_mbar_arrive_(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
   uint32_t t = tid_of(r, w, lane);
   contribute(r, t, a);
   uint32_t s = AG_CP * r->nth + t;
-  if (agent_seq > a->v[s]) { a->v[s] = agent_seq; r->segs |= 1u << AG_CP; }
+  if (agent_seq > a->v[s]) { a->v[s] = agent_seq; r->segs |= 1u << AG_CP; a->stamp = ++r->R->stamps; }
 }
 
 void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
@@ -966,7 +1002,7 @@ void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (!a || !acc_make(r, a)) return;
   uint32_t s = AG_TX * r->nth + tid_of(r, w, lane);
-  if (seq > a->v[s]) { a->v[s] = seq; r->segs |= 1u << AG_TX; }
+  if (seq > a->v[s]) { a->v[s] = seq; r->segs |= 1u << AG_TX; a->stamp = ++r->R->stamps; }
 }
 
 void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
@@ -996,7 +1032,7 @@ void race_async_waited_(Warp *w, int lane, bool bulk, uint32_t upto) {
   uint32_t t = tid_of(r, w, lane);
   uint32_t *v = vc_of(r, t);
   uint32_t s = (bulk ? AG_BULK : AG_CP) * r->nth + t;
-  if (v && upto > v[s]) { v[s] = upto; r->segs |= 1u << (bulk ? AG_BULK : AG_CP); }
+  if (v && upto > v[s]) { v[s] = upto; r->segs |= 1u << (bulk ? AG_BULK : AG_CP); r->thr[t].vstamp = 0; }
 }
 
 void race_fence_(Warp *w, uint32_t lanes) {
