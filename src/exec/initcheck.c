@@ -126,7 +126,8 @@ static void check_one(InitLaunch *I, const MemAccess *a) {
   Cta *c = w->cta;
   bool remote = false;
   if (!(c->shared && p >= c->shared && p < c->shared + c->shared_size)) {
-    Cta *o = c->cluster && c->cluster->ncta > 1 ? cluster_cta_of(w, p, a->size) : NULL;
+    /* a .global access is of a device allocation (mem_ptr): no CTA's shared memory */
+    Cta *o = a->sp != SP_GLOBAL && c->cluster && c->cluster->ncta > 1 ? cluster_cta_of(w, p, a->size) : NULL;
     if (o) c = o, remote = true;
     else c = NULL;
   }
