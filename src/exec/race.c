@@ -56,7 +56,8 @@
  * Shadow memory: per 4-byte granule of host memory touched, the last write
  * and one read (of concurrent readers the lowest thread), each with the
  * bytes it covered, in pages made on first touch (memory proportional to
- * what the launch touches). Shared memory's cells are dropped when its CTA
+ * what the launch touches; the writes and the reads of a page apart, 24
+ * and 20 bytes a granule, so memory only read costs 5 bytes a byte). Shared memory's cells are dropped when its CTA
  * ends (its host bytes may be reused). Local and parameter memory never
  * race and are not tracked. Each distinct pair of instructions and state
  * space is reported once per launch (the lowest address, then threads, of
