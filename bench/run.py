@@ -16,7 +16,7 @@ import argparse, array, os, re, subprocess, sys, time
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 OUT = os.path.join(BENCH, "out")
-PTXVM = os.path.join(ROOT, "build", "ptxvm")
+PTXVM = os.environ.get("PTXVM") or os.path.join(ROOT, "build", "ptxvm")   # PTXVM=path: another build (a before/after)
 
 
 def sh(cmd, **kw):

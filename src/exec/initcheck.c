@@ -126,7 +126,8 @@ static void check_one(InitLaunch *I, const MemAccess *a) {
   Cta *c = w->cta;
   bool remote = false;
   if (!(c->shared && p >= c->shared && p < c->shared + c->shared_size)) {
-    Cta *o = c->cluster && c->cluster->ncta > 1 ? cluster_cta_of(w, p, a->size) : NULL;
+    /* a .global access is of a device allocation (mem_ptr): no CTA's shared memory */
+    Cta *o = a->sp != SP_GLOBAL && c->cluster && c->cluster->ncta > 1 ? cluster_cta_of(w, p, a->size) : NULL;
     if (o) c = o, remote = true;
     else c = NULL;
   }
@@ -165,11 +166,18 @@ static void observe_lanes(void *ctx, const MemLanes *m) {
   InitLaunch *I = ctx;
   const MemObserver *next = I->next;
   if (next && next->lanes) next->lanes(next->ctx, m);
+  const void *prev = NULL;
   for (uint32_t r = m->mask; r; r &= r - 1) {
     int l = __builtin_ctz(r);
+    /* the bytes the lane before accessed (a broadcast): the same verdict,
+       and a finding keeps its lowest thread, the lane before's */
+    bool same = m->host[l] == prev;
+    if (same && !(next && !next->lanes)) continue;
     MemAccess a = {.w = m->w, .lane = l, .x = m->x, .kind = m->kind, .strong = m->strong, .sp = m->sp,
                    .addr = m->addr[l], .host = m->host[l], .size = m->size};
     if (next && !next->lanes) next->fn(next->ctx, &a);
+    if (same) continue;
+    prev = m->host[l];
     check_one(I, &a);
   }
 }

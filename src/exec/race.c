@@ -56,7 +56,8 @@
  * Shadow memory: per 4-byte granule of host memory touched, the last write
  * and one read (of concurrent readers the lowest thread), each with the
  * bytes it covered, in pages made on first touch (memory proportional to
- * what the launch touches). Shared memory's cells are dropped when its CTA
+ * what the launch touches; the writes and the reads of a page apart, 24
+ * and 20 bytes a granule, so memory only read costs 5 bytes a byte). Shared memory's cells are dropped when its CTA
  * ends (its host bytes may be reused). Local and parameter memory never
  * race and are not tracked. Each distinct pair of instructions and state
  * space is reported once per launch (the lowest address, then threads, of
@@ -75,15 +76,22 @@ enum { RACE_MAX = 32, PAGE_BITS = 14, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
 
 /* ---- launch-wide state ---- */
 
-typedef struct Ep {            /* one access */
-  uint32_t cl, tid, clk;       /* cluster index, slot in its vectors, clock; clk 0: none */
+typedef struct Ep {            /* one access, 20 bytes */
+  uint32_t cl, clk;            /* cluster index, clock; clk 0: none */
   uint32_t pc;                 /* instruction (index in Program.code) */
   uint32_t step;               /* the warp's instruction count (Warp.steps) at it */
-  uint8_t mask, kind, atomic;  /* bytes of the granule; AccessKind; atomic */
+  uint16_t tid;                /* slot in its cluster's vectors (< 4 x 16 CTAs x 1024: rcl_of) */
+  uint8_t mask, kind : 7, atomic : 1;   /* bytes of the granule; AccessKind; atomic */
 } Ep;
 
-typedef struct Cell { Ep w, r; uint32_t val; } Cell;   /* val: the granule after w */
-typedef struct Page { uint64_t key; Cell *cells; } Page;
+/* A shadow page: per granule the last write with the granule's value after
+ * it, and apart from them the read records, so that memory only read (or
+ * only written) touches only its half: W1's input costs 20 bytes of shadow
+ * per 4 bytes read, not the 52 of one cell with both records. */
+_Static_assert(sizeof(Ep) == 20, "Ep packs into 20 bytes");
+typedef struct WCell { Ep w; uint32_t val; } WCell;   /* val: the granule after w */
+typedef struct Cells { WCell w[PAGE_CELLS]; Ep r[PAGE_CELLS]; } Cells;
+typedef struct Page { uint64_t key; Cells *cells; } Page;
 
 typedef struct Rel { uint32_t clk; uint64_t seq; uint32_t *F; } Rel;
 /* A thread's releases (clock at each, its sequence number), or a CTA's
@@ -102,9 +110,10 @@ struct RaceLaunch {
   Launch *L;
   MemObserver obs;
   Page *pages; size_t npages, cappages;     /* open addressing on key */
-  uint64_t last_key; Cell *last_cells;       /* the page of the last access */
+  uint64_t last_key; Cells *last_cells;       /* the page of the last access */
   RelList *rels; size_t nrels, caprels;
   uint64_t seq;                              /* releases so far */
+  uint64_t stamps;                           /* Acc stamps so far (from STAMP_ZERO) */
   uint8_t *pcflags;                          /* per pc: 1 known, 2 release */
   Found found[RACE_MAX];
   unsigned nfound;
@@ -113,7 +122,12 @@ struct RaceLaunch {
 
 /* ---- per cluster ---- */
 
-typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; } Acc;
+/* stamp: names a->v's content (a new one at each change); absorbed: a->v
+ * holds the content of that stamp (a thread's vector copied from it, joined
+ * in: the threads that learned one mbarrier phase then contribute the same
+ * vector to the next barrier, joined once) */
+typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; uint64_t stamp, absorbed; } Acc;
+enum { STAMP_ZERO = 1 };   /* a vector of zeros; 0: not known */
 
 typedef struct RThr {
   uint32_t clk, gen;           /* gen: the CTA generation vc belongs to */
@@ -122,6 +136,7 @@ typedef struct RThr {
   uint32_t issue_clk;          /* clock at its latest asynchronous copy */
   uint64_t acq;                /* the release sequence at its last acquire */
   bool dirty;                  /* accessed since its last release */
+  uint64_t vstamp;             /* vc is the content of that Acc stamp (or STAMP_ZERO; 0 unknown) */
 } RThr;
 
 typedef struct RCta {
@@ -136,6 +151,8 @@ typedef struct RCl {
   Cluster *cl;
   int ncta;
   uint32_t tpc, nth, nt;       /* thread slots per CTA, threads, vector size (4 nth) */
+  uint32_t segs;               /* bit k: some vector holds a clock of agent kind k (AG_*);
+                                  the slots of the others are 0 everywhere, so joins skip them */
   RThr *thr;
   RCta *cta;
   Acc cbar;                    /* barrier.cluster: this phase's arrivals */
@@ -144,6 +161,7 @@ typedef struct RCl {
 
 /* slots: thread, its cp.async agent, its bulk-group agent, its tx-copy agent */
 enum { AG_THREAD, AG_CP, AG_BULK, AG_TX };
+_Static_assert(4 * 16 * 1024 <= 65536, "a cluster's vector slots fit Ep.tid");
 
 static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
 
@@ -160,11 +178,12 @@ static RCl *rcl_of(Warp *w) {
   r->ncta = cl->ncta;
   r->tpc = (uint32_t)cl->ctas[0].nwarps * WARP_SIZE;
   r->nth = r->tpc * (uint32_t)r->ncta;
-  r->nt = 4 * r->nth;
+  r->nt = 4 * r->nth;   /* at most 4 x 16 CTAs x 1024 threads: Ep.tid's 16 bits */
   r->thr = zalloc((size_t)r->nth * sizeof *r->thr);
   r->cta = zalloc((size_t)r->ncta * sizeof *r->cta);
   if (!r->thr || !r->cta) { free(r->thr); free(r->cta); free(r); return NULL; }
   for (uint32_t i = 0; i < r->nth; i++) r->thr[i].clk = 1;
+  r->segs = 1u << AG_THREAD;
   for (int i = 0; i < r->ncta; i++) {
     r->cta[i].F = zalloc((size_t)r->nt * 4);
     BarCta *b = sync_bar_state(&cl->ctas[i]);   /* the completion callback */
@@ -178,16 +197,50 @@ static uint32_t tid_of(const RCl *r, const Warp *w, int lane) {
   return w->cta->rank * r->tpc + (uint32_t)w->id * WARP_SIZE + (uint32_t)lane;
 }
 
+/* d = max(d, s) by element; four at a time (the mbarrier joins of a
+ * pipeline take whole vectors per arrive and per wait: W4's cost) */
+typedef uint32_t V4 __attribute__((vector_size(16)));
 static void vmax(uint32_t *d, const uint32_t *s, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];
+  uint32_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    V4 x, y;
+    memcpy(&x, d + i, sizeof x);
+    memcpy(&y, s + i, sizeof y);
+    V4 m = (V4)(y > x);
+    x = (y & m) | (x & ~m);
+    memcpy(d + i, &x, sizeof x);
+  }
+  for (; i < n; i++) d[i] = s[i] > d[i] ? s[i] : d[i];
+}
+
+/* d = max(d, s) and v = 0 over the slots of the agent kinds in use */
+static void join(const RCl *r, uint32_t *d, const uint32_t *s) {
+  for (uint32_t m = r->segs; m; m &= m - 1) {
+    uint32_t k = (uint32_t)__builtin_ctz(m) * r->nth;
+    vmax(d + k, s + k, r->nth);
+  }
+}
+
+static void vcopy(const RCl *r, uint32_t *d, const uint32_t *s) {
+  for (uint32_t m = r->segs; m; m &= m - 1) {
+    uint32_t k = (uint32_t)__builtin_ctz(m) * r->nth;
+    memcpy(d + k, s + k, (size_t)r->nth * 4);
+  }
+}
+
+static void vzero(const RCl *r, uint32_t *v) {
+  for (uint32_t m = r->segs; m; m &= m - 1) memset(v + (uint32_t)__builtin_ctz(m) * r->nth, 0, (size_t)r->nth * 4);
 }
 
 /* Thread t's vector of the current generation (made, or cleared, now). */
 static uint32_t *vc_of(RCl *r, uint32_t t) {
   RThr *h = &r->thr[t];
   RCta *c = &r->cta[t / r->tpc];
-  if (!h->vc && !(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
-  if (h->gen != c->gen) { memset(h->vc, 0, (size_t)r->nt * 4); h->gen = c->gen; }
+  if (!h->vc) {
+    if (!(h->vc = zalloc((size_t)r->nt * 4))) return NULL;
+    h->vstamp = STAMP_ZERO;
+  }
+  if (h->gen != c->gen) { vzero(r, h->vc); h->gen = c->gen; h->vstamp = STAMP_ZERO; }
   return h->vc;
 }
 
@@ -205,7 +258,11 @@ static bool knows(const RCl *r, uint32_t t, uint32_t s, uint32_t clk) {
 
 static bool acc_make(const RCl *r, Acc *a) {
   if (!a->v && !(a->v = zalloc((size_t)r->nt * 4))) return false;
-  if (!a->used) { memset(a->v, 0, (size_t)r->nt * 4); a->fmask = 0; a->arrive_only = false; a->used = true; }
+  if (!a->used) {
+    vzero(r, a->v);
+    a->fmask = 0; a->arrive_only = false; a->used = true;
+    a->stamp = ++r->R->stamps; a->absorbed = 0;
+  }
   return true;
 }
 
@@ -214,21 +271,35 @@ static void contribute(RCl *r, uint32_t t, Acc *a) {
   if (!acc_make(r, a)) return;
   RThr *h = &r->thr[t];
   const uint32_t *v = vc_valid(r, t);
-  if (v) vmax(a->v, v, r->nt);
+  if (v && h->vstamp != STAMP_ZERO && (!h->vstamp || h->vstamp != a->absorbed)) {
+    join(r, a->v, v);
+    if (h->vstamp) a->absorbed = h->vstamp;
+  }
   if (h->clk > a->v[t]) a->v[t] = h->clk;
+  a->stamp = ++r->R->stamps;
   a->fmask |= 1u << (t / r->tpc);
   h->clk++;
 }
 
-/* Thread t learns a (an acquire). */
+/* Thread t learns a (an acquire): a copy of a's vector when t's own is of
+ * an older generation or zero, nothing when it is a's vector already. */
 static void learn(RCl *r, uint32_t t, const Acc *a) {
   r->thr[t].acq = r->R->seq;   /* a wait is an acquire: fence; relaxed arrive -> wait */
   if (!a->used || !a->v) return;
-  uint32_t *v = vc_of(r, t);
-  if (!v) return;
-  vmax(v, a->v, r->nt);
-  uint32_t own = t / r->tpc;
-  for (uint32_t m = a->fmask & ~(1u << own); m; m &= m - 1) vmax(v, r->cta[__builtin_ctz(m)].F, r->nt);
+  RThr *h = &r->thr[t];
+  RCta *c = &r->cta[t / r->tpc];
+  bool fresh = !h->vc || h->gen != c->gen || h->vstamp == STAMP_ZERO, same = !fresh && h->vstamp == a->stamp;
+  if (!h->vc) {   /* copied below, but the slots of kinds not in use are 0 */
+    if (!(h->vc = malloc((size_t)r->nt * 4))) return;
+    for (uint32_t k = 0; k < 4; k++)
+      if (!(r->segs >> k & 1)) memset(h->vc + k * r->nth, 0, (size_t)r->nth * 4);
+  }
+  if (fresh) vcopy(r, h->vc, a->v);
+  else if (!same) join(r, h->vc, a->v);
+  h->gen = c->gen;
+  uint32_t own = t / r->tpc, others = a->fmask & ~(1u << own);
+  for (uint32_t m = others; m; m &= m - 1) join(r, h->vc, r->cta[__builtin_ctz(m)].F);
+  h->vstamp = !others && (fresh || same) ? a->stamp : 0;
 }
 
 /* ---- release / acquire by sequence ---- */
@@ -365,16 +436,16 @@ static inline bool hb(const Cur *c, const Ep *p) {
 
 /* ---- shadow memory ---- */
 
-static Cell *cells_find(RaceLaunch *R, uint64_t key);
+static Cells *cells_find(RaceLaunch *R, uint64_t key);
 
-static Cell *cells_of(RaceLaunch *R, uint64_t key) {
+static Cells *cells_of(RaceLaunch *R, uint64_t key) {
   if (R->last_cells && R->last_key == key) return R->last_cells;
-  Cell *c = cells_find(R, key);
+  Cells *c = cells_find(R, key);
   if (c) { R->last_key = key; R->last_cells = c; }
   return c;
 }
 
-static Cell *cells_find(RaceLaunch *R, uint64_t key) {
+static Cells *cells_find(RaceLaunch *R, uint64_t key) {
   if (R->cappages) {
     for (size_t i = key * 0x9E3779B97F4A7C15ull >> 24 & (R->cappages - 1);; i = (i + 1) & (R->cappages - 1)) {
       if (!R->pages[i].cells) break;
@@ -399,9 +470,9 @@ static Cell *cells_find(RaceLaunch *R, uint64_t key) {
   while (R->pages[i].cells) i = (i + 1) & (R->cappages - 1);
   /* fresh zero pages from the system: touched (and so made) only where
      the launch accesses, with no memset (calloc clears pages it reuses) */
-  void *m = mmap(NULL, PAGE_CELLS * sizeof(Cell), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *m = mmap(NULL, sizeof(Cells), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (m == MAP_FAILED) return NULL;
-  Cell *c = m;
+  Cells *c = m;
   R->pages[i] = (Page){key, c};
   R->npages++;
   return c;
@@ -418,7 +489,8 @@ static void cells_clear(RaceLaunch *R, uintptr_t p, size_t n) {
       if (!R->pages[i].cells) break;
       if (R->pages[i].key != key) continue;
       size_t lo = (a & ((1u << PAGE_BITS) - 1)) / 4, hi = lo + (end - a + 3) / 4;
-      memset(&R->pages[i].cells[lo], 0, (hi - lo) * sizeof(Cell));
+      memset(&R->pages[i].cells->w[lo], 0, (hi - lo) * sizeof(WCell));
+      memset(&R->pages[i].cells->r[lo], 0, (hi - lo) * sizeof(Ep));
       break;
     }
     a = end;
@@ -524,12 +596,12 @@ static const uint32_t byte_mask[16] = {
   0, 0xff, 0xff00, 0xffff, 0xff0000, 0xff00ff, 0xffff00, 0xffffff, 0xff000000, 0xff0000ff,
   0xff00ff00, 0xff00ffff, 0xffff0000, 0xffff00ff, 0xffffff00, 0xffffffff};
 
-static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, Cell *cell, uint8_t m,
+static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, WCell *cell, Ep *rd, uint8_t m,
                                                             bool write, int space,
                        uint64_t gaddr, const uint8_t *host) {
   const Ep *cur = &c->e;
   bool atomic = cur->atomic;
-  Ep *w = &cell->w, *rd = &cell->r;
+  Ep *w = &cell->w;
   uint32_t now = 0, bm = 0;
   if (write) {   /* the granule's bytes after this write (observed after it) */
     memcpy(&now, host, 4);
@@ -603,25 +675,27 @@ static void observe_lane(const Ins *in, int lane, const void *host, uint32_t siz
   if (kind == ACC_ATOM || (kind == ACC_LD && in->atomic)) h->acq = R->seq;
   if (kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
                                                                        knows what came before */
-  Cur c = {r, t, {(uint32_t)r->cl->index, t, h->clk, in->pc, (uint32_t)w->steps, 0, (uint8_t)kind, in->atomic},
+  Cur c = {r, t, {.cl = (uint32_t)r->cl->index, .clk = h->clk, .pc = in->pc, .step = (uint32_t)w->steps,
+                   .tid = (uint16_t)t, .mask = 0, .kind = kind & 7, .atomic = in->atomic},
            r->cta[t / r->tpc].F, vc_valid(r, t)};
   if (kind == ACC_ASYNC_WR || (kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
     /* an agent: cp.async writes its group, bulk-group copies read and
        write theirs, tx copies land with their issue-order number */
     int ag = kind == ACC_ASYNC_RD ? AG_BULK : async == 1 ? AG_CP : async == 2 ? AG_BULK : AG_TX;
-    c.e.tid = (uint32_t)ag * r->nth + t;
+    c.e.tid = (uint16_t)((uint32_t)ag * r->nth + t);
     c.e.clk = kind == ACC_ASYNC_RD ? h->bgrp + 1 : seq;
   }
   const uint8_t *lo = host, *hi = lo + size;
   uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)w->cta->shared;
   if (space == SPC_CLUSTER) base = (uintptr_t)cluster_cta_of(w, host, size)->shared;
   for (uintptr_t g = (uintptr_t)lo & ~(uintptr_t)3; g < (uintptr_t)hi; g += 4) {
-    Cell *cells = cells_of(R, g >> PAGE_BITS);
+    Cells *cells = cells_of(R, g >> PAGE_BITS);
     if (!cells) return;
+    size_t i = (g >> 2) & (PAGE_CELLS - 1);
     uintptr_t s = g < (uintptr_t)lo ? (uintptr_t)lo : g, e = g + 4 < (uintptr_t)hi ? g + 4 : (uintptr_t)hi;
     uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
     c.e.mask = m;
-    check_cell(R, &c, &cells[(g >> 2) & (PAGE_CELLS - 1)], m, in->write, space, (uint64_t)(g - base),
+    check_cell(R, &c, &cells->w[i], &cells->r[i], m, in->write, space, (uint64_t)(g - base),
                (const uint8_t *)g);
   }
   h->dirty = true;
@@ -638,9 +712,9 @@ static void observe(void *ctx, const MemAccess *a) {
  * (c->e.tid == c->t, mask 0xf), when each pair resolves by the cheap tests
  * (program order, the CTA floor, one warp-wide access): true when it did
  * what check_cell does; false, the cell untouched, to leave it to check_cell. */
-static inline bool cell_fast(const Cur *c, Cell *cell, bool write, const uint8_t *host) {
+static inline bool cell_fast(const Cur *c, WCell *cell, Ep *rd, bool write, const uint8_t *host) {
   const Ep *cur = &c->e;
-  Ep *w = &cell->w, *rd = &cell->r;
+  Ep *w = &cell->w;
   if (!write) {
     if (w->clk && w->kind != ACC_ATOM &&
         !(w->cl == cur->cl && (w->tid == cur->tid || w->clk <= c->F[w->tid])))
@@ -671,10 +745,11 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
   Warp *w = a->w;
   bool acquire = !whole && (a->kind == ACC_ATOM || (a->kind == ACC_LD && in->atomic));
   uint32_t t0 = tid_of(r, w, 0), gen = r->cta[w->cta->rank].gen;
-  Cur c = {r, t0, {(uint32_t)r->cl->index, t0, 0, in->pc, (uint32_t)w->steps, 0xf, (uint8_t)a->kind, in->atomic},
-           r->cta[w->cta->rank].F, NULL};
+  Cur c = {r, t0, {.cl = (uint32_t)r->cl->index, .clk = 0, .pc = in->pc, .step = (uint32_t)w->steps,
+                    .tid = (uint16_t)t0, .mask = 0xf, .kind = a->kind & 7, .atomic = in->atomic},
+            r->cta[w->cta->rank].F, NULL};
   const uint8_t *sh = w->cta->shared, *she = sh ? sh + w->cta->shared_size : NULL;
-  Cell *prev = NULL;   /* the cell the previous lane's read took as its own (a broadcast) */
+  WCell *prev = NULL;   /* the cell the previous lane's read took as its own (a broadcast) */
   for (uint32_t lm = a->mask; lm; lm &= lm - 1) {
     int l = __builtin_ctz(lm);
     const uint8_t *host = a->host[l];
@@ -688,20 +763,23 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
     uint32_t t = t0 + (uint32_t)l;
     RThr *h = &r->thr[t];
     if (acquire) h->acq = R->seq;
-    c.t = c.e.tid = t;
+    c.t = t;
+    c.e.tid = (uint16_t)t;
     c.e.clk = h->clk;
     c.vc = h->vc && h->gen == gen ? h->vc : NULL;
     uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)sh;
     uintptr_t lo = (uintptr_t)host, hi = lo + a->size;
     for (uintptr_t g = lo & ~(uintptr_t)3; g < hi; g += 4) {
-      Cell *cells = cells_of(R, g >> PAGE_BITS);
+      Cells *cells = cells_of(R, g >> PAGE_BITS);
       if (!cells) return;
-      Cell *cell = &cells[(g >> 2) & (PAGE_CELLS - 1)];
+      size_t i = (g >> 2) & (PAGE_CELLS - 1);
+      WCell *cell = &cells->w[i];
+      Ep *rd = &cells->r[i];
       if (!whole) {
         uintptr_t s = g < lo ? lo : g, e = g + 4 < hi ? g + 4 : hi;
         uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
         c.e.mask = m;
-        check_cell(R, &c, cell, m, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
+        check_cell(R, &c, cell, rd, m, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
         continue;
       }
       const Ep *pw = &cell->w;
@@ -709,15 +787,15 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
           (!pw->clk || pw->kind == ACC_ATOM || (pw->cl == c.e.cl && (pw->tid == t || pw->clk <= c.F[pw->tid])))) {
         /* the lane before read it in this execution: its read record, one
            warp-wide access with this one, gives way (check_cell's rule) */
-        cell->r.tid = t;
-        cell->r.clk = c.e.clk;
+        rd->tid = (uint16_t)t;
+        rd->clk = c.e.clk;
         continue;
       }
       prev = NULL;
-      if (cell_fast(&c, cell, in->write, (const uint8_t *)g)) {
-        if (!in->write && cell->r.tid == t && cell->r.clk == c.e.clk && cell->r.cl == c.e.cl) prev = cell;
+      if (cell_fast(&c, cell, rd, in->write, (const uint8_t *)g)) {
+        if (!in->write && rd->tid == t && rd->clk == c.e.clk && rd->cl == c.e.cl) prev = cell;
       } else {
-        check_cell(R, &c, cell, 0xf, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
+        check_cell(R, &c, cell, rd, 0xf, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
       }
     }
     h->dirty = true;
@@ -743,6 +821,7 @@ void race_begin(Launch *L) {
   RaceLaunch *R = zalloc(sizeof *R);
   if (!R) return;
   R->L = L;
+  R->stamps = STAMP_ZERO;
   R->pcflags = zalloc(L->prog->ncode + 1);
   if (!R->pcflags) { free(R); return; }
   R->obs = (MemObserver){observe, R, observe_lanes};
@@ -775,7 +854,7 @@ void race_end(Launch *L) {
     exec_report_text(L, 0, NULL, msg, msg);
   }
   for (size_t i = 0; i < R->cappages; i++)
-    if (R->pages[i].cells) munmap(R->pages[i].cells, PAGE_CELLS * sizeof(Cell));
+    if (R->pages[i].cells) munmap(R->pages[i].cells, sizeof(Cells));
   for (size_t i = 0; i < R->caprels; i++) {
     for (uint32_t k = 0; R->rels[i].cap && k < R->rels[i].n; k++) free(R->rels[i].v[k].F);
     free(R->rels[i].v);
@@ -833,8 +912,8 @@ void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
     if ((w->valid & ~w->exited) & ~b->w[i].parked[id]) full = false;
   }
   if (full) {   /* __syncthreads: everything anyone knew is known to all */
-    vmax(rc->F, a->v, r->nt);
-    for (uint32_t m = a->fmask & ~(1u << c->rank); m; m &= m - 1) vmax(rc->F, r->cta[__builtin_ctz(m)].F, r->nt);
+    join(r, rc->F, a->v);
+    for (uint32_t m = a->fmask & ~(1u << c->rank); m; m &= m - 1) join(r, rc->F, r->cta[__builtin_ctz(m)].F);
     for (int i = 0; i < c->nwarps; i++) {   /* exited threads: taken as arrived */
       const Warp *w = &c->warps[i];
       FOR_LANES(l) if (w->exited >> l & 1) {
@@ -882,11 +961,11 @@ void race_cluster_complete(Cluster *cl) {
   RCl *r = cl->race;
   if (!r || !r->cbar.used) return;
   for (int i = 0; i < r->ncta; i++) {
-    vmax(r->cta[i].F, r->cbar.v, r->nt);
+    join(r, r->cta[i].F, r->cbar.v);
     r->cta[i].fsnap = false;
   }
   for (int i = 0; i < r->ncta; i++)   /* the floors of the contributors' CTAs */
-    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) vmax(r->cta[i].F, r->cta[__builtin_ctz(m)].F, r->nt);
+    for (uint32_t m = r->cbar.fmask & ~(1u << i); m; m &= m - 1) join(r, r->cta[i].F, r->cta[__builtin_ctz(m)].F);
   r->cbar.used = false;
 }
 
@@ -916,7 +995,7 @@ void race_mbar_arrive_(Warp *w, int lane, const void *obj, uint32_t agent_seq) {
   uint32_t t = tid_of(r, w, lane);
   contribute(r, t, a);
   uint32_t s = AG_CP * r->nth + t;
-  if (agent_seq > a->v[s]) a->v[s] = agent_seq;
+  if (agent_seq > a->v[s]) { a->v[s] = agent_seq; r->segs |= 1u << AG_CP; a->stamp = ++r->R->stamps; }
 }
 
 void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
@@ -924,7 +1003,7 @@ void race_mbar_tx_(Warp *w, int lane, const void *obj, uint32_t seq) {
   Acc *a = r ? mb_acc(r, obj) : NULL;
   if (!a || !acc_make(r, a)) return;
   uint32_t s = AG_TX * r->nth + tid_of(r, w, lane);
-  if (seq > a->v[s]) a->v[s] = seq;
+  if (seq > a->v[s]) { a->v[s] = seq; r->segs |= 1u << AG_TX; a->stamp = ++r->R->stamps; }
 }
 
 void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
@@ -954,7 +1033,7 @@ void race_async_waited_(Warp *w, int lane, bool bulk, uint32_t upto) {
   uint32_t t = tid_of(r, w, lane);
   uint32_t *v = vc_of(r, t);
   uint32_t s = (bulk ? AG_BULK : AG_CP) * r->nth + t;
-  if (v && upto > v[s]) v[s] = upto;
+  if (v && upto > v[s]) { v[s] = upto; r->segs |= 1u << (bulk ? AG_BULK : AG_CP); r->thr[t].vstamp = 0; }
 }
 
 void race_fence_(Warp *w, uint32_t lanes) {
