@@ -204,6 +204,14 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
   /* ptxvm reads a tensor map at each copy's issue: no stale proxy copy */
   case OP_FENCE_PROXY_TENSORMAP_REL: case OP_FENCE_PROXY_TENSORMAP_ACQ:
+  /* a restricted fence orders less than a full one: the checker's full
+     release and acquire is the conservative reading (race.c) */
+  case OP_FENCE_SYNC_RESTRICT: case OP_FENCE_SYNC_RESTRICT_REL:
+  case OP_FENCE_PROXY_ASYNC_GENERIC: case OP_FENCE_PROXY_ASYNC_GENERIC_REL:
+  /* a stream's grids run one after another here, so every prerequisite
+     grid has completed, its memory visible, before a dependent one starts:
+     .wait has nothing to wait for and .launch_dependents nothing to start */
+  case OP_GRIDDEPCONTROL:
     x->fn = exec_fence;
     return true;
   case OP_NANOSLEEP:
