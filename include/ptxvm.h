@@ -243,9 +243,9 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
  * "i" instants for each mbarrier phase completion. Time (ts, dur) is
  * virtual: one unit is one warp-instruction of the cluster (its warps run
  * in turns; all CTAs of a cluster share its clock), so the file is the
- * same on every machine for the same schedule (ptxvm_set_schedule) and
- * job count (ptxvm_set_jobs only reorders nothing: clusters' events are
- * written in cluster order). Waits are sampled at the end of each warp
+ * same bytes on every machine and at every ptxvm_set_jobs count for the
+ * same schedule (ptxvm_set_schedule): each cluster's events are written
+ * in cluster order. Waits are sampled at the end of each warp
  * turn: a wait that ends within the warp's own turn is not shown. At most
  * max_events events are kept (0: 1000000); the rest are counted
  * (ptxvm_trace_dropped) and the file ends with an instant event saying

@@ -39,8 +39,8 @@ def generate(build):
         elif r[:1].isdigit():
             total = r
     lines += ["", "Rows opcov cannot check (their operands are \"*\" or it has no valid",
-              "synthetic instance of them), which may or may not execute; the tests of",
-              "tests/ptx/ run most: " + ", ".join(unchecked) + ".", "",
+              "synthetic instance of them), which may or may not execute:",
+              ", ".join(unchecked) + ".", "",
               "Totals over the table: %s." % total, ""]
     return "\n".join(lines)
 
