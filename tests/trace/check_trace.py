@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """check_trace.py PTXVM: runs tests/trace/timeline.ptx (2 CTAs of 2 warps:
-cp.async + mbarrier, bar.sync 0 and 1, shfl.sync) with --trace and checks
+cp.async + mbarrier, bar.sync 0 and 1, shfl.sync, then in warp 1 a
+shfl.sync whose lanes 0-15 wait for lanes 16-31 held on mbarrier bar2) with --trace and checks
 the file against what the kernel must do (hand-derived from its code), the
 launch's --stats (an independent count) and itself: JSON that parses,
 metadata naming every CTA and warp, per warp spans that do not overlap and
@@ -74,6 +75,10 @@ for cta in range(2):
         bars = [x[1].split(" (")[0] for x in waits if x[0] == "CTA barrier"]
         # in order, warp 0 arrives first at both bar.sync (warp 1 spins before bar.sync 1)
         check(bars == (["barrier 0", "barrier 1"] if w == 0 else []), "CTA %d warp %d CTA barriers: %s" % (cta, w, bars))
+        coll = [x[1] for x in waits if x[0] == "warp collective"]
+        check(coll == ([] if w == 0 else ["warp collective with membermask 0xffffffff: lanes 0-15 arrived, "
+                                          "lanes 16-31 missing"]), "CTA %d warp %d collectives: %s" % (cta, w, coll))
+        check({x[0] for x in waits} <= {"mbarrier", "CTA barrier", "warp collective"}, "no other waits: %s" % waits)
 check(ran == total, "instructions of the running spans %d = --stats warp-instructions %d" % (ran, total))
 
 # async copies: a begin and an end per thread and kind, the end not before it
@@ -83,8 +88,12 @@ for cta in range(2):
         f = {e["id2"]["local"]: e["ts"] for e in ev if e["ph"] == "e" and e["pid"] == cta and e["name"] == kind}
         check(len(b) == 64 and b.keys() == f.keys(), "CTA %d: 64 %s issued and landed" % (cta, kind))
         check(all(f[k] >= b[k] for k in b), "CTA %d: %s lands after its issue" % (cta, kind))
-    ph = [e for e in ev if e["ph"] == "i" and e["pid"] == cta]
+    ph = [e for e in ev if e["ph"] == "i" and e["pid"] == cta and e["args"]["shared_offset"] == "0x0"]
     check(len(ph) == 1 and ph[0]["name"] == "mbarrier phase 0 complete", "CTA %d: one phase completion" % cta)
+    ph2 = [e for e in ev if e["ph"] == "i" and e["pid"] == cta and e["args"]["shared_offset"] == "0x8"]
+    coll = [e for e in ev if e["ph"] == "X" and e["pid"] == cta and e["name"] == "warp collective"]
+    check(len(ph2) == 1 and len(coll) == 1 and coll[0]["ts"] <= ph2[0]["ts"] <= coll[0]["ts"] + coll[0]["dur"],
+          "CTA %d: bar2's phase completes while warp 1 waits in the collective" % cta)
     last = max(e["ts"] for e in ev if e["ph"] == "e" and e["pid"] == cta)
     ends = [e["ts"] + e["dur"] for e in ev if e["ph"] == "X" and e["pid"] == cta and e["name"] == "mbarrier"]
     check(ph and ph[0]["ts"] >= last and all(ph[0]["ts"] <= x for x in ends),
