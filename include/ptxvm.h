@@ -245,8 +245,9 @@ ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
  * in turns; all CTAs of a cluster share its clock), so the file is the
  * same bytes on every machine and at every ptxvm_set_jobs count for the
  * same schedule (ptxvm_set_schedule): each cluster's events are written
- * in cluster order. Waits are sampled at the end of each warp
- * turn: a wait that ends within the warp's own turn is not shown. At most
+ * in cluster order. A wait begins when a warp's turn ends with it blocked
+ * and ends when lanes of it are released; one that ends within the warp's
+ * own turn is not shown. At most
  * max_events events are kept (0: 1000000); the rest are counted
  * (ptxvm_trace_dropped) and the file ends with an instant event saying
  * how many were dropped.

@@ -194,6 +194,7 @@ void interp_release(Warp *w, uint32_t lanes) {
   else for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
   s->ln.waiting &= ~lanes;
   lanes_regroup(&s->ln);
+  if (w->launch && w->launch->trace) trace_release(w);
 }
 
 void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }

@@ -6,9 +6,10 @@
  * A warp's span is open in its cluster's state (TraceCluster) until its
  * kind changes: "running" (it has lanes that can run; it runs in turns
  * with the other warps), or waiting, named by what its lowest waiting lane
- * waits at (the same describers as the deadlock report). A wait that ends
- * within the warp's own turn is not seen: waits are sampled at the end of
- * each turn. Events are kept per cluster in the order they happen and
+ * waits at (the same describers as the deadlock report). A wait begins
+ * when a turn ends with the warp blocked and ends when lanes of it are
+ * released (interp_release); one that ends within the warp's own turn is
+ * not seen. Events are kept per cluster in the order they happen and
  * written sorted by cluster, so host threads (-j) running clusters at once
  * do not change the file. One mutex guards the list; the bound counts
  * events in arrival order, so which events a truncated trace keeps may
@@ -215,6 +216,20 @@ void trace_turn_end(Cluster *cl, Warp *w, uint64_t n, bool blocked) {
   s->t0 = s->now = t1;
 }
 
+/* The cluster time now, within a turn where one is running. */
+static uint64_t now(TraceCluster *s) { return s->w ? s->t0 + (s->w->steps - s->s0) : s->now; }
+
+void trace_release(Warp *w) {
+  Cluster *cl = w->cta ? w->cta->cluster : NULL;
+  TraceCluster *s = cl ? cl->trace : NULL;
+  if (!s) return;
+  Span *sp = span_of(s, w);
+  if (sp->kind == TS_RUN || sp->kind == TS_NONE || sp->kind == TS_DONE) return;
+  uint64_t t = now(s);
+  close_span(cl, w, sp, t);
+  open_span(sp, w, TS_RUN, t);
+}
+
 void trace_at(Cluster *cl, uint64_t t) {
   TraceCluster *s = cl->trace;
   if (!s) return;
@@ -234,9 +249,6 @@ void trace_cluster_end(Cluster *cl) {
   free(s);
   cl->trace = NULL;
 }
-
-/* The cluster time now, within a turn where one is running. */
-static uint64_t now(TraceCluster *s) { return s->w ? s->t0 + (s->w->steps - s->s0) : s->now; }
 
 void trace_mbar_phase(Cta *c, uint32_t off, uint32_t phase) {
   Cluster *cl = c->cluster;

@@ -31,6 +31,8 @@ void trace_turn_begin(Cluster *cl, Warp *w, uint64_t t0);
 /* ... and ends having run n instructions; blocked: it stopped because no
  * lane of it could run. */
 void trace_turn_end(Cluster *cl, Warp *w, uint64_t n, bool blocked);
+/* Lanes of w were released from a wait (interp_release): its wait ends. */
+void trace_release(Warp *w);
 /* Between rounds (the barrier polls): cluster time t. */
 void trace_at(Cluster *cl, uint64_t t);
 /* Closes the cluster's open spans; frees its state (cluster_end). */

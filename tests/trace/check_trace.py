@@ -123,5 +123,20 @@ check(p.returncode == 0, "a truncated trace is no failure")
 p = subprocess.run(ARGS + ["--trace", os.path.join(tmp, "no", "such", "dir.json")], cwd=ROOT,
                    capture_output=True, text=True, timeout=60)
 check(p.returncode != 0 and "trace file" in p.stderr, "an unwritable trace file is an error: %r" % p.stderr)
+# a cluster of 16 CTAs (one warp each) meeting at barrier.cluster: one
+# process per CTA, all of cluster 0, on one clock; the last CTA to arrive
+# never waits, every other one waits at the cluster barrier once
+u = os.path.join(tmp, "c16.json")
+p = subprocess.run([PTXVM, "run", "tests/ptx/cluster/cluster16_maxclusterrank.ptx", "-g", "16", "-c", "16", "-b",
+                    "32", "-a", "u32[1]:zero", "-q", "--trace", u], cwd=ROOT, capture_output=True, text=True,
+                   timeout=60)
+ev = json.load(open(u))["traceEvents"]
+pn = {e["pid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "process_name"}
+check(pn == {r: "CTA (%d,0,0) cluster 0 rank %d" % (r, r) for r in range(16)}, "16 CTAs of cluster 0: %s" % pn)
+cw = [e for e in ev if e["ph"] == "X" and e["name"] == "cluster barrier"]
+check(len(cw) == 15 and len({e["pid"] for e in cw}) == 15, "15 CTAs wait at the cluster barrier: %d" % len(cw))
+check(all("barrier.cluster phase 0" in e["args"]["what"] for e in cw), "the waits name the barrier's phase")
+ends = {e["ts"] + e["dur"] for e in cw}
+check(len(ends) == 1, "the waits end together, on the cluster's clock: %s" % ends)
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
