@@ -618,7 +618,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
         !as_complete(c, t, j))
       return false;
   it->done = true;
-  if (c->launch && c->launch->trace) trace_async(c, it->wl, as_name(it->kind), (uint32_t)stream, it->ord, false);
+  if (t->launch->trace) trace_async(c, it->wl, as_name(it->kind), (uint32_t)stream, it->ord, false);
   (*landed)++;
   if (as_plain(it->kind)) t->plain[it->wl]--;
   t->idle = 0;
