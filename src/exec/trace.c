@@ -82,6 +82,7 @@ static void jstr(const char *s, char *b, size_t n) {
   b[k] = 0;
 }
 
+static void emit(Trace *t, uint64_t cluster, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void emit(Trace *t, uint64_t cluster, const char *fmt, ...) {
   char buf[2048];
   va_list ap;
