@@ -227,6 +227,40 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
 
+/* Records a timeline of each launch of ctx that follows (the CLI's
+ * --trace) and writes it to path when the launch ends, also when it
+ * faults or deadlocks; "%n" in path is replaced by the number of the traced
+ * launch (1, 2, ...), else each launch overwrites the file. NULL turns it
+ * off (the default). The file is Chrome trace-event JSON (Perfetto,
+ * chrome://tracing): pid is the CTA (its linear index in the grid, named
+ * "CTA (x,y,z) cluster C rank R"), tid the warp; per warp "X" spans of
+ * "running" (it has lanes that can run) and of waiting, named "CTA
+ * barrier", "cluster barrier", "mbarrier", "warp collective" or "blocked",
+ * with the instruction, its source location and what it waits for (the
+ * barrier id and arrivals, the mbarrier object, its phase and the parity
+ * awaited) in args; "b"/"e" async events per thread for each
+ * asynchronous copy (cp.async, cp.async.bulk) from issue to landing;
+ * "i" instants for each mbarrier phase completion. Time (ts, dur) is
+ * virtual: one unit is one warp-instruction of the cluster (its warps run
+ * in turns; all CTAs of a cluster share its clock), so the file is the
+ * same bytes on every machine and at every ptxvm_set_jobs count for the
+ * same schedule (ptxvm_set_schedule): each cluster's events are written
+ * in cluster order. A wait begins when a warp's turn ends with it blocked
+ * and ends when lanes of it are released; one that ends within the warp's
+ * own turn is not shown. At most
+ * max_events events are kept (0: 1000000); the rest are counted
+ * (ptxvm_trace_dropped) and the file ends with an instant event saying
+ * how many were dropped.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL), PTXVM_ERROR_OUT_OF_MEMORY;
+ * at the launch, PTXVM_ERROR_FILE when the file cannot be written (the
+ * launch itself succeeded). */
+ptxvm_status ptxvm_set_trace(ptxvm_context *ctx, const char *path, unsigned long long max_events);
+
+/* The number of events the last traced launch of ctx dropped at the bound
+ * of ptxvm_set_trace (0: the trace is complete) into *dropped.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (ctx or dropped is NULL). */
+ptxvm_status ptxvm_trace_dropped(ptxvm_context *ctx, unsigned long long *dropped);
+
 /* Sets the watchdog of the launches of ctx that follow: a cluster (a CTA)
  * that has executed more than max_steps warp-instructions without
  * finishing is stopped with a "runaway" report naming its %ctaid and the

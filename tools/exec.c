@@ -50,7 +50,7 @@ static int bad(const char *fmt, ...) {
   vfprintf(stderr, fmt, ap);
   va_end(ap);
   fputs("\nusage: ptxvm exec [--check] [-j N] [--schedule SEED] [--async-delay NS] "
-        "[--max-steps N] [--stats] [-q] [--keep-nvjitlink] [--] PROGRAM [ARGS...]\n", stderr);
+        "[--max-steps N] [--trace FILE.json] [--stats] [-q] [--keep-nvjitlink] [--] PROGRAM [ARGS...]\n", stderr);
   return EXEC_INPUT;
 }
 
@@ -257,9 +257,13 @@ int cmd_exec(int argc, char **argv) {
     else if (!strcmp(a, "--schedule")) rc = number_opt(argv, &i, argc, "PTXVM_SCHEDULE");
     else if (!strcmp(a, "--async-delay")) rc = number_opt(argv, &i, argc, "PTXVM_ASYNC_DELAY");
     else if (!strcmp(a, "--max-steps")) rc = number_opt(argv, &i, argc, "PTXVM_MAX_STEPS");
+    else if (!strcmp(a, "--trace")) {
+      if (i + 1 >= argc) return bad("--trace needs a file name");
+      setenv("PTXVM_TRACE", argv[++i], 1);
+    }
     else {
       static const char *const options[] = {"--check", "--stats", "--quiet", "--jobs", "--schedule",
-                                            "--async-delay", "--max-steps", "--keep-nvjitlink", "--help"};
+                                            "--async-delay", "--max-steps", "--trace", "--keep-nvjitlink", "--help"};
       const char *near = suggest(a, options, sizeof options / sizeof options[0]);
       return near ? bad("unknown option %s; did you mean %s?", a, near) : bad("unknown option %s", a);
     }

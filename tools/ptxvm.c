@@ -331,12 +331,16 @@ static int cmd_run(int argc, char **argv) {
       ptxvm_set_max_steps(ctx, o.max_steps);
       ptxvm_set_async_delay(ctx, o.async_delay);
       ptxvm_set_check(ctx, o.check);
+      if (o.trace) ptxvm_set_trace(ctx, o.trace, o.trace_max);
       ptxvm_set_jobs(ctx, o.jobs);
       ptxvm_set_printf_buffer(ctx, (size_t)o.printf_buffer);
       if (o.device_memory) ptxvm_set_device_memory(ctx, (size_t)o.device_memory);
       if (!o.quiet) ptxvm_set_note_callback(ctx, on_note, NULL);
     }
     rc = mod ? launch_and_dump(ctx, mod, &o, args) : EXIT_INPUT;
+    unsigned long long dropped = 0;
+    if (mod && o.trace && ptxvm_trace_dropped(ctx, &dropped) == PTXVM_SUCCESS && dropped)
+      fprintf(stderr, "ptxvm: the trace %s is truncated: %llu events dropped at its bound\n", o.trace, dropped);
   }
   image_unload(&l);
   ptxvm_context_destroy(ctx);

@@ -614,6 +614,7 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
     {"async-delay", required_argument, NULL, 'D'},  {"stats", no_argument, NULL, 'T'},
     {"device-memory", required_argument, NULL, 'G'}, {"printf-buffer", required_argument, NULL, 'P'},
     {"cooperative", no_argument, NULL, 'K'},  {"schedules", required_argument, NULL, 'N'},
+    {"trace", required_argument, NULL, 'R'}, {"trace-max", required_argument, NULL, 'X'},
     {NULL, 0, NULL, 0},
   };
   uint64_t v;
@@ -636,6 +637,10 @@ static int parse_opts(int argc, char **argv, RunOpts *o, void (*usage)(FILE *)) 
               o->jobs = (unsigned)v; break;
     case 'q': o->quiet = true; break;
     case 'C': o->check = true; break;
+    case 'R': o->trace = optarg; break;
+    case 'X': if (!run_parse_u64(optarg, &o->trace_max) || !o->trace_max)
+                return run_bad("bad trace bound '%s' (a count of events >= 1)", optarg);
+              break;
     case 'T': o->stats = true; break;
     case 'K': o->cooperative = true; break;
     case 'S': if (!run_parse_u64(optarg, &o->schedule)) return run_bad("bad schedule seed '%s'", optarg);

@@ -80,6 +80,8 @@ typedef struct Dump { int arg; const char *path; } Dump;
 typedef struct RunOpts {
   unsigned grid[3], block[3], cluster[3];
   bool has_block, has_cluster, quiet, check;
+  const char *trace;        /* --trace FILE.json; NULL: none */
+  uint64_t trace_max;       /* --trace-max N; 0: the default */
   bool stats;             /* --stats */
   bool cooperative;       /* --cooperative (ptxvm_launch_ex; cuLaunchCooperativeKernel) */
   unsigned shared;

@@ -17,6 +17,7 @@ f64. Failures raise ptxvm.Error subclasses carrying the library's message
 """
 import ctypes
 import numbers
+import os
 import struct
 import sys
 
@@ -162,8 +163,10 @@ class Context:
         if st:
             _raise(st, self._h)
 
-    def settings(self, schedule=None, jobs=None, check=None, max_steps=None):
-        """Changes the settings of the launches that follow (None: unchanged)."""
+    def settings(self, schedule=None, jobs=None, check=None, max_steps=None, trace=None):
+        """Changes the settings of the launches that follow (None: unchanged);
+        trace: the path each launch writes its timeline to (ptxvm_set_trace,
+        Chrome trace-event JSON), or "" for none."""
         if schedule is not None:
             self._call(_C.ptxvm_set_schedule, int(schedule))
         if jobs is not None:
@@ -172,6 +175,8 @@ class Context:
             self._call(_C.ptxvm_set_check, 1 if check else 0)
         if max_steps is not None:
             self._call(_C.ptxvm_set_max_steps, int(max_steps))
+        if trace is not None:
+            self._call(_C.ptxvm_set_trace, os.fsencode(trace) if trace else None, 0)
 
     def close(self):
         """Destroys the context and everything it owns."""

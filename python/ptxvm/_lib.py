@@ -61,6 +61,7 @@ _SIGNATURES = {
     "ptxvm_set_schedule": (_ST, [_P, ctypes.c_uint64]),
     "ptxvm_set_jobs": (_ST, [_P, ctypes.c_uint]),
     "ptxvm_set_check": (_ST, [_P, ctypes.c_int]),
+    "ptxvm_set_trace": (_ST, [_P, ctypes.c_char_p, ctypes.c_ulonglong]),
     "ptxvm_set_max_steps": (_ST, [_P, ctypes.c_uint64]),
     "ptxvm_set_device_memory": (_ST, [_P, ctypes.c_size_t]),
     "ptxvm_module_load_data": (_ST, [_P, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, _PP]),

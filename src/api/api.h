@@ -52,6 +52,10 @@ struct Ctx {
   uint64_t async_delay;     /* ptxvm_set_async_delay; UINT64_MAX = default */
   bool has_async_delay;
   bool check;               /* checker on (ptxvm_set_check) */
+  char *trace_path;         /* the timeline file (ptxvm_set_trace); NULL: none */
+  uint64_t trace_max;       /* its bound on events (0: the default) */
+  uint64_t trace_dropped;   /* events the last traced launch dropped */
+  uint64_t trace_launches;  /* traced launches so far ("%n" in the path) */
   uint64_t alloc_padding;   /* ptxvm_set_alloc_padding: 0 or PTXVM_ALLOC_PADDING */
   unsigned jobs;            /* host threads (ptxvm_set_jobs), 0 = CPUs */
   ptxvm_stats stats;        /* of the last launch (ptxvm_launch_stats) */

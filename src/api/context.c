@@ -51,6 +51,7 @@ ptxvm_status ptxvm_context_destroy(ptxvm_context *h) {
   dev_destroy(ctx->dev);
   free(ctx->error);
   free(ctx->assertion);
+  free(ctx->trace_path);
   handle_free(ctx->h);   /* also ends the call: the slot is no longer busy */
   free(ctx);
   return PTXVM_SUCCESS;
@@ -89,6 +90,26 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *h, unsigned jobs) {
 
 ptxvm_status ptxvm_set_check(ptxvm_context *h, int on) {
   ON_CONTEXT(h, (ctx->check = on != 0, api_ok(ctx)));
+}
+
+static ptxvm_status set_trace(Ctx *ctx, const char *path, unsigned long long max_events) {
+  char *p = NULL;
+  if (path && !(p = strdup(path))) return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of host memory");
+  free(ctx->trace_path);
+  ctx->trace_path = p;
+  ctx->trace_max = max_events;
+  ctx->trace_dropped = 0;
+  ctx->trace_launches = 0;
+  return api_ok(ctx);
+}
+
+ptxvm_status ptxvm_set_trace(ptxvm_context *h, const char *path, unsigned long long max_events) {
+  ON_CONTEXT(h, set_trace(ctx, path, max_events));
+}
+
+ptxvm_status ptxvm_trace_dropped(ptxvm_context *h, unsigned long long *dropped) {
+  if (!dropped) return PTXVM_ERROR_INVALID_VALUE;
+  ON_CONTEXT(h, (*dropped = ctx->trace_dropped, api_ok(ctx)));
 }
 
 ptxvm_status ptxvm_set_alloc_padding(ptxvm_context *h, int on) {

@@ -18,6 +18,7 @@
  * The occupancy model and a kernel's resources (ptxvm_function_occupancy,
  * ptxvm_function_get_resources) are answered here from src/sched/occupancy.c
  * and the module. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include <unistd.h>
 
 #include "../exec/interp.h"
+#include "../exec/trace.h"
 #include "../lower/lower.h"
 #include "api.h"
 
@@ -170,6 +172,22 @@ static uint64_t grid_workspace(Ctx *ctx, Launch *l) {
   return a;
 }
 
+/* Writes the launch's timeline to the context's trace path, "%n" in it
+ * replaced by the number of the traced launch (1, 2, ...). */
+static ptxvm_status write_trace(Ctx *ctx, Launch *l, ptxvm_status st) {
+  const char *p = ctx->trace_path, *n = strstr(p, "%n");
+  char path[4096];
+  ctx->trace_launches++;
+  if (n) snprintf(path, sizeof path, "%.*s%llu%s", (int)(n - p), p, (unsigned long long)ctx->trace_launches, n + 2);
+  else snprintf(path, sizeof path, "%s", p);
+  uint64_t dropped = 0;
+  bool ok = trace_write(l->trace, path, &dropped);
+  l->trace = NULL;
+  ctx->trace_dropped = dropped;
+  if (!ok && st == PTXVM_SUCCESS) return api_fail(ctx, PTXVM_ERROR_FILE, "cannot write the trace file %s: %s", path, strerror(errno));
+  return st;
+}
+
 static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsigned block[3],
                            const ptxvm_launch_options *o, bool legacy, void **params) {
   ctx->fault = PTXVM_FAULT_NONE;
@@ -228,9 +246,15 @@ static ptxvm_status launch(Ctx *ctx, Fn *fn, const unsigned grid[3], const unsig
   uint8_t *buf = build_params(fn, params, &l.param_size, &st);
   if (buf) {
     l.params = buf;
+    if (ctx->trace_path && !(l.trace = trace_new(ctx->trace_max))) {
+      free(buf);
+      if (ws) dev_free(dev, ws);
+      return api_fail(ctx, PTXVM_ERROR_OUT_OF_MEMORY, "out of host memory for the trace");
+    }
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     st = run(fn, &l);
+    if (l.trace) st = write_trace(ctx, &l, st);   /* a failed launch's too: it shows the deadlock */
     clock_gettime(CLOCK_MONOTONIC, &t1);
     record_stats(ctx, &l, (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
     free(buf);

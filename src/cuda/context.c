@@ -102,6 +102,7 @@ static CUresult ctx_new(unsigned flags, bool is_primary, CUcontext *out) {
   ptxvm_set_printf_callback(c->vm, write_printf, NULL);
   ptxvm_set_jobs(c->vm, drv_opt.jobs);
   ptxvm_set_check(c->vm, drv_opt.check);
+  if (drv_opt.trace) ptxvm_set_trace(c->vm, drv_opt.trace, 0);
   ptxvm_set_alloc_padding(c->vm, 1);   /* a GPU's 256-byte alignment: small overruns do not fault */
   ptxvm_set_schedule(c->vm, drv_opt.schedule);
   ptxvm_set_max_steps(c->vm, drv_opt.max_steps);

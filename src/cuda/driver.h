@@ -40,6 +40,7 @@ enum { MAGIC_LINK = 0x4c4e4b21 };
 typedef struct DrvOptions {
   unsigned jobs;            /* PTXVM_JOBS (0: the CPUs) */
   bool check;               /* PTXVM_CHECK=1 */
+  const char *trace;        /* PTXVM_TRACE: the timeline file (ptxvm_set_trace) */
   uint64_t schedule;        /* PTXVM_SCHEDULE */
   uint64_t max_steps;       /* PTXVM_MAX_STEPS (0: default) */
   bool quiet;               /* PTXVM_QUIET=1: no ptxvm notices, only errors */

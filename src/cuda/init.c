@@ -85,6 +85,8 @@ static void init_options(void) {
   bool bad = false;
   drv_opt.jobs = (unsigned)env_u64("PTXVM_JOBS", 0, &bad);
   drv_opt.check = env_u64("PTXVM_CHECK", 0, &bad) != 0;
+  const char *tr = getenv("PTXVM_TRACE");
+  drv_opt.trace = tr && *tr ? tr : NULL;
   drv_opt.schedule = env_u64("PTXVM_SCHEDULE", 0, &bad);
   drv_opt.max_steps = env_u64("PTXVM_MAX_STEPS", 0, &bad);
   drv_opt.quiet = env_u64("PTXVM_QUIET", 0, &bad) != 0;

@@ -40,6 +40,7 @@
 #include "race.h"
 #include "spin.h"
 #include "lanes.h"
+#include "trace.h"
 #include "../util/check.h"
 
 #include <pthread.h>
@@ -193,6 +194,7 @@ void interp_release(Warp *w, uint32_t lanes) {
   else for (uint32_t r = lanes; r; r &= r - 1) s->ln.pc[__builtin_ctz(r)]++;   /* often one lane */
   s->ln.waiting &= ~lanes;
   lanes_regroup(&s->ln);
+  if (w->launch && w->launch->trace) trace_release(w);
 }
 
 void **interp_wsync(Warp *w) { return &((WState *)w->interp)->wsync; }
@@ -900,7 +902,11 @@ static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
         int i = L->schedule && j < BAR_MAX_WARPS && order[j] < c->nwarps ? order[j] : j;
         if (L->schedule && j < BAR_MAX_WARPS && order[j] >= c->nwarps) continue;
         if (warp_done(&c->warps[i])) continue;
-        ran += warp_run(&c->warps[i], L->schedule ? 1 + splitmix64(&cl->rng) % 64 : QUANTUM, &stop);
+        uint64_t quantum = L->schedule ? 1 + splitmix64(&cl->rng) % 64 : QUANTUM;
+        if (L->trace) trace_turn_begin(cl, &c->warps[i], cl->steps + ran);
+        uint64_t n = warp_run(&c->warps[i], quantum, &stop);
+        ran += n;
+        if (L->trace) trace_turn_end(cl, &c->warps[i], n, n < quantum && !stop);
       }
       if (cta_done(c)) c->exited = true;
       all_done &= c->exited;
@@ -910,6 +916,7 @@ static ClusterStatus cluster_loop(Cluster *cl, uint64_t budget) {
     cl->steps += ran;
     if (cl->steps > max) { report_runaway(cl, cl->steps); return CLUSTER_FAILED; }
     bool released = false;
+    if (L->trace) trace_at(cl, cl->steps);
     for (int r = 0; r < cl->ncta; r++) released |= sync_cta_poll(&cl->ctas[r]);   /* exits may complete CTA barriers */
     released |= cluster_bar_poll(cl);   /* ... and the cluster barrier */
     if (!ran && !released) { report_deadlock(cl); return CLUSTER_FAILED; }
@@ -978,6 +985,7 @@ void cluster_end(Cluster *cl) {
   atomic_fetch_add(&launch->progress, 1);   /* its last effects (spin.c "Other clusters") */
   cur_cluster = cl->index;
   cur_stats = &cl->stats;
+  if (cl->trace) trace_cluster_end(cl);
   for (int r = 0; cl->ctas && r < cl->ncta; r++) cta_free(&cl->ctas[r]);   /* adds the warps' counts */
   race_cluster_end(cl);   /* after the CTAs' last copies landed */
   cluster_bar_free(cl);

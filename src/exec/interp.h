@@ -115,6 +115,7 @@ struct Launch {
   uint64_t printf_lost_calls, printf_lost_bytes, printf_lost_clusters;
   uint32_t printf_lost_first[3];
   LaunchStats stats;        /* what ran (cluster_end adds each cluster's) */
+  struct Trace *trace;      /* the timeline (src/exec/trace.h); NULL: none */
 };
 
 typedef struct LaunchFindings LaunchFindings;
@@ -178,6 +179,7 @@ struct Cluster {
   int worder[1024 / WARP_SIZE], corder[64];   /* Launch.schedule: the orders */
   LaunchStats stats;        /* added to Launch.stats by cluster_end */
   SpinCluster spin;
+  void *trace;              /* the timeline's state (trace.c); NULL: none */
 };
 
 typedef enum { CLUSTER_DONE, CLUSTER_FAILED, CLUSTER_YIELD, CLUSTER_STUCK } ClusterStatus;

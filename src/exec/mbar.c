@@ -39,6 +39,7 @@
 #include "../sync/mbarrier.h"
 #include "mbar.h"
 #include "race.h"
+#include "trace.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,11 @@ static inline int as_stream(AsyncKind k) { return k == AS_BULK_GROUP ? AG_BULK :
  * AG_NKINDS for none (a complete_tx copy: its mbarrier tells). */
 static inline int as_group(AsyncKind k) {
   return k == AS_BULK_GROUP ? AG_BULK : k == AS_BULK_TX ? AG_NKINDS : AG_CP_ASYNC;
+}
+/* The timeline's name of an item's kind (trace.h). */
+static const char *as_name(AsyncKind k) {
+  return k == AS_BULK_GROUP ? "cp.async.bulk" : k == AS_BULK_TX ? "cp.async.bulk (complete_tx)"
+         : k == AS_ARRIVE ? "cp.async.mbarrier.arrive" : "cp.async";
 }
 /* Items counted in MbCta.plain: the ones a deferred arrive waits for. */
 static inline bool as_plain(AsyncKind k) { return k == AS_CP_ASYNC || k == AS_ARRIVE; }
@@ -386,9 +392,13 @@ static inline void changed(Cta *c, MbCta *t, int k) {
   if (!e->woken || e->woke_phase != e->m.phase || e->woke_valid != e->m.valid) wake(c, t, k);
 }
 
-/* The statistics' mbarrier phase completions: m's phase moved on from `before`. */
-static void count_phases(const Mbar *m, uint32_t before) {
-  for (; before != m->phase; before++) exec_count(EV_MBAR_PHASE);
+/* The statistics' (and the timeline's) mbarrier phase completions: the
+   phase of e in CTA c moved on from `before`. */
+static void count_phases(Cta *c, const MbEnt *e, uint32_t before) {
+  for (; before != e->m.phase; before++) {
+    exec_count(EV_MBAR_PHASE);
+    if (c->launch && c->launch->trace) trace_mbar_phase(c, e->off, before + 1);
+  }
 }
 
 /* One handler per mbarrier operation (the lowering picks it: exec_select_MBAR
@@ -450,7 +460,7 @@ HANDLER(exec_mbar_complete_tx) {
     uint32_t ph = o.e->m.phase;
     bool done = false;
     const char *err = mbar_complete_tx(&o.e->m, R32(w, x->slot[1])[l], &done);
-    count_phases(&o.e->m, ph);
+    count_phases(o.oc, o.e, ph);
     if (err) return fault_obj(w, x, l, o.e, o.off, err);
     race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     store(o.oc, o.e);
@@ -488,7 +498,7 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
     bool done = false;
     if (mem_observed(w) && !(a->flags & MB_RELAXED)) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
-    count_phases(&e->m, ph);
+    count_phases(o.oc, e, ph);
     if (err) return fault_obj(w, x, l, e, o.off, err);
     R64(w, x->slot[0])[l] = st;
     store(o.oc, e);
@@ -608,6 +618,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
         !as_complete(c, t, j))
       return false;
   it->done = true;
+  if (t->launch->trace) trace_async(c, it->wl, as_name(it->kind), (uint32_t)stream, it->ord, false);
   (*landed)++;
   if (as_plain(it->kind)) t->plain[it->wl]--;
   t->idle = 0;
@@ -633,7 +644,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
     else race_mbar_arrive(w, l, mc->shared + it->moff, it->group + 1);
     err = it->kind == AS_BULK_TX ? mbar_complete_tx(&e->m, it->size, &done)
                                  : mbar_arrive(&e->m, it->moff, 1, 0, 0, NULL, &done);
-    count_phases(&e->m, ph);
+    count_phases(mc, e, ph);
     if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
   char why[400];
@@ -673,6 +684,7 @@ static void as_issued(MbCta *t, AsItem *it) {
   it->group = g < AG_NKINDS ? t->seq[it->wl * AG_NKINDS + g] : 0;
   it->ord = t->issued[it->wl * AG_NKINDS + as_stream(it->kind)]++;
   if (as_plain(it->kind)) t->plain[it->wl]++;
+  if (t->launch->trace) trace_async(t->cta, it->wl, as_name(it->kind), (uint32_t)as_stream(it->kind), it->ord, true);
 }
 
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
@@ -728,7 +740,7 @@ static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, S
   uint32_t ph = e->m.phase;
   race_mbar_arrive(w, lane, w->cta->shared + off, t->seq[wl * AG_NKINDS + AG_CP_ASYNC] + 1);
   err = mbar_arrive(&e->m, off, 1, 0, 0, NULL, &done);
-  count_phases(&e->m, ph);
+  count_phases(w->cta, e, ph);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   changed(w->cta, t, (int)(e - t->e));
@@ -858,8 +870,9 @@ bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n) {
   return true;
 }
 
-static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
-  MbCta *t = p;
+/* "mbarrier NAME: STATE; waits for parity P" of the try_wait lane (wid,
+   lane) of t parks; false when it parks none. */
+static bool waiter_text(const MbCta *t, int wid, int lane, char *buf, size_t n) {
   if (!t || wid >= t->nwarps) return false;
   const MbWaiter *q = &t->w[wid * WARP_SIZE + lane];
   if (q->ent < 0) return false;
@@ -869,8 +882,19 @@ static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
   mbar_text(&e->m, st, sizeof st);
   if (q->parity) snprintf(what, sizeof what, "parity %u", (unsigned)(q->val & 1));
   else snprintf(what, sizeof what, "the state of phase %u", (unsigned)(q->val >> 48));
-  snprintf(buf, n, "mbarrier %s: %s; waits for %s to complete (no thread can arrive, no "
-           "transaction is in flight)", on, st, what);
+  snprintf(buf, n, "mbarrier %s: %s; waits for %s to complete", on, st, what);
+  return true;
+}
+
+bool mbar_wait_text(Cta *c, int wid, int lane, char *buf, size_t n) {
+  BarCta *b = c->sync;
+  return b && b->ext_describe == mb_describe && waiter_text(b->ext, wid, lane, buf, n);
+}
+
+static bool mb_describe(void *p, int wid, int lane, char *buf, size_t n) {
+  if (!waiter_text(p, wid, lane, buf, n)) return false;
+  size_t k = strlen(buf);
+  snprintf(buf + k, n - k, " (no thread can arrive, no transaction is in flight)");
   return true;
 }
 

@@ -181,6 +181,9 @@ bool mbar_cta_timeless(const Cta *c);
 /* What the test_wait x of lane l tests, for the livelock report: the
    object, its state and the phase or parity it waits for; false when x is
    not a test_wait or its object cannot be named. */
+/* The try_wait lane (wid, lane) of c is parked on: "mbarrier NAME: STATE;
+   waits for parity P to complete" (the timeline, trace.c); false if none. */
+bool mbar_wait_text(Cta *c, int wid, int lane, char *buf, size_t n);
 bool mbar_describe_test(Warp *w, const XInsn *x, int l, char *buf, size_t n);
 /* Whether the special register load x (x->fn == exec_sreg_load) reads
    virtual time (%clock, %clock64, %globaltimer...), which changes every

@@ -39,7 +39,44 @@ struct LaunchFindings {
 
 static pthread_mutex_t report_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* "FILE:LINE:COL (CUDA_FILE:LINE)" of an XInsn. */
+/* Whether a source path is one of CUDA's own headers (the toolkit's
+ * include directory, libcu++, CUB, Thrust, cooperative groups), which a
+ * report looks through to the user's line. */
+static bool cuda_header(const char *path) {
+  static const char *const parts[] = {"/cuda/std/", "/cccl/", "/cub/", "/thrust/", "cooperative_groups",
+                                      "/crt/", "/targets/x86_64-linux/include/"};
+  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+    if (strstr(path, parts[i])) return true;
+  const char *c = strstr(path, "/cuda");   /* /usr/local/cuda[-13.0]/include/... */
+  return c && strstr(c, "/include/") != NULL;
+}
+
+/* One frame of an instruction's inline chain: where it is, and in what. */
+typedef struct Frame { const char *file; int line; const char *fn; } Frame;
+
+/* The chain of in (innermost first) into f; returns how many (at most n). */
+static int inline_chain(const Module *m, const Insn *in, const char *kernel, Frame *f, int n) {
+  int k = 0, i = in->src_inl;
+  const char *file = module_file_name(m, in->src_file);
+  int line = in->src_line;
+  for (int guard = 0; i >= 0 && i < m->ninl && k < n - 1 && guard < 64; guard++) {
+    const InlineFrame *g = &m->inl[i];
+    const char *fn = module_debug_str(m, g->fn);
+    f[k++] = (Frame){file, line, fn ? fn : g->fn};
+    file = module_file_name(m, g->at_file);
+    line = g->at_line;
+    i = g->up;
+  }
+  f[k++] = (Frame){file, line, kernel};
+  return k;
+}
+
+/* "FILE:LINE:COL (CUDA_FILE:LINE)" of an XInsn. With inlined_at frames:
+ * "FILE:LINE:COL (USER_FILE:LINE in F, inlined at FILE:LINE in G, ...;
+ * below it N frames in CUDA's headers, innermost HEADER:LINE)": the first
+ * frame, walking out from the instruction, that is not in CUDA's own
+ * headers (the user's line), then the frames it is inlined into, out to
+ * the kernel. */
 void exec_where(const Program *p, const XInsn *x, char *buf, size_t n) {
   const Insn *in = x ? x->src : NULL;
   if (!in) { snprintf(buf, n, "%s", p->m->path); return; }
@@ -47,7 +84,22 @@ void exec_where(const Program *p, const XInsn *x, char *buf, size_t n) {
   const Module *m = x->func && x->func->unit ? x->func->unit : p->m;
   int k = snprintf(buf, n, "%s:%u:%u", m->path, in->line, in->col);
   const char *cu = in->src_file >= 0 ? module_file_name(m, in->src_file) : NULL;
-  if (cu && k > 0 && (size_t)k < n) snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
+  if (!cu || k <= 0 || (size_t)k >= n) return;
+  if (in->src_inl < 0 || in->src_inl >= m->ninl) {
+    snprintf(buf + k, n - (size_t)k, " (%s:%d)", cu, in->src_line);
+    return;
+  }
+  Frame f[16];
+  int nf = inline_chain(m, in, x->func ? x->func->name : "?", f, 16), u = 0;
+  while (u < nf - 1 && (!f[u].file || cuda_header(f[u].file))) u++;
+  size_t at = (size_t)k;
+  for (int i = u; i < nf && at < n; i++)
+    at += (size_t)snprintf(buf + at, n - at, "%s%s:%d in %s", i > u ? ", inlined at " : " (",
+                           f[i].file ? f[i].file : "?", f[i].line, f[i].fn ? f[i].fn : "?");
+  if (u && at < n)
+    at += (size_t)snprintf(buf + at, n - at, "; below it %d frame%s in CUDA's headers, innermost %s:%d", u,
+                           u > 1 ? "s" : "", f[0].file ? f[0].file : "?", f[0].line);
+  if (at < n) snprintf(buf + at, n - at, ")");
 }
 
 /* msg + "\n  at FILE:LINE:COL (CUDA:LINE), kernel K, %ctaid (..), %tid (..)"

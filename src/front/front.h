@@ -157,6 +157,10 @@ struct Parser {
   VEC(Function *) funcs;
   VEC(SourceFile) files;
   int cur_file, cur_line, cur_col;   /* from the last .loc */
+  int cur_inl;           /* its inline frame (Module.inl), -1: none */
+  int fn_inl;            /* the current function's first inline frame */
+  VEC(InlineFrame) inl;
+  VEC(DebugStr) dstr;
   const char ***modsets; /* validate.c: each distinct modifier list once (NULL-ended) */
   uint32_t nmodsets, capmodsets;
   jmp_buf jb;

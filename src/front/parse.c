@@ -939,6 +939,7 @@ static void parse_instruction(Parser *P) {
   in.src_file = P->cur_file;
   in.src_line = P->cur_line;
   in.src_col = P->cur_col;
+  in.src_inl = P->cur_inl;
   if (accept_punct(P, '@')) {
     in.guard_neg = accept_punct(P, '!');
     if (P->tok.kind != TK_IDENT) unexpected(P, "a predicate after '@'");
@@ -1005,21 +1006,34 @@ static void parse_loc(Parser *P) {
   P->cur_file = (int)expect_uint(P, "a file index");
   P->cur_line = (int)expect_uint(P, "a line number");
   P->cur_col = (int)expect_uint(P, "a column");
+  P->cur_inl = -1;
+  InlineFrame f = {P->cur_file, P->cur_line, P->cur_col, NULL, 0, 0, 0, -1};
+  bool inlined = false;
   while (accept_punct(P, ',')) {
     if (tok_is(&P->tok, TK_IDENT, "function_name")) {
       next(P);
       if (P->tok.kind != TK_IDENT) unexpected(P, "a label");
+      f.fn = arena_strndup(&P->m->arena, P->tok.s, P->tok.len);
       next(P);
       if (accept_punct(P, '+')) expect_uint(P, "an offset");
     } else if (tok_is(&P->tok, TK_IDENT, "inlined_at")) {
       next(P);
-      expect_uint(P, "a file index");
-      expect_uint(P, "a line number");
-      expect_uint(P, "a column");
+      f.at_file = (int)expect_uint(P, "a file index");
+      f.at_line = (int)expect_uint(P, "a line number");
+      f.at_col = (int)expect_uint(P, "a column");
+      inlined = true;
     } else {
       unexpected(P, "function_name or inlined_at");
     }
   }
+  if (!inlined || !P->fb) return;
+  /* the caller's frame: the latest of this function whose own location is at_* */
+  for (int i = P->inl.n - 1; i >= P->fn_inl && i >= P->inl.n - 4096; i--) {
+    const InlineFrame *g = &P->inl.v[i];
+    if (g->file == f.at_file && g->line == f.at_line && g->col == f.at_col) { f.up = i; break; }
+  }
+  P->cur_inl = P->inl.n;
+  vec_push(&P->m->arena, P->inl, f);
 }
 
 /* .file index "name" (',' timestamp ',' size)? */
@@ -1034,18 +1048,37 @@ static void parse_file(Parser *P) {
   vec_push(&P->m->arena, P->files, f);
 }
 
-/* .section name '{' ... '}': DWARF data, kept only as far as to skip it */
+/* .section name '{' ... '}': DWARF data, kept only as far as to skip it,
+ * but for .debug_str's labelled strings (LABEL: .b8 bytes..., 0), which
+ * name the functions of .loc function_name. */
 static void parse_section(Parser *P) {
   next(P);
   if (P->tok.kind != TK_DOT && P->tok.kind != TK_IDENT) unexpected(P, "a section name");
+  bool strs = P->tok.len == 10 && !memcmp(P->tok.s, ".debug_str", 10);
   next(P);
   Token open = P->tok;
   expect_punct(P, '{', "to open the section");
   int depth = 1;
+  char buf[1024];
+  size_t n = 0;
+  const char *label = NULL;
   while (depth) {
     if (P->tok.kind == TK_EOF) expect_close(P, '}', &open);
     if (is_punct(P, '{')) depth++;
     else if (is_punct(P, '}')) depth--;
+    else if (strs && P->tok.kind == TK_IDENT && !label) {
+      label = arena_strndup(&P->m->arena, P->tok.s, P->tok.len);
+      n = 0;
+    } else if (strs && label && P->tok.kind == TK_INT) {
+      uint64_t b = P->tok.ival;
+      if (b == 0) {
+        DebugStr d = {label, arena_strndup(&P->m->arena, buf, n)};
+        vec_push(&P->m->arena, P->dstr, d);
+        label = NULL;
+      } else if (n + 1 < sizeof buf) {
+        buf[n++] = (char)b;
+      }
+    }
     next(P);
   }
 }
@@ -1383,6 +1416,8 @@ static void parse_function(Parser *P, bool is_extern, bool is_visible, bool is_w
     next(P);
     P->cur_file = -1;
     P->cur_line = P->cur_col = 0;
+    P->cur_inl = -1;
+    P->fn_inl = P->inl.n;
     parse_block(P, &open, 0);
     finish_labels(P);
     f->regs = fb.regs.v; f->nregs = fb.regs.n;
@@ -1600,6 +1635,10 @@ Module *front_parse(const char *src, size_t len, const char *path, char **err) {
   m->nfuncs = P->funcs.n;
   m->files = P->files.v;
   m->nfiles = P->files.n;
+  m->inl = P->inl.v;
+  m->ninl = P->inl.n;
+  m->dstr = P->dstr.v;
+  m->ndstr = P->dstr.n;
   m->arena.oom = NULL;
   free(P->msg);
   free(P);

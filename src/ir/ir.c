@@ -158,6 +158,12 @@ bool insn_has_mod(const Insn *in, const char *mod) {
   return false;
 }
 
+const char *module_debug_str(const Module *m, const char *label) {
+  for (int i = 0; label && i < m->ndstr; i++)
+    if (!strcmp(m->dstr[i].label, label)) return m->dstr[i].s;
+  return NULL;
+}
+
 const char *module_file_name(const Module *m, int index) {
   for (int i = 0; i < m->nfiles; i++)
     if (m->files[i].index == index) return m->files[i].path;

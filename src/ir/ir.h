@@ -199,6 +199,7 @@ typedef struct Insn {
   uint32_t line, col;    /* PTX location of the mnemonic */
   int32_t src_file;      /* from the nearest preceding .loc; -1 if none */
   int32_t src_line, src_col;
+  int32_t src_inl;       /* that .loc's inline frame (Module.inl), -1: none */
 } Insn;
 
 /* ---- functions ---- */
@@ -225,6 +226,18 @@ typedef struct Function {
 } Function;
 
 typedef struct SourceFile { int index; const char *path; } SourceFile;
+/* A .loc with inlined_at (§11.5.3): its own location lies in function fn
+ * (a .debug_str label, NULL if none given), inlined at the location at_*,
+ * which lies in inline frame `up` (the latest earlier frame of the same
+ * function whose own location it is), or -1: in the function itself. */
+typedef struct InlineFrame {
+  int32_t file, line, col;
+  const char *fn;
+  int32_t at_file, at_line, at_col;
+  int32_t up;
+} InlineFrame;
+/* A label of .section .debug_str and the string it names. */
+typedef struct DebugStr { const char *label, *s; } DebugStr;
 
 struct Module {
   Arena arena;
@@ -237,6 +250,8 @@ struct Module {
   Symbol **globals;  int nglobals;   /* module-scope variables */
   Function **funcs;  int nfuncs;     /* in declaration order */
   SourceFile *files; int nfiles;     /* .file directives */
+  InlineFrame *inl;  int ninl;       /* .loc ... inlined_at frames */
+  DebugStr *dstr;    int ndstr;      /* .section .debug_str strings */
   Module **parts;    int nparts;     /* a linked module (src/front/link.c):
                                         the inputs it owns, whose functions
                                         and variables it lists */
@@ -264,6 +279,8 @@ bool insn_has_mod(const Insn *in, const char *mod);   /* mod with its dot */
 /* Alignment of a variable or parameter in bytes: its .align, else its
  * element size (vector included); at least 1. */
 uint32_t symbol_align(const Symbol *s);
+/* The string of .debug_str label `label` (function_name), or NULL. */
+const char *module_debug_str(const Module *m, const char *label);
 const char *module_file_name(const Module *m, int index);
 /* Whether a function name is one of the CUDA device runtime's (what
  * libcudadevrt defines for device code: cudaLaunchDevice,

@@ -165,6 +165,26 @@ def findings():
 
 
 @test
+def trace_file():
+    import json
+    import tempfile
+    path = os.path.join(tempfile.mkdtemp(), "t.json")
+    with ptxvm.Context() as ctx:
+        ctx.settings(trace=path)
+        mod = ctx.load_file(os.path.join(ROOT, "tests/trace/timeline.ptx"))
+        out = np.zeros(4, np.uint32)
+        mod["timeline"](grid=2, block=64, args=(np.arange(128, dtype=np.uint32), out))
+        assert list(out) == [sum(range(32 * k, 32 * k + 32)) for k in range(4)], out
+    ev = json.load(open(path))["traceEvents"]
+    names = {e["name"] for e in ev if e["ph"] == "X"}
+    assert names == {"running", "CTA barrier", "mbarrier", "warp collective"}, names
+    cli = os.path.join(os.path.dirname(path), "cli.json")
+    subprocess.run([os.path.join(BUILD, "ptxvm"), "run", "-q", os.path.join(ROOT, "tests/trace/timeline.ptx"), "-g", "2", "-b", "64",
+                    "-a", "u32[128]:iota", "-a", "u32[4]:zero", "--trace", cli], cwd=ROOT, check=True)
+    assert open(cli, "rb").read() == open(path, "rb").read(), "the API's trace differs from the CLI's"
+
+
+@test
 def stats_match_the_cli():
     path = os.path.join(ROOT, "tests/ptx/check/div_zero.ptx")
     with ptxvm.Context() as ctx:
