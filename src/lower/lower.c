@@ -944,11 +944,14 @@ static const struct { const char *name; uint32_t bit; } mod_bits[] = {
   {".relu", XM_RELU}, {".shiftamt", XM_SHIFTAMT}, {".volatile", XM_VOLATILE},
 };
 
+/* Called for every instruction lowered: the character after the dot
+ * rules out most rows before a strcmp. */
 uint32_t lower_mods(const Insn *in) {
   uint32_t m = 0;
   for (int i = 0; i < in->nmods; i++)
     for (size_t k = 0; k < sizeof mod_bits / sizeof mod_bits[0]; k++)
-      if (!strcmp(in->mods[i], mod_bits[k].name)) m |= mod_bits[k].bit;
+      if (in->mods[i][0] && in->mods[i][1] == mod_bits[k].name[1] && !strcmp(in->mods[i], mod_bits[k].name))
+        m |= mod_bits[k].bit;
   return m;
 }
 
@@ -1334,7 +1337,7 @@ Program *program_build(const Module *m, Device *dev, char **err) {
 
 void program_free(Program *p) {
   if (!p) return;
-  for (int i = 0; i < p->nvars; i++) {
+  for (int i = p->nvars - 1; i >= 0; i--) {   /* the device's list is by address: its end first */
     const Symbol *s = p->vars[i].sym;
     if ((s->space == SP_GLOBAL || s->space == SP_CONST) && p->dev)
       dev_free(p->dev, p->vars[i].addr);
