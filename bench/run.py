@@ -206,6 +206,10 @@ def side_by_side(opt, w, refbin, nat_out, ocl_bin):
     return row
 
 
+def md_table(head, rows):
+    return ["| " + " | ".join(r) + " |" for r in [head, ["---"] * len(head)] + rows]
+
+
 def fmt_t(s):
     return "%.4f" % s
 
@@ -314,8 +318,7 @@ def main():
         ph = ["workload", "native s", "ptxvm launch s (-j%d)" % opt.pair_jobs,
               "PoCL kernel s (%d thread%s)" % (opt.pair_jobs, "s" * (opt.pair_jobs > 1)),
               "ptxvm / PoCL", "ptxvm / native", "PoCL / native", "check"]
-        lines += ["| " + " | ".join(ph) + " |", "|" + "---|" * len(ph)]
-        lines += ["| " + " | ".join(r) + " |" for r in pairs]
+        lines += md_table(ph, pairs)
         lines += ["",
                   "Side by side: %d rounds, each runs the three once (in an order that rotates);" % opt.rounds,
                   "times are medians, ratios the median [range] of the rounds' own ratios.",
@@ -325,9 +328,7 @@ def main():
                   "one thread.",
                   "PoCL's and ptxvm's results must agree with native's.", ""]
     if rows:
-        lines += ["| " + " | ".join(head) + " |",
-                  "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(r) + " |" for r in rows]
+        lines += md_table(head, rows)
         lines += ["",
                   "Each time is the fastest of %d runs." % opt.repeat,
                   "ptxvm times are the whole process's wall time (parse, buffer initialisation, run, dump);",
