@@ -279,10 +279,16 @@ test-numba-suite: all $(CLIENTS_VENV)/installed
 	python3 tests/clients/numba_suite.py --build $(B) --python $(CLIENTS_VENV)/bin/python $(NUMBA_SUITE_FLAGS)
 .PHONY: test-clients test-numba-suite
 
-# workload benchmarks W1-W7 (bench/run.py; not in test): table in bench/out/results.md
+# workload benchmarks W1-W7 (bench/run.py; not in test): table in bench/out/results.md;
+# W1-W3 also in OpenCL under PoCL (bench/ocl/, its deps.sh installs PoCL), by
+# the host program build/ocl_bench
 bench:
 	sh bench/run.sh
 .PHONY: bench
+
+build/ocl_bench: bench/ocl/host.c bench/ref/splitmix.h bench/ref/timing.h
+	@mkdir -p build
+	$(CC) -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -o $@ bench/ocl/host.c -lOpenCL
 
 # CUTLASS 3 sm90 GEMMs under ptxvm exec (tests/cutlass/run.sh; nvcc and
 # CUTLASS's headers, minutes of nvcc: not in test)

@@ -29,8 +29,14 @@ void lex_init(Lexer *L, Parser *P, const char *src, size_t len) {
 static bool is_digit(int c) { return (unsigned)(c - '0') < 10; }
 static bool is_alpha(int c) { return (unsigned)((c | 32) - 'a') < 26; }
 
+/* [A-Za-z0-9_$] as two 64-bit masks (the lexer's innermost test):
+ * '$' and the digits in the first, the letters and '_' in the second. */
 static bool is_ident_char(int c) {
-  return is_alpha(c) || is_digit(c) || c == '_' || c == '$';
+  static const uint64_t ident[2] = {
+    1ull << '$' | 0x3FFull << '0',
+    0x3FFFFFFull << ('A' - 64) | 1ull << ('_' - 64) | 0x3FFFFFFull << ('a' - 64),
+  };
+  return (unsigned)c < 128 && (ident[c >> 6] >> (c & 63) & 1);
 }
 
 static uint32_t col_of(const Lexer *L, const char *p) {
@@ -108,10 +114,13 @@ static const char *read_digits(Lexer *L, Token *t, const char *p, int base) {
   for (; p < L->end; p++) {
     int d = hexval((unsigned char)*p);
     if (d < 0 || d >= base) break;
-    if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
+    uint64_t m, n;   /* v * base + d past 2^64 (without a division a digit) */
+    bool over = __builtin_mul_overflow(v, (uint64_t)base, &m);
+    over |= __builtin_add_overflow(m, (uint64_t)d, &n);
+    if (over)
       diag_error(L->P, t->line, t->col, (uint32_t)(p - t->s) + 1,
                  "integer constant does not fit in 64 bits");
-    v = v * (uint64_t)base + (uint64_t)d;
+    v = n;
   }
   if (p == start)
     diag_error(L->P, t->line, t->col, (uint32_t)(p - t->s),

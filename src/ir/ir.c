@@ -5,9 +5,9 @@
 #include <stdio.h>
 #include <string.h>
 
-static const struct { const char *name; int size; TypeKind kind; } types[] = {
-  [TY_NONE] = {"", 0, K_NONE},
-#define X(e, name, size, kind) [e] = {name, size, kind},
+static const struct { const char *name; int len, size; TypeKind kind; } types[] = {
+  [TY_NONE] = {"", 0, 0, K_NONE},
+#define X(e, name, size, kind) [e] = {name, (int)sizeof name - 1, size, kind},
 #include "types.def"
 #undef X
 };
@@ -18,7 +18,7 @@ TypeKind type_kind(Type t) { return t < TY_COUNT ? types[t].kind : K_NONE; }
 
 Type type_lookup(const char *name, int len) {
   for (int t = 1; t < TY_COUNT; t++)
-    if ((int)strlen(types[t].name) == len && !memcmp(types[t].name, name, (size_t)len))
+    if (types[t].len == len && types[t].name[0] == name[0] && !memcmp(types[t].name, name, (size_t)len))
       return (Type)t;
   return TY_NONE;
 }

@@ -387,17 +387,34 @@ static bool is_dyn_shared(const Symbol *s) {
   return s->space == SP_SHARED && (s->is_extern || s->is_unsized || s->size == 0);
 }
 
+/* The sets below are lists (a module of thousands of kernels, functions
+ * and variables names few of them in each: matrices of them all made
+ * parsing such a module cubic). */
+typedef struct SmemRef { const Symbol *s; int v; } SmemRef;
+
 typedef struct Smem {
   const Program *p;
   const Symbol **vars; int nvars;   /* every .shared variable, in declaration order */
-  uint8_t *uses;                    /* [function][var]: the function names it */
+  SmemRef *byref;                   /* the same, by address (smem_index) */
+  bool fill;                        /* second pass: uses[] is allocated */
+  int *nuses, *useat, *uses;        /* [function] (row nfuncs: initializers): the
+                                       variables it names, uses[useat[i]..+nuses[i]] */
   uint8_t *taken;                   /* [function]: its address is taken */
 } Smem;
 
+static int smem_cmp(const void *a, const void *b) {
+  uintptr_t x = (uintptr_t)((const SmemRef *)a)->s, y = (uintptr_t)((const SmemRef *)b)->s;
+  return x < y ? -1 : x > y;
+}
+
+static int int_cmp(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return x < y ? -1 : x > y;
+}
+
 static int smem_index(const Smem *S, const Symbol *s) {
-  for (int v = 0; v < S->nvars; v++)
-    if (S->vars[v] == s) return v;
-  return -1;
+  SmemRef key = {s, 0}, *r = bsearch(&key, S->byref, (size_t)S->nvars, sizeof key, smem_cmp);
+  return r ? r->v : -1;
 }
 
 /* Records what operand o of function i names: a .shared variable, or a
@@ -414,7 +431,8 @@ static void smem_operand(Smem *S, int i, const Operand *o, bool call_target) {
     if (f >= 0) S->taken[f] = 1;
   } else if (o->sym->kind == SYM_VAR && o->sym->space == SP_SHARED) {
     int v = smem_index(S, o->sym);
-    if (v >= 0) S->uses[(size_t)i * (size_t)S->nvars + (size_t)v] = 1;
+    if (v >= 0 && S->fill) S->uses[S->useat[i] + S->nuses[i]] = v;
+    if (v >= 0) S->nuses[i]++;
   }
 }
 
@@ -427,6 +445,29 @@ static void smem_init(Smem *S, const Symbol *s) {
     Operand o = {.kind = OPD_SYM, .sym = e->sym};
     smem_operand(S, S->p->nfuncs, &o, false);
   }
+}
+
+/* One pass over what the module names (smem_operand, smem_init): the
+ * first counts, the second (S->fill) records. */
+static void smem_scan(Smem *S) {
+  const Module *m = S->p->m;
+  int nf = S->p->nfuncs;
+  memset(S->nuses, 0, (size_t)(nf + 1) * sizeof *S->nuses);
+  for (int i = 0; i < nf; i++) {
+    const Function *f = S->p->funcs[i].f;
+    for (int k = 0; k < f->nvars; k++) {
+      if (f->vars[k]->space == SP_SHARED) {
+        Operand o = {.kind = OPD_SYM, .sym = f->vars[k]};
+        smem_operand(S, i, &o, false);
+      }
+      smem_init(S, f->vars[k]);
+    }
+    for (int k = 0; k < f->ninsns; k++) {
+      const Insn *in = &f->insns[k];
+      for (int j = 0; j < in->nopds; j++) smem_operand(S, i, &in->opds[j], j == callee_opd(in));
+    }
+  }
+  for (int i = 0; i < m->nglobals; i++) smem_init(S, m->globals[i]);
 }
 
 /* Marks in reach[] the functions kernel-reachable from function i. */
@@ -447,18 +488,17 @@ static void smem_reach(const Smem *S, int i, uint8_t *reach) {
   }
 }
 
-/* FuncInfo.shared of kernel k: the variables v with kern[v * nk + k], at
- * off[v] (an extern array: at the kernel's dynamic base). */
-static void kernel_shared(Program *p, const Smem *S, const uint8_t *kern, int nk, int k,
-                          FuncInfo *fi, const uint64_t *off) {
-  int n = 0;
-  for (int v = 0; v < S->nvars; v++) n += kern[(size_t)v * (size_t)nk + (size_t)k];
+/* Lists of indices, one a variable: x[at[v]..at[v]+n[v]). */
+typedef struct IdxSets { int *n, *at, *x; } IdxSets;
+
+/* FuncInfo.shared of a kernel: the variables it reaches (kv, ascending),
+ * at off[v] (an extern array: at the kernel's dynamic base). */
+static void kernel_shared(Program *p, const Smem *S, const int *kv, int n, FuncInfo *fi, const uint64_t *off) {
   fi->shared = arena_alloc(&p->arena, (size_t)n * sizeof *fi->shared + 1);
   fi->nshared = 0;
-  for (int v = 0; v < S->nvars; v++) {
-    if (!kern[(size_t)v * (size_t)nk + (size_t)k]) continue;
-    const Symbol *s = S->vars[v];
-    fi->shared[fi->nshared++] = (VarAddr){s, is_dyn_shared(s) ? fi->shared_base : off[v], false, false};
+  for (int j = 0; j < n; j++) {
+    const Symbol *s = S->vars[kv[j]];
+    fi->shared[fi->nshared++] = (VarAddr){s, is_dyn_shared(s) ? fi->shared_base : off[kv[j]], false, false};
   }
 }
 
@@ -479,31 +519,33 @@ static void layout_shared(Lower *L) {
   for (int i = 0; i < nf; i++)
     for (int k = 0; k < p->funcs[i].f->nvars; k++)
       if (p->funcs[i].f->vars[k]->space == SP_SHARED) S.vars[S.nvars++] = p->funcs[i].f->vars[k];
-  size_t nv = (size_t)S.nvars;
-  S.uses = arena_alloc(&p->arena, (size_t)(nf + 1) * nv + 1);   /* row nf: initializers */
+  int nv = S.nvars;
+  S.byref = arena_alloc(&p->arena, (size_t)nv * sizeof *S.byref + 1);
+  for (int v = 0; v < nv; v++) S.byref[v] = (SmemRef){S.vars[v], v};
+  if (nv) qsort(S.byref, (size_t)nv, sizeof *S.byref, smem_cmp);
   S.taken = arena_alloc(&p->arena, (size_t)nf + 1);
-  memset(S.uses, 0, (size_t)(nf + 1) * nv + 1);
   memset(S.taken, 0, (size_t)nf + 1);
-  for (int i = 0; i < nf; i++) {
-    const Function *f = p->funcs[i].f;
-    nk += f->is_entry && f->has_body;
-    for (int k = 0; k < f->nvars; k++) {
-      if (f->vars[k]->space == SP_SHARED) S.uses[(size_t)i * nv + (size_t)smem_index(&S, f->vars[k])] = 1;
-      smem_init(&S, f->vars[k]);
-    }
-    for (int k = 0; k < f->ninsns; k++) {
-      const Insn *in = &f->insns[k];
-      for (int j = 0; j < in->nopds; j++) smem_operand(&S, i, &in->opds[j], j == callee_opd(in));
-    }
-  }
-  for (int i = 0; i < m->nglobals; i++) smem_init(&S, m->globals[i]);
+  S.nuses = arena_alloc(&p->arena, (size_t)(nf + 1) * sizeof *S.nuses);
+  S.useat = arena_alloc(&p->arena, (size_t)(nf + 2) * sizeof *S.useat);
+  smem_scan(&S);
+  S.useat[0] = 0;
+  for (int i = 0; i <= nf; i++) S.useat[i + 1] = S.useat[i] + S.nuses[i];
+  S.uses = arena_alloc(&p->arena, (size_t)S.useat[nf + 1] * sizeof *S.uses + 1);
+  S.fill = true;
+  smem_scan(&S);
+  for (int i = 0; i < nf; i++) nk += p->funcs[i].f->is_entry && p->funcs[i].f->has_body;
   /* kernel k (function kf[k]): reach[k * nf + i] (it can call function i),
-     kern[v * nk + k] (it reaches variable v) */
+     K: the variables it reaches, ascending; V: the kernels reaching a variable */
   int *kf = arena_alloc(&p->arena, (size_t)nk * sizeof *kf + 1), *up = arena_alloc(&p->arena, (size_t)nk * sizeof *up + 1);
-  uint8_t *reach = arena_alloc(&p->arena, (size_t)nk * (size_t)nf + 1), *kern = arena_alloc(&p->arena, nv * (size_t)nk + 1);
-  uint64_t *off = arena_alloc(&p->arena, nv * sizeof *off + 1), *end = arena_alloc(&p->arena, (size_t)nk * sizeof *end + 1);
+  uint8_t *reach = arena_alloc(&p->arena, (size_t)nk * (size_t)nf + 1);
+  uint64_t *off = arena_alloc(&p->arena, (size_t)nv * sizeof *off + 1), *end = arena_alloc(&p->arena, (size_t)nk * sizeof *end + 1);
+  int *mark = arena_alloc(&p->arena, (size_t)nv * sizeof *mark + 1), *tmp = arena_alloc(&p->arena, (size_t)nv * sizeof *tmp + 1);
+  int *kn = arena_alloc(&p->arena, (size_t)nk * sizeof *kn + 1);   /* kvars[k]'s length */
+  IdxSets V = {arena_alloc(&p->arena, (size_t)nv * sizeof(int) + 1), arena_alloc(&p->arena, (size_t)(nv + 1) * sizeof(int)), NULL};
+  int **kvars = arena_alloc(&p->arena, (size_t)nk * sizeof *kvars + 1);
   memset(reach, 0, (size_t)nk * (size_t)nf + 1);
-  memset(kern, 0, nv * (size_t)nk + 1);
+  memset(mark, 0, (size_t)nv * sizeof *mark + 1);
+  memset(V.n, 0, (size_t)nv * sizeof(int) + 1);
   nk = 0;
   for (int i = 0; i < nf; i++)
     if (p->funcs[i].f->is_entry && p->funcs[i].f->has_body) { up[nk] = nk; end[nk] = 0; kf[nk++] = i; }
@@ -511,38 +553,59 @@ static void layout_shared(Lower *L) {
     uint8_t *r = &reach[(size_t)k * (size_t)nf];
     smem_reach(&S, kf[k], r);
     p->funcs[kf[k]].reach = r;   /* which functions the refusals of a launch count */
-    for (size_t v = 0; v < nv; v++) {
-      bool used = S.uses[(size_t)nf * nv + v];
-      for (int i = 0; i < nf && !used; i++) used = r[i] && S.uses[(size_t)i * nv + v];
-      kern[v * (size_t)nk + (size_t)k] = used;
+    int n = 0;
+    for (int i = 0; i <= nf; i++) {
+      if (i < nf && !r[i]) continue;
+      for (int j = S.useat[i]; j < S.useat[i + 1]; j++)
+        if (mark[S.uses[j]] != k + 1) { mark[S.uses[j]] = k + 1; tmp[n++] = S.uses[j]; }
     }
+    if (n) qsort(tmp, (size_t)n, sizeof *tmp, int_cmp);
+    kvars[k] = arena_alloc(&p->arena, (size_t)n * sizeof *tmp + 1);
+    memcpy(kvars[k], tmp, (size_t)n * sizeof *tmp);
+    kn[k] = n;
+    for (int j = 0; j < n; j++) V.n[tmp[j]]++;
   }
-  /* static variables: greedy placement in declaration order */
+  V.at[0] = 0;
+  for (int v = 0; v < nv; v++) V.at[v + 1] = V.at[v] + V.n[v];
+  V.x = arena_alloc(&p->arena, (size_t)V.at[nv] * sizeof(int) + 1);
+  memset(V.n, 0, (size_t)nv * sizeof(int) + 1);
+  for (int k = 0; k < nk; k++)
+    for (int j = 0; j < kn[k]; j++) V.x[V.at[kvars[k][j]] + V.n[kvars[k][j]]++] = k;
+  /* static variables: greedy placement in declaration order; only the
+     earlier variables that share a kernel with v can move it, in order */
+  memset(mark, 0, (size_t)nv * sizeof *mark + 1);
   uint32_t ext_align = 16;
-  for (size_t v = 0; v < nv; v++) {
+  for (int v = 0; v < nv; v++) {
     const Symbol *s = S.vars[v];
     if (is_dyn_shared(s)) { if (symbol_align(s) > ext_align) ext_align = symbol_align(s); continue; }
+    int n = 0;
+    for (int j = V.at[v]; j < V.at[v] + V.n[v]; j++) {
+      const int *kv = kvars[V.x[j]];
+      for (int t = 0; kv[t] < v; t++)   /* v is in the list: it ends the scan */
+        if (mark[kv[t]] != v + 1) { mark[kv[t]] = v + 1; tmp[n++] = kv[t]; }
+    }
+    if (V.n[v] > 1 && n) qsort(tmp, (size_t)n, sizeof *tmp, int_cmp);
     uint64_t at = 0;
     for (bool moved = true; moved;) {
       moved = false;
-      for (size_t u = 0; u < v; u++) {
+      for (int t = 0; t < n; t++) {
+        int u = tmp[t];
         if (is_dyn_shared(S.vars[u]) || off[u] + S.vars[u]->size <= at || at + s->size <= off[u]) continue;
-        bool share = false;
-        for (int k = 0; k < nk && !share; k++) share = kern[v * (size_t)nk + (size_t)k] && kern[u * (size_t)nk + (size_t)k];
-        if (share) { at = align_up(off[u] + S.vars[u]->size, symbol_align(s)); moved = true; }
+        at = align_up(off[u] + S.vars[u]->size, symbol_align(s));
+        moved = true;
       }
     }
     off[v] = at;
     add_var(L, s, at, false);
-    for (int k = 0; k < nk; k++)
-      if (kern[v * (size_t)nk + (size_t)k] && at + s->size > end[k]) end[k] = at + s->size;
+    for (int j = V.at[v]; j < V.at[v] + V.n[v]; j++)
+      if (at + s->size > end[V.x[j]]) end[V.x[j]] = at + s->size;
   }
   /* dynamic area: the kernels reaching a .func that names an extern array
      are joined (union-find) and share the largest base among them */
   for (int i = 0; i < nf; i++) {
     bool names_ext = false;
-    for (size_t v = 0; v < nv && !p->funcs[i].f->is_entry && !names_ext; v++)
-      names_ext = is_dyn_shared(S.vars[v]) && S.uses[(size_t)i * nv + v];
+    for (int j = S.useat[i]; j < S.useat[i + 1] && !p->funcs[i].f->is_entry && !names_ext; j++)
+      names_ext = is_dyn_shared(S.vars[S.uses[j]]);
     for (int k = 0, first = -1; names_ext && k < nk; k++) {
       if (!reach[(size_t)k * (size_t)nf + (size_t)i]) continue;
       if (first < 0) first = k;
@@ -562,9 +625,9 @@ static void layout_shared(Lower *L) {
       if (reach[(size_t)k * (size_t)nf + (size_t)i]) p->funcs[i].shared_base = end[uf_find(up, k)];
   /* an extern's VarAddr (initializers, dumps): the largest base; code takes
      its function's (sym_addr) */
-  for (size_t v = 0; v < nv; v++)
+  for (int v = 0; v < nv; v++)
     if (is_dyn_shared(S.vars[v])) add_var(L, S.vars[v], all, false);
-  for (int k = 0; k < nk; k++) kernel_shared(p, &S, kern, nk, k, &p->funcs[kf[k]], off);
+  for (int k = 0; k < nk; k++) kernel_shared(p, &S, kvars[k], kn[k], &p->funcs[kf[k]], off);
 }
 
 static void alloc_global(Lower *L, const Symbol *s) {
@@ -882,11 +945,14 @@ static const struct { const char *name; uint32_t bit; } mod_bits[] = {
   {".relu", XM_RELU}, {".shiftamt", XM_SHIFTAMT}, {".volatile", XM_VOLATILE},
 };
 
+/* Called for every instruction lowered: the character after the dot
+ * rules out most rows before a strcmp. */
 uint32_t lower_mods(const Insn *in) {
   uint32_t m = 0;
   for (int i = 0; i < in->nmods; i++)
     for (size_t k = 0; k < sizeof mod_bits / sizeof mod_bits[0]; k++)
-      if (!strcmp(in->mods[i], mod_bits[k].name)) m |= mod_bits[k].bit;
+      if (in->mods[i][0] && in->mods[i][1] == mod_bits[k].name[1] && !strcmp(in->mods[i], mod_bits[k].name))
+        m |= mod_bits[k].bit;
   return m;
 }
 
@@ -1272,7 +1338,7 @@ Program *program_build(const Module *m, Device *dev, char **err) {
 
 void program_free(Program *p) {
   if (!p) return;
-  for (int i = 0; i < p->nvars; i++) {
+  for (int i = p->nvars - 1; i >= 0; i--) {   /* the device's list is by address: its end first */
     const Symbol *s = p->vars[i].sym;
     if ((s->space == SP_GLOBAL || s->space == SP_CONST) && p->dev)
       dev_free(p->dev, p->vars[i].addr);

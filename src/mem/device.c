@@ -87,6 +87,8 @@ struct Device {
   uint64_t used;         /* bytes the live arena allocations take (spans) */
   Alloc *allocs;         /* live allocations, sorted by start */
   int n, cap;
+  int fit_n;             /* find_gap's known prefix: the first fit_n allocations */
+  uint64_t fit_gap;      /* bound the gaps among them and before each (bytes) */
   atomic_int last;       /* index of the allocation dev_host found last */
   DevHeap *heap;         /* device malloc's (heap.c), or NULL */
   int nundef;            /* allocations with an undef bitmap (0: initcheck
@@ -257,10 +259,19 @@ static int lower_bound(const Device *d, uint64_t addr) {
   return lo;
 }
 
-/* First-fit among the arena's allocations: the offset of the new one. */
-static bool find_gap(const Device *d, uint64_t span, uint64_t align, uint64_t *off) {
+/* First-fit among the arena's allocations: the offset of the new one.
+ * A module's thousands of variables made the scan quadratic, so the gaps
+ * scanned are remembered (Device.fit_n, fit_gap): a span larger than every
+ * gap of that prefix is looked for after it. insert keeps the prefix (a
+ * gap split in two only shrinks), drop forgets it. */
+static bool find_gap(Device *d, uint64_t span, uint64_t align, uint64_t *off) {
+  int b = lower_bound(d, d->base), i = b;
   uint64_t from = 0;
-  for (int i = lower_bound(d, d->base);; i++) {
+  if (d->fit_n && span > d->fit_gap) {
+    i = b + d->fit_n;
+    from = d->allocs[i - 1].start - d->base + d->allocs[i - 1].span;
+  }
+  for (;; i++) {
     bool inside = i < d->n && d->allocs[i].start - d->base < d->reserved;
     uint64_t o = align_up(from, align);
     uint64_t limit = inside && d->allocs[i].start - d->base < d->limit ? d->allocs[i].start - d->base
@@ -270,8 +281,19 @@ static bool find_gap(const Device *d, uint64_t span, uint64_t align, uint64_t *o
       return true;
     }
     if (!inside) return false;
+    if (i == b + d->fit_n) {   /* the gap before allocs[i] joins the prefix */
+      uint64_t gap = d->allocs[i].start - d->base - from;
+      if (gap > d->fit_gap) d->fit_gap = gap;
+      d->fit_n++;
+    }
     from = d->allocs[i].start - d->base + d->allocs[i].span;
   }
+}
+
+/* Whether allocs[at] is (or goes) among find_gap's known prefix. */
+static bool in_fit_prefix(const Device *d, int at) {
+  int b = lower_bound(d, d->base);
+  return at >= b && at < b + d->fit_n;
 }
 
 /* Puts a into the table at its place; false when out of memory. */
@@ -284,6 +306,7 @@ static bool insert(Device *d, Alloc a) {
     d->cap = nc;
   }
   int at = lower_bound(d, a.start);
+  if (in_fit_prefix(d, at) && a.start - d->base < d->reserved) d->fit_n++;
   memmove(&d->allocs[at + 1], &d->allocs[at], (size_t)(d->n - at) * sizeof *d->allocs);
   a.id = atomic_fetch_add_explicit(&next_id, 1, memory_order_relaxed);
   d->allocs[at] = a;
@@ -407,6 +430,7 @@ static int lookup_start(Device *d, uint64_t addr) {
 static void drop(Device *d, int i) {
   if (d->allocs[i].undef) d->nundef--;
   free(d->allocs[i].undef);
+  if (in_fit_prefix(d, i)) d->fit_n = 0, d->fit_gap = 0;   /* two gaps merge */
   memmove(&d->allocs[i], &d->allocs[i + 1], (size_t)(d->n - i - 1) * sizeof *d->allocs);
   d->n--;
   atomic_store_explicit(&d->last, 0, memory_order_relaxed);
