@@ -29,6 +29,7 @@
  * .cta_group, cp.reduce.async.bulk.tensor. */
 #include "program.h"
 #include "mbar.h"
+#include "bulkred.h"
 #include "../mem/mem.h"
 #include "../mem/tensormap.h"
 
@@ -38,6 +39,8 @@
 typedef struct TcInsn {
   int rank;
   bool load, prefetch, multicast;
+  bool reduce;               /* cp.reduce.async.bulk.tensor: a store that reduces */
+  BulkRedOp redop;
   /* the map: a register (generic address) or a kernel parameter's offset */
   uint32_t map_slot;         /* UINT32_MAX: map_imm is a .param offset */
   int64_t map_imm;
@@ -129,6 +132,7 @@ static bool row_run(const TensorMap *m, const Box *b, const int64_t g[TMAP_MAX_R
 typedef struct RowCtx {
   Warp *w; const XInsn *x; int l;
   const TensorMap *m; const Box *b;
+  int red; BulkRedType rt;   /* red >= 0: a reduction (BulkRedOp) of type rt */
   uint8_t *img;              /* the box, dense (load: built; store: read) */
   uint32_t sh;               /* store: the shared address of the box */
   uint8_t *shost;            /* store: its host bytes */
@@ -159,6 +163,9 @@ static bool store_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
   uint32_t n = (hi - lo) * m->esize;
   uint8_t *d = mem_ptr(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, true);
   if (!d) return false;
+  if (r->red >= 0)
+    return mbar_async_reduce(r->w, r->x, r->l, d, r->img + off + lo * m->esize, n, (BulkRedOp)r->red,
+                             r->rt) == XS_NEXT;
   return mbar_async_copy(r->w, r->x, r->l, AS_BULK_GROUP, d, r->img + off + lo * m->esize, n, n,
                          SP_NONE, 0) == XS_NEXT;
 }
@@ -188,10 +195,40 @@ static bool shared_ok(Warp *w, const XInsn *x, int l, const TensorMap *m, const 
   return true;
 }
 
+/* The element type of cp.reduce.async.bulk.tensor's op on map m, or -1
+ * after a fault: the pairs of the ISA's table (§9.7.9.25.5.3), .b32/.b64
+ * being the integer types of those sizes. */
+static int reduce_type(Warp *w, const XInsn *x, int l, BulkRedOp op, const TensorMap *m) {
+  static const signed char as[] = {[TMAP_U32] = BRT_U32, [TMAP_S32] = BRT_S32, [TMAP_U64] = BRT_U64,
+                                   [TMAP_S64] = BRT_S64, [TMAP_F16] = BRT_F16, [TMAP_BF16] = BRT_BF16,
+                                   [TMAP_F32] = BRT_F32, [TMAP_U8] = -1, [TMAP_U16] = -1, [TMAP_F64] = -1,
+                                   [TMAP_F32_FTZ] = -1, [TMAP_TF32] = -1, [TMAP_TF32_FTZ] = -1};
+  static const char *names[] = {"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16",
+                                "f32_ftz", "tf32", "tf32_ftz"};
+  static const char *allowed[] = {".u32, .s32, .u64, .f32, .f16, .bf16", ".u32, .s32, .u64, .s64, .f16, .bf16",
+                                  ".u32, .s32, .u64, .s64, .f16, .bf16", ".u32", ".u32", ".b32, .b64 (integer)",
+                                  ".b32, .b64 (integer)", ".b32, .b64 (integer)"};
+  int rt = m->dtype < sizeof as ? as[m->dtype] : -1;
+  bool ok = rt >= 0;
+  if (ok) switch (op) {
+  case BR_ADD: ok = rt != BRT_S64; break;
+  case BR_MIN: case BR_MAX: ok = rt != BRT_F32; break;
+  case BR_INC: case BR_DEC: ok = rt == BRT_U32; break;
+  default: ok = rt <= BRT_S64; break;
+  }
+  if (!ok)
+    return exec_fault(w, x, l, "cp.reduce.async.bulk.tensor%s: the tensor map's element type %s is not one "
+                      "%s takes (%s)", bulkred_op_name(op), m->dtype < 13 ? names[m->dtype] : "?",
+                      bulkred_op_name(op), allowed[op]), -1;
+  return rt;
+}
+
 static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   TensorMap m;
   if (!read_map(w, x, l, t, &m)) return XS_TRAP;
   if (t->prefetch) return XS_NEXT;
+  int rt = t->reduce ? reduce_type(w, x, l, t->redop, &m) : 0;
+  if (rt < 0) return XS_TRAP;
   int32_t c[TMAP_MAX_RANK] = {0};
   for (int i = 0; i < t->rank; i++) c[i] = (int32_t)R32(w, t->coord[i])[l];
   Box b;
@@ -200,7 +237,7 @@ static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   if (!shared_ok(w, x, l, &m, &b, sh)) return XS_TRAP;
   uint8_t *img = malloc(b.bytes);
   if (!img) return exec_fault(w, x, l, "out of memory");
-  RowCtx r = {w, x, l, &m, &b, img, (uint32_t)sh, NULL};
+  RowCtx r = {w, x, l, &m, &b, t->reduce ? (int)t->redop : -1, (BulkRedType)rt, img, (uint32_t)sh, NULL};
   XStatus st = XS_TRAP;
   if (t->load) {
     if (!each_row(&m, &b, c, load_row, &r)) goto out;
@@ -345,7 +382,9 @@ static void rank_of(Lower *L, const Insn *in, TcInsn *t) {
   static const char *refused[] = {".im2col", ".im2col::w", ".im2col::w::128", ".im2col_no_offs",
                                   ".tile::gather4", ".tile::scatter4", ".cta_group::1", ".cta_group::2"};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (insn_has_mod(in, refused[i])) lower_refuse(L, "cp.async.bulk.tensor: %s is not supported", refused[i]);
+    if (insn_has_mod(in, refused[i]))
+      lower_refuse(L, "%s: %s is not supported", in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ?
+                   "cp.reduce.async.bulk.tensor" : "cp.async.bulk.tensor", refused[i]);
 }
 
 /* [map, {c0, ...}] */
@@ -395,6 +434,15 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     map_opd(L, &o[0], t);
     shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
     break;
+  case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+    static const char *ops[] = {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"};
+    t->reduce = true;
+    for (int i = 0; i < 8; i++) if (insn_has_mod(in, ops[i])) t->redop = (BulkRedOp)i;
+    if (in->nopds < 2) lower_refuse(L, "cp.reduce.async.bulk.tensor: needs [map, {...}], [src]");
+    map_opd(L, &o[0], t);
+    shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
+    break;
+  }
   case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
     t->prefetch = true;
     if (in->nopds < 1) lower_refuse(L, "cp.async.bulk.prefetch.tensor: needs [map, {...}]");

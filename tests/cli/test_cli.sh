@@ -389,10 +389,10 @@ if [ "$rc" = 0 ] && [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then pass=$((pass + 1
 # ---- what ptxvm cannot execute yet (issue 12.16): `check` warns at the
 # instruction and exits 0 (valid PTX); only the kernels reaching it are refused
 U=tests/ptx/ctrl/unsupported_in_other_kernel.ptx
-expect_exit 0 "$U:15:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
-expect_exit 2 "$U:15:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
+expect_exit 0 "$U:15:3: warning: multimem.red.relaxed.sys.global.add.u32 is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
+expect_exit 2 "$U:15:3: multimem.red.relaxed.sys.global.add.u32 is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
 expect_out 42 run -q "$U" a -a 'u32[1]:zero' -o 0
-expect_exit 0 "tensor_reduce_refused.ptx:16:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensor_reduce_refused.ptx
+expect_exit 0 "multimem_refused.ptx:16:3: warning: multimem.red.relaxed.sys.global.add.u32 is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/multimem_refused.ptx
 # ---- tensor-map arguments (issue 18; docs/cli.md "Tensor maps"): a field
 # ptxvm does not know, and each encoding rule, are errors that name them
 TM=tests/ptx/tma/tma_load_2d.ptx

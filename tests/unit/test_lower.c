@@ -63,14 +63,13 @@ static void expect_refused(const char *text, const char *want) {
 
 /* 12.5, 13.2: a coordinate vector [map, {x, y}] lost its elements in the
  * IR (a union of `sym` and `elems`), and lowering followed NULL (here the
- * reduction, which issue 18 left refused). */
+ * reduction in .im2col_no_offs mode, which ptxvm refuses). */
 static void test_tensor_copies(void) {
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b32 %r<5>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
-                 "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-                 " [%rd1, {%r2, %r3}], [%r1];\n  ret;\n}\n",
-                 "t.ptx:9:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-                 " is not supported");
+                 "  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group"
+                 " [%rd1, {%r2, %r3, %r4}], [%r1];\n  ret;\n}\n",
+                 "t.ptx:9:3: cp.reduce.async.bulk.tensor: .im2col_no_offs is not supported");
   /* the tensor copies run (issue 18), but not in .im2col mode: refused by name */
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b16 %rs<2>;\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<3>;\n"
@@ -92,8 +91,7 @@ static void test_tensor_copies(void) {
 static const char *const mixed =
     HEAD ".func f(.param .u64 q)\n{\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<2>;\n"
     "  ld.param.u64 %rd1, [q];\n"
-    "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-    " [%rd1, {%r2, %r3}], [%r1];\n  ret;\n}\n"                                     /* line 9 */
+    "  multimem.red.relaxed.sys.global.add.u32 [%rd1], %r2;\n  ret;\n}\n"   /* line 9 */
     ".func g()\n{\n  ret;\n}\n"
     ".visible .entry a(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
     "  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, 42;\n  st.global.u32 [%rd1], %r1;\n"
@@ -120,7 +118,7 @@ static void test_per_kernel(void) {
   uint32_t out[1] = {0};
   CHECK(launch(ctx, mod, "a", 32, out, 1) == PTXVM_SUCCESS && out[0] == 42);
   CHECK(launch(ctx, mod, "b", 32, NULL, 1) == PTXVM_ERROR_NOT_SUPPORTED);
-  CHECK(strstr(launch_error, "t.ptx:9:3: cp.reduce.async.bulk.tensor") &&
+  CHECK(strstr(launch_error, "t.ptx:9:3: multimem.red") &&
         strstr(launch_error, "(in 'f', which kernel 'b' can call)"));
   CHECK(launch(ctx, mod, "c", 32, NULL, 1) == PTXVM_ERROR_NOT_SUPPORTED);   /* f's address is taken */
   ptxvm_function *fa = NULL, *fg = NULL;

@@ -186,6 +186,216 @@ def store_case(name, dims, box, c):
     write(name, desc, ptx, run.replace("ptxvm run %s", "ptxvm run %s"), " ".join(str(int(v)) for v in t.ravel()))
 
 
+# ---- cp.reduce.async.bulk.tensor: the reference arithmetic, from the ISA's
+# words (§9.7.9.25.4.2, §9.7.9.25.5.3), on the elements' bits ----
+from fractions import Fraction
+import math
+import struct
+
+FMT = {"f16": (5, 10), "bf16": (8, 7), "f32": (8, 23)}
+BITS = {"u32": 32, "s32": 32, "u64": 64, "s64": 64, "f16": 16, "bf16": 16, "f32": 32}
+
+
+def fdecode(v, typ):
+    """The value of the bits v (a Fraction, or 'nan', or a signed zero as (0, sign))."""
+    e, m = FMT[typ]
+    sign = v >> (e + m) & 1
+    ex = v >> m & ((1 << e) - 1)
+    fr = v & ((1 << m) - 1)
+    if ex == (1 << e) - 1:
+        return "nan" if fr else ("inf", sign)
+    mag = Fraction(fr, 1 << m) * Fraction(2) ** (1 - ((1 << (e - 1)) - 1)) if ex == 0 else \
+        (1 + Fraction(fr, 1 << m)) * Fraction(2) ** (ex - ((1 << (e - 1)) - 1))
+    return (mag, sign)
+
+
+def fencode(x, typ):
+    """(magnitude Fraction, sign) -> bits, rounded to nearest even."""
+    e, m = FMT[typ]
+    mag, sign = x
+    bias = (1 << (e - 1)) - 1
+    if mag == 0:
+        return sign << (e + m)
+    ex = math.floor(math.log2(mag))
+    while Fraction(2) ** ex > mag:
+        ex -= 1
+    while Fraction(2) ** (ex + 1) <= mag:
+        ex += 1
+    ex = max(ex, 1 - bias)                      # subnormals share the lowest exponent
+    q = mag / Fraction(2) ** ex * (1 << m)       # the significand in units of the last place
+    n = math.floor(q)
+    r = q - n
+    if r > Fraction(1, 2) or (r == Fraction(1, 2) and n & 1):
+        n += 1
+    if n >= (2 << m):
+        n >>= 1
+        ex += 1
+    if ex > bias:
+        return sign << (e + m) | ((1 << e) - 1) << m   # infinity
+    if n < (1 << m):                                   # subnormal
+        return sign << (e + m) | n
+    return sign << (e + m) | (ex + bias) << m | (n - (1 << m))
+
+
+def fadd(a, b, typ):
+    qnan = {"f16": 0x7e00, "bf16": 0x7fc0, "f32": 0x7fc00000}[typ]
+    x, y = fdecode(a, typ), fdecode(b, typ)
+    if typ == "f32":                             # subnormal inputs flush to sign-preserving zero
+        x = (Fraction(0), x[1]) if x != "nan" and x[0] != "inf" and 0 < x[0] < Fraction(2) ** -126 else x
+        y = (Fraction(0), y[1]) if y != "nan" and y[0] != "inf" and 0 < y[0] < Fraction(2) ** -126 else y
+    assert x != "nan" and y != "nan" and x[0] != "inf" and y[0] != "inf", "keep the add cases finite"
+    s = (-1) ** x[1] * x[0] + (-1) ** y[1] * y[0]
+    if s == 0:
+        sign = x[1] & y[1]                       # x + (-x) = +0 to nearest
+        r = fencode((Fraction(0), sign), typ)
+    else:
+        r = fencode((abs(s), 1 if s < 0 else 0), typ)
+    if typ == "f32" and (r & 0x7f800000) == 0 and r & 0x7fffff:
+        r &= 0x80000000                          # a subnormal result flushes too
+    return r
+
+
+def fminmax(op, a, b, typ):
+    x, y = fdecode(a, typ), fdecode(b, typ)
+    if x == "nan":
+        return b
+    if y == "nan":
+        return a
+    def val(v):
+        mag, sign = v
+        return (Fraction(10) ** 400 if mag == "inf" else mag) * (-1) ** sign
+    vx, vy = val(x), val(y)
+    if vx == vy:                                 # -0 < +0
+        neg = a if x[1] else b
+        pos = b if x[1] else a
+        return neg if op == "min" else pos
+    return (a if vx < vy else b) if op == "min" else (a if vx > vy else b)
+
+
+def red_elem(op, typ, r, s):
+    if typ in FMT:
+        return fadd(r, s, typ) if op == "add" else fminmax(op, r, s, typ)
+    n = BITS[typ]
+    mask = (1 << n) - 1
+    sg = lambda v: v - (1 << n) if typ[0] == "s" and v >> (n - 1) else v
+    if op == "add":
+        return (r + s) & mask
+    if op in ("min", "max"):
+        pick = (sg(r) < sg(s)) == (op == "min")
+        return r if pick else s
+    if op == "inc":
+        return 0 if r >= s else r + 1
+    if op == "dec":
+        return s if r == 0 or r > s else r - 1
+    return {"and": r & s, "or": r | s, "xor": r ^ s}[op]
+
+
+def reduce_case(name, op, typ, dims, box, c, tvals, svals):
+    """cp.reduce.async.bulk.tensor.Rd...OP.tile: the tensor tvals (bits,
+    dimension 0 innermost) op= the shared box svals where the box lies in
+    bounds; out-of-bounds box elements are skipped."""
+    R = len(dims)
+    n = nbox(box, [1] * R)
+    bt = {16: "u16", 32: "u32", 64: "u64"}[BITS[typ]]
+    es = BITS[typ] // 8
+    B = int(np.prod(n)) * es
+    total = int(np.prod(dims))
+    assert len(tvals) == total and len(svals) == B // es
+    t = list(tvals)
+    for flat, idx in enumerate(np.ndindex(*n[::-1])):
+        k = idx[::-1]
+        g = [c[d] + k[d] for d in range(R)]
+        if all(0 <= g[d] < dims[d] for d in range(R)):
+            lin = 0
+            for d in range(R - 1, -1, -1):
+                lin = lin * dims[d] + g[d]
+            t[lin] = red_elem(op, typ, t[lin], svals[flat])
+    C = ", ".join("%%r%d" % (i + 1) for i in range(R))
+    ptx = HEAD.format(B=B) + STORE.format(R=R, C=C, W=B // 4).replace(
+        "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group" % R,
+        "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group" % (R, op))
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
+        spec(dims, box, [1] * R, "none", "zero", typ), bt, total, ",".join(str(v) for v in tvals),
+        bt, B // es, ",".join(str(v) for v in svals), coords(c))
+    desc = ("cp.reduce.async.bulk.tensor.%dd .%s on %s: dims %s, box %s at %s (out-of-bounds box "
+            "elements skipped), the tensor's bits after" % (R, op, typ, dims, box, list(c)))
+    write(name, desc, ptx, run, " ".join(str(v) for v in t))
+
+
+def reduce_cases():
+    rng = np.random.default_rng(18)
+    def ints(typ, k, lo=None, hi=None):
+        n = BITS[typ]
+        if lo is None:
+            return [int(v) for v in rng.integers(0, 1 << min(n, 62), k, dtype=np.int64)] if n < 64 else \
+                   [int(v) << 2 | 3 for v in rng.integers(0, 1 << 62, k, dtype=np.int64)]
+        return [int(v) & ((1 << n) - 1) for v in rng.integers(lo, hi, k)]
+    dims, box, c = [24, 6], [16, 4], [12, 4]      # the box overhangs dimension 0 and 1
+    T, S = 24 * 6, 16 * 4
+    reduce_case("tma_reduce_add_u32", "add", "u32", dims, box, c, ints("u32", T), ints("u32", S))
+    reduce_case("tma_reduce_add_s32", "add", "s32", dims, box, c, ints("s32", T, -1000, 1000), ints("s32", S, -1000, 1000))
+    reduce_case("tma_reduce_add_u64", "add", "u64", [8, 6], [8, 4], [0, 3], ints("u64", 48), ints("u64", 32))
+    reduce_case("tma_reduce_min_s32", "min", "s32", dims, box, c, ints("s32", T, -50, 50), ints("s32", S, -50, 50))
+    reduce_case("tma_reduce_max_u32", "max", "u32", dims, box, c, ints("u32", T), ints("u32", S))
+    reduce_case("tma_reduce_min_u64", "min", "u64", [8, 6], [8, 4], [0, -1], ints("u64", 48), ints("u64", 32))
+    reduce_case("tma_reduce_max_s64", "max", "s64", [8, 6], [8, 4], [0, 3], ints("s64", 48, -99, 99), ints("s64", 32, -99, 99))
+    reduce_case("tma_reduce_inc_u32", "inc", "u32", dims, box, c, ints("u32", T, 0, 8), ints("u32", S, 0, 8))
+    reduce_case("tma_reduce_dec_u32", "dec", "u32", dims, box, c, ints("u32", T, 0, 8), ints("u32", S, 0, 8))
+    reduce_case("tma_reduce_and_u32", "and", "u32", dims, box, c, ints("u32", T), ints("u32", S))
+    reduce_case("tma_reduce_or_s32", "or", "s32", dims, box, c, ints("s32", T, -9999, 9999), ints("s32", S, -9999, 9999))
+    reduce_case("tma_reduce_xor_u64", "xor", "u64", [8, 6], [8, 4], [0, 3], ints("u64", 48), ints("u64", 32))
+    # floats: finite values of every magnitude (subnormals, ties), 3D box
+    def fl(typ, k, special=()):
+        e, m = FMT[typ]
+        top = ((1 << e) - 2) << m | ((1 << m) - 1)      # the largest finite magnitude
+        lim = min(top, (((1 << (e - 1)) + 3) << m))        # keep sums finite: exponents to bias + 4
+        v = [int(x) | (int(sg) << (e + m)) for x, sg in zip(rng.integers(0, lim, k), rng.integers(0, 2, k))]
+        for i, x in enumerate(special):
+            v[i] = x
+        return v
+    d3, b3, c3 = [8, 5, 3], [8, 4, 2], [0, 2, 1]
+    T3, S3 = 8 * 5 * 3, 8 * 4 * 2
+    # in the box at (0, 2, 1) first: 1 + 2^-11 ties (f16 0x3c00 + 0x1000 -> even), subnormal + subnormal
+    reduce_case("tma_reduce_add_f16", "add", "f16", d3, b3, c3,
+                fl("f16", T3, [0] * 56 + [0x3c00, 0x0001, 0x8001, 0x3c01, 0x7bff]),
+                fl("f16", S3, [0x1000, 0x0001, 0x0001, 0x1000, 0x7bff]))
+    reduce_case("tma_reduce_add_bf16", "add", "bf16", d3, b3, c3,
+                fl("bf16", T3, [0] * 56 + [0x3f80, 0x0001, 0x8001, 0x3f81]),
+                fl("bf16", S3, [0x3380, 0x0001, 0x0001, 0x3380]))
+    reduce_case("tma_reduce_add_f32", "add", "f32", d3, b3, c3,
+                fl("f32", T3, [0] * 56 + [0x3f800000, 0x00000001, 0x00800000, 0x00800001]),
+                fl("f32", S3, [0x33800000, 0x00400000, 0x80000001, 0x80800000]))
+    nan = {"f16": 0x7e00, "bf16": 0x7fc0}
+    for typ in ("f16", "bf16"):
+        e, m = FMT[typ]
+        z = 1 << (e + m)
+        sp_t = [0] * 56 + [nan[typ], 0x0001, 0, z, nan[typ]]
+        sp_s = [0x0003, nan[typ], z, 0, nan[typ]]
+        reduce_case("tma_reduce_min_%s" % typ, "min", typ, d3, b3, c3, fl(typ, T3, sp_t), fl(typ, S3, sp_s))
+        reduce_case("tma_reduce_max_%s" % typ, "max", typ, d3, b3, c3, fl(typ, T3, sp_t), fl(typ, S3, sp_s))
+
+
+def reduce_refused_case(name, op, typ, why):
+    """A map whose element type the ISA's table does not pair with op: the
+    copy faults at issue, naming the op, the type and the types allowed."""
+    bt = {16: "u16", 32: "u32", 64: "u64"}[BITS.get(typ, 64)]
+    es = BITS.get(typ, 64) // 8
+    B = 16 * 4 * es
+    ptx = HEAD.format(B=B) + STORE.format(R=2, C="%r1, %r2", W=B // 4).replace(
+        "cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group",
+        "cp.reduce.async.bulk.tensor.2d.global.shared::cta.%s.tile.bulk_group" % op)
+    line = ptx.split("\n").index(next(l for l in ptx.split("\n") if "cp.reduce" in l)) + 7
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[96]:zero -a %s[64]:zero %s" % (
+        spec([24, 4], [16, 4], [1, 1], "none", "zero", typ), bt, bt, coords([0, 0]))
+    with open(os.path.join(HERE, name + ".ptx"), "w") as f:
+        f.write("// cp.reduce.async.bulk.tensor .%s on a %s map: not a pair of the ISA's table, a fault\n"
+                "// at the instruction. Generated by gen.py; do not edit.\n" % (op, typ))
+        f.write("// RUN: %s\n// EXIT: 1\n" % run)
+        f.write("// STDERR: cp.reduce.async.bulk.tensor.%s: the tensor map's element type %s is not one .%s "
+                "takes (%s)\n// STDERR: at tests/ptx/tma/%s.ptx:%d:8, kernel k\n" % (op, typ, op, why, name, line))
+        f.write(ptx)
+
+
 MCAST = """.version 8.0
 .target sm_90
 .address_size 64
@@ -283,3 +493,7 @@ if __name__ == "__main__":
     store_case("tma_store_2d", [40, 20], [16, 8], [8, 4])
     store_case("tma_store_2d_oob", [40, 20], [16, 8], [32, 15])
     store_case("tma_store_3d", [16, 8, 4], [8, 4, 2], [8, 6, 3])
+    reduce_cases()
+    reduce_refused_case("tma_reduce_bad_add_s64", "add", "s64", ".u32, .s32, .u64, .f32, .f16, .bf16")
+    reduce_refused_case("tma_reduce_bad_inc_s32", "inc", "s32", ".u32")
+    reduce_refused_case("tma_reduce_bad_xor_f32", "xor", "f32", ".b32, .b64 (integer)")
