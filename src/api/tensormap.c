@@ -1,4 +1,5 @@
-/* tensormap.c: ptxvm_tensor_map_encode and ptxvm_tensor_map_replace_address
+/* tensormap.c: ptxvm_tensor_map_encode, ptxvm_tensor_map_encode_im2col and
+ * ptxvm_tensor_map_replace_address
  * (ptxvm.h "tensor maps"): the checks and the bytes are src/mem/tensormap.c's;
  * this file records the refusal's reason on the context, when one is given. */
 #include <stdint.h>
@@ -37,6 +38,35 @@ ptxvm_status ptxvm_tensor_map_encode(ptxvm_context *h, void *map, int dtype, uns
   const char *why = NULL;
   uint8_t bytes[TMAP_BYTES];
   int r = tensormap_encode(bytes, &m, &why);
+  if (r) return refuse(h, r == 1 ? PTXVM_ERROR_INVALID_VALUE : PTXVM_ERROR_NOT_SUPPORTED, why);
+  memcpy(map, bytes, TMAP_BYTES);
+  return PTXVM_SUCCESS;
+}
+
+ptxvm_status ptxvm_tensor_map_encode_im2col(ptxvm_context *h, void *map, int dtype, unsigned rank,
+                                            uint64_t global_address, const uint64_t *global_dim,
+                                            const uint64_t *global_strides, const int *lower_corner,
+                                            const int *upper_corner, uint32_t channels_per_pixel,
+                                            uint32_t pixels_per_column, const uint32_t *element_strides,
+                                            int interleave, int swizzle, int l2_promotion, int oob_fill) {
+  if (!map || !global_dim || !global_strides || !lower_corner || !upper_corner || !element_strides)
+    return refuse(h, PTXVM_ERROR_INVALID_VALUE, "a NULL argument");
+  if ((uintptr_t)map % 64) return refuse(h, PTXVM_ERROR_INVALID_VALUE, "the map must be 64-byte aligned");
+  if (dtype < 0 || interleave < 0 || swizzle < 0 || l2_promotion < 0 || oob_fill < 0)
+    return refuse(h, PTXVM_ERROR_INVALID_VALUE, "an enum value out of range");
+  TensorMap m = {.rank = rank, .dtype = (unsigned)dtype, .interleave = (unsigned)interleave,
+                 .swizzle = (unsigned)swizzle, .l2promo = (unsigned)l2_promotion,
+                 .oobfill = (unsigned)oob_fill, .addr = global_address, .mode = TMAP_IM2COL,
+                 .cpp = channels_per_pixel, .ppc = pixels_per_column};
+  for (unsigned i = 0; i < rank && i < TMAP_MAX_RANK; i++) {
+    m.dim[i] = global_dim[i];
+    m.estride[i] = element_strides[i];
+    if (i) m.stride[i] = global_strides[i - 1];
+    if (i + 2 < rank && i < 3) { m.lower[i] = lower_corner[i]; m.upper[i] = upper_corner[i]; }
+  }
+  const char *why = NULL;
+  uint8_t bytes[TMAP_BYTES];
+  int r = tensormap_encode_im2col(bytes, &m, &why);
   if (r) return refuse(h, r == 1 ? PTXVM_ERROR_INVALID_VALUE : PTXVM_ERROR_NOT_SUPPORTED, why);
   memcpy(map, bytes, TMAP_BYTES);
   return PTXVM_SUCCESS;

@@ -30,6 +30,7 @@
 #include "program.h"
 #include "mbar.h"
 #include "bulkred.h"
+#include "im2col.h"
 #include "../mem/mem.h"
 #include "../mem/tensormap.h"
 
@@ -41,6 +42,9 @@ typedef struct TcInsn {
   bool load, prefetch, multicast;
   bool reduce;               /* cp.reduce.async.bulk.tensor: a store that reduces */
   BulkRedOp redop;
+  bool im2col;               /* .im2col (offsets in off) or .im2col_no_offs (none) */
+  bool has_off;
+  uint32_t off[3];           /* .im2col: the offsets' slots (W, H, D) */
   /* the map: a register (generic address) or a kernel parameter's offset */
   uint32_t map_slot;         /* UINT32_MAX: map_imm is a .param offset */
   int64_t map_imm;
@@ -70,6 +74,10 @@ static bool read_map(Warp *w, const XInsn *x, int l, const TcInsn *t, TensorMap 
   if (!tensormap_decode(p, m, &why)) return exec_fault(w, x, l, "cp.async.bulk.tensor: %s", why), false;
   if ((int)m->rank != t->rank)
     return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd: the tensor map has rank %u", t->rank, m->rank), false;
+  if (t->im2col != (m->mode == TMAP_IM2COL))
+    return exec_fault(w, x, l, t->im2col ? "cp.async.bulk.tensor: an im2col copy needs an im2col tensor map "
+                      "(cuTensorMapEncodeIm2col)" : "cp.async.bulk.tensor: a tile copy needs a tiled tensor map "
+                      "(cuTensorMapEncodeTiled)"), false;
   return true;
 }
 
@@ -86,6 +94,14 @@ typedef struct Box { uint32_t n[TMAP_MAX_RANK]; uint32_t bytes, row; } Box;
 
 static void box_of(const TensorMap *m, Box *b) {
   uint64_t total = m->esize;
+  if (m->mode == TMAP_IM2COL) {   /* pixels-per-column rows of channels-per-pixel elements */
+    for (int i = 0; i < TMAP_MAX_RANK; i++) b->n[i] = 1;
+    b->n[0] = m->cpp;
+    b->n[1] = m->ppc;
+    b->row = m->cpp * m->esize;
+    b->bytes = b->row * m->ppc;
+    return;
+  }
   for (int i = 0; i < TMAP_MAX_RANK; i++) {
     b->n[i] = i == 0 ? m->box[0] : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
     total *= b->n[i];
@@ -96,7 +112,7 @@ static void box_of(const TensorMap *m, Box *b) {
 
 /* Calls fn for each row of the box: dense offset, the global coordinate of
  * the row's first element per dimension. Returns false when fn does. */
-typedef bool (*RowFn)(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]);
+typedef TensorRowFn RowFn;
 static bool each_row(const TensorMap *m, const Box *b, const int32_t c[TMAP_MAX_RANK], RowFn fn, void *u) {
   uint32_t off = 0;
   for (uint32_t i4 = 0; i4 < b->n[4]; i4++)
@@ -226,11 +242,17 @@ static int reduce_type(Warp *w, const XInsn *x, int l, BulkRedOp op, const Tenso
 static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   TensorMap m;
   if (!read_map(w, x, l, t, &m)) return XS_TRAP;
-  if (t->prefetch) return XS_NEXT;
+  if (t->prefetch) return XS_NEXT;   /* a hint: the map is checked, nothing moves */
   int rt = t->reduce ? reduce_type(w, x, l, t->redop, &m) : 0;
   if (rt < 0) return XS_TRAP;
   int32_t c[TMAP_MAX_RANK] = {0};
   for (int i = 0; i < t->rank; i++) c[i] = (int32_t)R32(w, t->coord[i])[l];
+  uint32_t off[3] = {0};
+  if (t->im2col) {
+    for (int i = 0; t->has_off && i < t->rank - 2; i++) off[i] = R32(w, t->off[i])[l] & 0xffff;
+    const char *why = im2col_check(&m, c, off);
+    if (why) return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd.im2col: %s", t->rank, why);
+  }
   Box b;
   box_of(&m, &b);
   uint64_t sh = reg_addr(w, t->sh_slot, t->sh64, t->sh_imm, l);
@@ -240,7 +262,8 @@ static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   RowCtx r = {w, x, l, &m, &b, t->reduce ? (int)t->redop : -1, (BulkRedType)rt, img, (uint32_t)sh, NULL};
   XStatus st = XS_TRAP;
   if (t->load) {
-    if (!each_row(&m, &b, c, load_row, &r)) goto out;
+    if (!(t->im2col ? im2col_rows(&m, c, off, b.row, load_row, &r) : each_row(&m, &b, c, load_row, &r)))
+      goto out;
     uint8_t *sw = img;
     if (m.swizzle) {
       if (!(sw = malloc(b.bytes))) { st = exec_fault(w, x, l, "out of memory"); goto out; }
@@ -269,7 +292,8 @@ static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
     if (!s) goto out;
     if (m.swizzle) swizzle_copy(&m, (uint32_t)sh, s, img, b.bytes, false);
     else memcpy(img, s, b.bytes);
-    st = each_row(&m, &b, c, store_row, &r) ? XS_NEXT : XS_TRAP;
+    st = (t->im2col ? im2col_rows(&m, c, off, b.row, store_row, &r) : each_row(&m, &b, c, store_row, &r))
+         ? XS_NEXT : XS_TRAP;
   }
 out:
   free(img);
@@ -379,12 +403,29 @@ static void shared_opd(Lower *L, const Operand *o, int64_t *imm, uint32_t *slot,
 static void rank_of(Lower *L, const Insn *in, TcInsn *t) {
   static const char *dims[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
   for (int i = 0; i < 5; i++) if (insn_has_mod(in, dims[i])) t->rank = i + 1;
-  static const char *refused[] = {".im2col", ".im2col::w", ".im2col::w::128", ".im2col_no_offs",
-                                  ".tile::gather4", ".tile::scatter4", ".cta_group::1", ".cta_group::2"};
-  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (insn_has_mod(in, refused[i]))
-      lower_refuse(L, "%s: %s is not supported", in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ?
-                   "cp.reduce.async.bulk.tensor" : "cp.async.bulk.tensor", refused[i]);
+  const char *name = in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ? "cp.reduce.async.bulk.tensor"
+                   : in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR ? "cp.async.bulk.prefetch.tensor"
+                   : "cp.async.bulk.tensor";
+  /* the ISA's target notes: sm_100a (or the sm_100f/sm_110f families) and later */
+  static const char *later[] = {".im2col::w", ".im2col::w::128", ".tile::gather4", ".tile::scatter4",
+                                ".cta_group::1", ".cta_group::2"};
+  for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+    if (insn_has_mod(in, later[i]))
+      lower_refuse(L, "%s: %s is not supported (it needs sm_100a or later; ptxvm executes sm_90a)", name, later[i]);
+  t->im2col = insn_has_mod(in, ".im2col") || insn_has_mod(in, ".im2col_no_offs");
+  bool load = in->op == OP_CP_ASYNC_BULK_TENSOR_G2S || in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR;
+  if (insn_has_mod(in, load ? ".im2col_no_offs" : ".im2col"))
+    lower_refuse(L, "%s: %s takes %s, not %s", name, load ? "a load" : "a store",
+                 load ? ".im2col" : ".im2col_no_offs", load ? ".im2col_no_offs" : ".im2col");
+  if (t->im2col && (t->rank < 3 || t->rank > 5)) lower_refuse(L, "%s: im2col modes need .3d, .4d or .5d", name);
+}
+
+/* .im2col's offsets {W, H, D}: rank - 2 .u16 values. */
+static void offsets_opd(Lower *L, const Operand *o, TcInsn *t) {
+  if (o->kind != OPD_VEC || o->n != t->rank - 2)
+    lower_refuse(L, "cp.async.bulk.tensor.%dd.im2col needs {%d im2col offsets}", t->rank, t->rank - 2);
+  for (int i = 0; i < o->n; i++) t->off[i] = lower_src(L, &o->elems[i], TY_U16);
+  t->has_off = true;
 }
 
 /* [map, {c0, ...}] */
@@ -423,9 +464,14 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     shared_opd(L, &o[0], &t->sh_imm, &t->sh_slot, &t->sh64);
     map_opd(L, &o[1], t);
     shared_opd(L, &o[2], &t->mb_imm, &t->mb_slot, &t->mb64);
+    int k = 3;
+    if (t->im2col) {
+      if (in->nopds < 4) lower_refuse(L, "cp.async.bulk.tensor.im2col needs its im2col offsets");
+      offsets_opd(L, &o[k++], t);
+    }
     if (t->multicast) {
-      if (in->nopds < 4) lower_refuse(L, "cp.async.bulk.tensor.multicast::cluster needs a ctaMask");
-      t->mask_slot = lower_src(L, &o[3], TY_U32);
+      if (in->nopds <= k) lower_refuse(L, "cp.async.bulk.tensor.multicast::cluster needs a ctaMask");
+      t->mask_slot = lower_src(L, &o[k], TY_U32);
     }
     break;
   }
@@ -447,6 +493,10 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     t->prefetch = true;
     if (in->nopds < 1) lower_refuse(L, "cp.async.bulk.prefetch.tensor: needs [map, {...}]");
     map_opd(L, &o[0], t);
+    if (t->im2col) {
+      if (in->nopds < 2) lower_refuse(L, "cp.async.bulk.prefetch.tensor.im2col needs its im2col offsets");
+      offsets_opd(L, &o[1], t);
+    }
     break;
   default:
     return false;

@@ -62,21 +62,29 @@ static void expect_refused(const char *text, const char *want) {
 }
 
 /* 12.5, 13.2: a coordinate vector [map, {x, y}] lost its elements in the
- * IR (a union of `sym` and `elems`), and lowering followed NULL (here the
- * reduction in .im2col_no_offs mode, which ptxvm refuses). */
+ * IR (a union of `sym` and `elems`), and lowering followed NULL (here a
+ * reduction in .im2col mode, which a store does not take). */
 static void test_tensor_copies(void) {
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b32 %r<5>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
-                 "  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group"
+                 "  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group"
                  " [%rd1, {%r2, %r3, %r4}], [%r1];\n  ret;\n}\n",
-                 "t.ptx:9:3: cp.reduce.async.bulk.tensor: .im2col_no_offs is not supported");
-  /* the tensor copies run (issue 18), but not in .im2col mode: refused by name */
+                 "t.ptx:9:3: cp.reduce.async.bulk.tensor: a store takes .im2col_no_offs, not .im2col");
+  /* the tensor copies run (issue 18), .im2col too, but not the sm_100a modes: refused by name */
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b16 %rs<2>;\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<3>;\n"
                  "  .shared .align 128 .b8 buf[1024];\n  .shared .align 8 .b64 bar;\n"
-                 "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-                 " [buf], [%rd2, {%r1, %r2, %r3}], [bar], {%rs1};\n  ret;\n}\n",
-                 "t.ptx:11:3: cp.async.bulk.tensor: .im2col is not supported");
+                 "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes"
+                 " [buf], [%rd2, {%r1, %r2, %r3}], [bar], {%rs1, %rs1};\n  ret;\n}\n",
+                 "t.ptx:11:3: cp.async.bulk.tensor: .im2col::w is not supported (it needs sm_100a or later; "
+                 "ptxvm executes sm_90a)");
+  expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
+                 "  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n"
+                 "  .shared .align 128 .b8 buf[1024];\n  .shared .align 8 .b64 bar;\n"
+                 "  cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes"
+                 " [buf], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [bar];\n  ret;\n}\n",
+                 "t.ptx:10:3: cp.async.bulk.tensor: .tile::gather4 is not supported (it needs sm_100a or "
+                 "later; ptxvm executes sm_90a)");
   /* an operand shape a selector does not know is refused by name: a
    * bracketed list as a call argument (call's operands are "*", unchecked;
    * test_interp.c edits the IR for the shapes no text can make) */

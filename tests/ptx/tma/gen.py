@@ -375,6 +375,137 @@ def reduce_cases():
         reduce_case("tma_reduce_max_%s" % typ, "max", typ, d3, b3, c3, fl(typ, T3, sp_t), fl(typ, S3, sp_s))
 
 
+# ---- im2col: the ISA's definition (§5.5.4), written out here ----
+
+def im2col_pixels(dims, lower, upper, es, c, ppc):
+    """The ppc pixels of an im2col copy at coordinates c: (n, [filter base
+    per spatial dimension, W first]). Filter bases run over lower ..
+    dims - 1 + upper in steps of the traversal stride, W fastest, then H,
+    D, then the next image."""
+    R = len(dims)
+    S = R - 2
+    pos, n = list(c[1:R - 1]), c[R - 1]
+    out = []
+    for _ in range(ppc):
+        out.append((n, list(pos)))
+        i = 0
+        while True:
+            if i == S:
+                n += 1
+                break
+            pos[i] += es[i + 1]
+            if pos[i] <= dims[i + 1] - 1 + upper[i]:
+                break
+            pos[i] = lower[i]
+            i += 1
+    return out
+
+
+def im2col_elems(dims, lower, upper, es, c, offs, cpp, ppc):
+    """Per box element, in shared-memory order: its tensor index (numpy
+    order, dimension 0 last) or None when out of bounds."""
+    R = len(dims)
+    res = []
+    for n, base in im2col_pixels(dims, lower, upper, es, c, ppc):
+        sp = [b + o for b, o in zip(base, offs)]
+        for ch in range(cpp):
+            g = [c[0] + ch] + sp + [n]
+            res.append(tuple(g[::-1]) if all(0 <= g[d] < dims[d] for d in range(R)) else None)
+    return res
+
+
+def im2col_spec(typ, dims, lower, upper, cpp, ppc, es, sw, oob):
+    s = "tensormap:%s,&1,dims=%s,lower=%s,upper=%s,channels=%d,pixels=%d" % (
+        typ, "x".join(map(str, dims)), "x".join(map(str, lower)), "x".join(map(str, upper)), cpp, ppc)
+    if any(e != 1 for e in es):
+        s += ",estrides=" + "x".join(map(str, es))
+    if sw != "none":
+        s += ",swizzle=" + sw
+    if oob != "zero":
+        s += ",oob=" + oob
+    return s
+
+
+def offs_setup(offs):
+    return "".join("mov.b16 %%rs%d, %d;\n  " % (i + 1, o) for i, o in enumerate(offs))
+
+
+def im2col_load_case(name, dims, lower, upper, cpp, ppc, c, offs, es=None, sw="none", oob="zero"):
+    R = len(dims)
+    es = es or [1] * R
+    total = int(np.prod(dims))
+    t = (np.arange(total) % 65536).astype(np.uint16).reshape(dims[::-1])   # iota, as -a u16[N]:iota
+    fill = 0x7FFF if oob == "nan" else 0
+    vals = [int(t[ix]) if ix is not None else fill for ix in im2col_elems(dims, lower, upper, es, c, offs, cpp, ppc)]
+    dense = np.array(vals, dtype=np.uint16).tobytes()
+    img = np.frombuffer(swizzle_bytes(np.frombuffer(dense, np.uint8).copy(), sw).tobytes(), np.uint16)
+    B = len(dense)
+    C = ", ".join("%%r%d" % (i + 1) for i in range(R))
+    O = ", ".join("%%rs%d" % (i + 1) for i in range(R - 2))
+    ptx = HEAD.format(B=B) + LOAD.format(B=B, R=R, C=C, W=B // 4, MAP="tm", MAPSETUP=offs_setup(offs))
+    ptx = ptx.replace(".reg .pred %p<4>;", ".reg .pred %p<4>; .reg .b16 %rs<4>;").replace(
+        "global.tile.mbarrier::complete_tx::bytes [sm], [tm, {%s}], [bar];" % C,
+        "global.im2col.mbarrier::complete_tx::bytes [sm], [tm, {%s}], [bar], {%s};" % (C, O))
+    typ = "f16" if oob == "nan" else "u16"
+    run = "ptxvm run %%s -b 128 -a '%s' -a u16[%d]:iota -a u16[%d]:zero %s -o 2" % (
+        im2col_spec(typ, dims, lower, upper, cpp, ppc, es, sw, oob), total, B // 2, coords(c))
+    desc = ("cp.async.bulk.tensor.%dd.im2col load: dims %s, corners %s / %s, %d channels x %d pixels at %s, "
+            "offsets %s, element strides %s, swizzle %s, oob %s" % (R, dims, lower, upper, cpp, ppc, list(c),
+                                                                   offs, es, sw, oob))
+    write(name, desc, ptx, run, " ".join(str(int(v)) for v in img))
+
+
+def im2col_store_case(name, dims, lower, upper, cpp, ppc, c, op=None):
+    """.im2col_no_offs store (or, with op, reduction .add on u32) of the box
+    1000, 1001, ... (u16) or 1, 2, ... (u32): in-bounds elements only."""
+    R = len(dims)
+    es = [1] * R
+    typ, bt = ("u32", "u32") if op else ("u16", "u16")
+    esz = 4 if op else 2
+    B = cpp * ppc * esz
+    n = B // esz
+    smem = [(1 + i) if op else (1000 + i) for i in range(n)]
+    total = int(np.prod(dims))
+    base = [(7 * i) % 50 for i in range(total)] if op else [0] * total
+    t = np.array(base, dtype=np.int64).reshape(dims[::-1])
+    for k, ix in enumerate(im2col_elems(dims, lower, upper, es, c, [0] * (R - 2), cpp, ppc)):
+        if ix is not None:
+            t[ix] = t[ix] + smem[k] if op else smem[k]
+    C = ", ".join("%%r%d" % (i + 1) for i in range(R))
+    ptx = HEAD.format(B=B) + STORE.format(R=R, C=C, W=B // 4)
+    instr = "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.add.im2col_no_offs.bulk_group" % R if op else \
+        "cp.async.bulk.tensor.%dd.global.shared::cta.im2col_no_offs.bulk_group" % R
+    ptx = ptx.replace("cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group" % R, instr)
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
+        im2col_spec(typ, dims, lower, upper, cpp, ppc, es, "none", "zero"), bt, total,
+        ",".join(map(str, base)) if op else "zero", bt, n, ",".join(map(str, smem)), coords(c))
+    desc = "%s.%dd.im2col_no_offs: dims %s, corners %s / %s, %d channels x %d pixels at %s" % (
+        "cp.reduce.async.bulk.tensor .add" if op else "cp.async.bulk.tensor store", R, dims, lower, upper,
+        cpp, ppc, list(c))
+    write(name, desc, ptx, run, " ".join(str(int(v)) for v in t.ravel()))
+
+
+def im2col_cases():
+    # 3D NWC: C=16, W=20, N=3; pad 2 on the left, filter 5 (upper = 2 - 4 = -2): W bases -2 .. 17
+    im2col_load_case("tma_im2col_3d", [16, 20, 3], [-2], [-2], 8, 32, [4, 10, 0], [1])
+    # the column runs past the last image: out-of-bounds pixels are zero
+    im2col_load_case("tma_im2col_3d_batch_end", [8, 10, 2], [0], [0], 8, 16, [0, 6, 1], [0])
+    # 4D NHWC: the ISA's example 1 (pad 1, 3x3 filter), a smaller C
+    im2col_load_case("tma_im2col_4d_pad", [16, 9, 14, 2], [-1, -1], [-1, -1], 8, 64, [0, 7, 4, 0], [0, 0])
+    # the ISA's example 2: corners 0 / -2, offsets (2, 2)
+    im2col_load_case("tma_im2col_4d_offs", [16, 9, 14, 2], [0, 0], [-2, -2], 8, 64, [8, 6, 4, 0], [2, 2])
+    # traversal strides 2 in W and H (the ISA's stride example, smaller), channels past C out of bounds
+    im2col_load_case("tma_im2col_4d_stride", [16, 8, 14, 2], [-1, -1], [-1, -1], 16, 32, [8, 5, 5, 0], [1, 1],
+                     es=[1, 2, 2, 1])
+    # 5D NDHWC with a 128B swizzle: 64 channels of u16 per pixel, 16 pixels
+    im2col_load_case("tma_im2col_5d_sw128", [64, 4, 3, 3, 2], [-1, -1, 0], [0, 0, -1], 64, 16, [0, 2, 2, 1, 0],
+                     [1, 0, 1], sw="128B")
+    # the NaN fill of an f16 map
+    im2col_load_case("tma_im2col_4d_nan", [8, 5, 5, 1], [-2, -2], [0, 0], 8, 24, [0, -2, -2, 0], [0, 0], oob="nan")
+    im2col_store_case("tma_im2col_store_4d", [8, 6, 5, 2], [-1, -1], [-1, -1], 8, 40, [0, 2, 0, 0])
+    im2col_store_case("tma_im2col_reduce_3d", [8, 12, 2], [-1], [-1], 8, 16, [0, 5, 0], op="add")
+
+
 def reduce_refused_case(name, op, typ, why):
     """A map whose element type the ISA's table does not pair with op: the
     copy faults at issue, naming the op, the type and the types allowed."""
@@ -494,6 +625,7 @@ if __name__ == "__main__":
     store_case("tma_store_2d_oob", [40, 20], [16, 8], [32, 15])
     store_case("tma_store_3d", [16, 8, 4], [8, 4, 2], [8, 6, 3])
     reduce_cases()
+    im2col_cases()
     reduce_refused_case("tma_reduce_bad_add_s64", "add", "s64", ".u32, .s32, .u64, .f32, .f16, .bf16")
     reduce_refused_case("tma_reduce_bad_inc_s32", "inc", "s32", ".u32")
     reduce_refused_case("tma_reduce_bad_xor_f32", "xor", "f32", ".b32, .b64 (integer)")
