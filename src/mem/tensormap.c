@@ -196,6 +196,7 @@ bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, ui
     m[4] = (uint8_t)(v + 1);
     break;
   case TMF_BOX_DIM:
+    if (m[11] == TMAP_IM2COL) { *why = "an im2col map has no box dimensions (its box is pixels x channels)"; return false; }
     if (v == 0 || v > 256) { *why = "a box dimension must be 1 to 256"; return false; }
     { uint16_t b = (uint16_t)v; memcpy(m + 96 + 2 * ord, &b, 2); }
     break;

@@ -93,8 +93,10 @@ typedef enum { TMF_GLOBAL_ADDRESS, TMF_RANK, TMF_BOX_DIM, TMF_GLOBAL_DIM, TMF_GL
  * the rank minus one; elemtype, interleave, swizzle, fill: the ISA's
  * numbering, Table 33) on the 128 bytes m. The bytes become a ptxvm map
  * (the magic is written), so a kernel may build one from zeros; decoding
- * checks the result when a copy uses it. False (with *why) for a value the
- * layout cannot hold or ptxvm does not support. */
+ * checks the result when a copy uses it. On an im2col map every field but
+ * box_dim applies (the ISA's tensormap.replace has .tile fields only; the
+ * im2col ones stay cuTensorMapEncodeIm2col's). False (with *why) for a
+ * value the layout cannot hold or ptxvm does not support. */
 bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, uint64_t v, const char **why);
 
 /* The swizzled shared-memory byte address of a (dense) box byte address. */
