@@ -1,32 +1,40 @@
 /* tensor.c: the tensor copies of family ASYNC (PTX ISA 9.0 §9.7.9.25.5,
  * tensor maps §5.5.8), on the tensor map of src/mem/tensormap.h:
- *   cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile}
+ *   cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile,.im2col}
  *     .mbarrier::complete_tx::bytes{.multicast::cluster}
- *     [dst], [map, {c0..cN-1}], [mbar]{, ctaMask}{, policy}
- *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+ *     [dst], [map, {c0..cN-1}], [mbar]{, {im2col offsets}}{, ctaMask}{, policy}
+ *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile,.im2col_no_offs}.bulk_group
  *     [map, {c...}], [src]{, policy}
- *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [map, {c...}] (a hint);
+ *   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP{.tile,.im2col_no_offs}
+ *     .bulk_group [map, {c...}], [src]{, policy} (a store whose elements
+ *     land as global op= shared: bulkred.c, the ISA's table of OP and the
+ *     map's element types, checked at issue);
+ *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile,.im2col} [map, {c...}]
+ *     {, {offsets}} (a hint: the map is read and checked);
  *   tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.{b32,b64}
  *     [map], {ord,} new_val (src/mem/tensormap.c tensormap_replace: the
  *     ISA's values; it makes zero bytes a ptxvm map), and
  *   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
  *     .SCOPE.sync.aligned [dst], [src], 128 (a copy of the map).
  * N is 1..5 and must be the map's rank; the coordinates are .s32 elements
- * (negative or past the tensor: out of bounds). The box is
+ * (negative or past the tensor: out of bounds). In tile mode the box is
  * ceil(box[i] / elementStride[i]) elements in dimension i (dimension 0: box[0],
  * its stride is ignored), element k of dimension i at coordinate
- * c[i] + k * elementStride[i]. A load writes every box element to shared
+ * c[i] + k * elementStride[i]; in im2col modes (N 3..5, an im2col map) it
+ * is pixels-per-column rows of channels-per-pixel elements, which
+ * src/exec/im2col.c finds. A load writes every box element to shared
  * memory (those out of bounds as the map's fill says: zero, or the type's
  * canonical NaN), swizzled as tensormap.h says, and completes tx-count bytes
  * of the whole box on the mbarrier (each CTA's of ctaMask, at the same
- * offsets, with .multicast::cluster); a store writes the in-bounds elements
- * only. Both go through mbar.c's queue (landing, --async-delay, the race
- * checker's view) as bulk copies: a load as one copy of the box, a store as
- * one copy per contiguous run of a row. The map is read when the copy is
+ * offsets, with .multicast::cluster); a store or reduction writes the
+ * in-bounds elements only. All go through mbar.c's queue (landing,
+ * --async-delay, the race checker's view) as bulk copies: a load as one
+ * copy of the box, a store as one copy (a reduction one reduction) per
+ * contiguous run of a row. The map is read when the copy is
  * issued (ptxvm has no tensor-map cache, so fence.proxy.tensormap::generic
  * has nothing to order; the map's read is not reported to the race
- * checker). Refused by name: .im2col modes, gather4/scatter4,
- * .cta_group, cp.reduce.async.bulk.tensor. */
+ * checker). Refused by name, with the target they need: .im2col::w,
+ * .im2col::w::128, .tile::gather4, .tile::scatter4, .cta_group (sm_100a). */
 #include "program.h"
 #include "mbar.h"
 #include "bulkred.h"

@@ -11,6 +11,10 @@ numpy indexing (out-of-bounds elements zero, or 0x7fff for the f16 NaN
 request), then laid out as tensormap.h says (dense rows; with a swizzle, the
 16-byte chunk j of 128-byte row r moves to chunk j ^ (r % 8 & m), m = 1, 3, 7
 for 32B, 64B, 128B) — the assumptions tests/gpu/README.md lists for a GPU.
+The im2col cases gather their box from the ISA's words (§5.5.4, written out
+in im2col_pixels), the reductions (tma_reduce_*) apply each .redOp to the
+elements' bits with exact rational arithmetic rounded to nearest even
+(fencode), both here and independently of ptxvm's C code.
 """
 import os
 import numpy as np
