@@ -39,11 +39,7 @@ HEAD = """.version 8.0
   setp.eq.u32 %p1, %r0, 0;
 """
 
-LOAD = """  @%p1 mbarrier.init.shared.b64 [bar], 1;
-  bar.sync 0;
-  @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd5, [bar], {B};
-  {MAPSETUP}@%p1 cp.async.bulk.tensor.{R}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [sm], [{MAP}, {{{C}}}], [bar];
-WAIT:
+WAIT_COPY = """WAIT:
   mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
   @!%p2 bra.uni WAIT;
   mov.u32 %r10, %r0;
@@ -63,6 +59,13 @@ DONE:
   ret;
 }}
 """
+
+LOAD = """  @%p1 mbarrier.init.shared.b64 [bar], 1;
+  bar.sync 0;
+  @%p1 mbarrier.arrive.expect_tx.shared.b64 %rd5, [bar], {B};
+  {MAPSETUP}@%p1 cp.async.bulk.tensor.{R}d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [sm], [{MAP}, {{{C}}}], [bar];
+""" + WAIT_COPY
+
 
 STORE = """  mov.u64 %rd2, %rd1;
   mov.u32 %r10, %r0;
@@ -118,8 +121,10 @@ def swizzle_bytes(dense, sw):
     return out
 
 
-def spec(dims, box, es, sw, oob, typ="u16"):
-    s = "tensormap:%s,&1,dims=%s,box=%s" % (typ, "x".join(map(str, dims)), "x".join(map(str, box)))
+def spec(dims, box, es, sw, oob, typ="u16", shape=None):
+    """The -a 'tensormap:...' of a tile map (box) or, with shape (the
+    lower=...,pixels= fields), an im2col one."""
+    s = "tensormap:%s,&1,dims=%s,%s" % (typ, "x".join(map(str, dims)), shape or "box=" + "x".join(map(str, box)))
     if any(e != 1 for e in es):
         s += ",estrides=" + "x".join(map(str, es))
     if sw != "none":
@@ -419,15 +424,8 @@ def im2col_elems(dims, lower, upper, es, c, offs, cpp, ppc):
 
 
 def im2col_spec(typ, dims, lower, upper, cpp, ppc, es, sw, oob):
-    s = "tensormap:%s,&1,dims=%s,lower=%s,upper=%s,channels=%d,pixels=%d" % (
-        typ, "x".join(map(str, dims)), "x".join(map(str, lower)), "x".join(map(str, upper)), cpp, ppc)
-    if any(e != 1 for e in es):
-        s += ",estrides=" + "x".join(map(str, es))
-    if sw != "none":
-        s += ",swizzle=" + sw
-    if oob != "zero":
-        s += ",oob=" + oob
-    return s
+    return spec(dims, None, es, sw, oob, typ, "lower=%s,upper=%s,channels=%d,pixels=%d" % (
+        "x".join(map(str, lower)), "x".join(map(str, upper)), cpp, ppc))
 
 
 def offs_setup(offs):
@@ -547,26 +545,7 @@ PUBLISHED:
   bar.sync 0;
   {SETUP}@%p1 mbarrier.arrive.expect_tx.shared.b64 %rd5, [bar], {B};
   @%p1 cp.async.bulk.tensor.{R}d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [sm], [%rd3, {{{C}}}], [bar], {{{O}}};
-WAIT:
-  mbarrier.try_wait.parity.shared.b64 %p2, [bar], 0;
-  @!%p2 bra.uni WAIT;
-  mov.u32 %r10, %r0;
-COPY:                              // out[i] = sm[i], u32 words
-  setp.ge.u32 %p3, %r10, {W};
-  @%p3 bra.uni DONE;
-  shl.b32 %r11, %r10, 2;
-  mov.u32 %r12, sm;
-  add.u32 %r12, %r12, %r11;
-  ld.shared.u32 %r13, [%r12];
-  cvt.u64.u32 %rd6, %r11;
-  add.s64 %rd7, %rd1, %rd6;
-  st.global.u32 [%rd7], %r13;
-  add.u32 %r10, %r10, 128;
-  bra.uni COPY;
-DONE:
-  ret;
-}}
-"""
+""" + WAIT_COPY
 
 
 def im2col_replace_case(name, dims, lower, upper, cpp, ppc, c, offs, n2):
