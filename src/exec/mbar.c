@@ -144,7 +144,7 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
 static void observe_landing(Warp *w, const AsItem *it) {
   bool tx = it->kind == AS_BULK_TX;
   mem_observe_landing(w, it->x, it->wl % WARP_SIZE, it->dst, it->size,
-                      tx ? 3 : it->kind == AS_BULK_GROUP ? 2 : 1, tx ? it->ord + 1 : it->group + 1);
+                      tx ? 3 : it->kind == AS_BULK_GROUP ? 2 : 1, tx ? it->ord + 1 : it->group + 1, it->red);
 }
 
 /* The bytes of item it arrive at its destination: copied or reduced. */

@@ -299,10 +299,11 @@ def red_elem(op, typ, r, s):
     return {"and": r & s, "or": r | s, "xor": r ^ s}[op]
 
 
-def reduce_case(name, op, typ, dims, box, c, tvals, svals):
+def reduce_case(name, op, typ, dims, box, c, tvals, svals, ctas=1):
     """cp.reduce.async.bulk.tensor.Rd...OP.tile: the tensor tvals (bits,
     dimension 0 innermost) op= the shared box svals where the box lies in
-    bounds; out-of-bounds box elements are skipped."""
+    bounds, once per CTA (ctas of them reduce the same box: atomic element
+    updates, no race under --check); out-of-bounds box elements are skipped."""
     R = len(dims)
     n = nbox(box, [1] * R)
     bt = {16: "u16", 32: "u32", 64: "u64"}[BITS[typ]]
@@ -318,16 +319,19 @@ def reduce_case(name, op, typ, dims, box, c, tvals, svals):
             lin = 0
             for d in range(R - 1, -1, -1):
                 lin = lin * dims[d] + g[d]
-            t[lin] = red_elem(op, typ, t[lin], svals[flat])
+            for _ in range(ctas):
+                t[lin] = red_elem(op, typ, t[lin], svals[flat])
     C = ", ".join("%%r%d" % (i + 1) for i in range(R))
     ptx = HEAD.format(B=B) + STORE.format(R=R, C=C, W=B // 4).replace(
         "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group" % R,
         "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group" % (R, op))
-    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
-        spec(dims, box, [1] * R, "none", "zero", typ), bt, total, ",".join(str(v) for v in tvals),
+    run = "ptxvm run %%s%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
+        " -g %d" % ctas if ctas > 1 else "", spec(dims, box, [1] * R, "none", "zero", typ), bt, total,
+        ",".join(str(v) for v in tvals),
         bt, B // es, ",".join(str(v) for v in svals), coords(c))
     desc = ("cp.reduce.async.bulk.tensor.%dd .%s on %s: dims %s, box %s at %s (out-of-bounds box "
-            "elements skipped), the tensor's bits after" % (R, op, typ, dims, box, list(c)))
+            "elements skipped)%s, the tensor's bits after" % (R, op, typ, dims, box, list(c),
+                                                             ", by %d CTAs" % ctas if ctas > 1 else ""))
     write(name, desc, ptx, run, " ".join(str(v) for v in t))
 
 
@@ -382,6 +386,8 @@ def reduce_cases():
         sp_s = [0x0003, nan[typ], z, 0, nan[typ]]
         reduce_case("tma_reduce_min_%s" % typ, "min", typ, d3, b3, c3, fl(typ, T3, sp_t), fl(typ, S3, sp_s))
         reduce_case("tma_reduce_max_%s" % typ, "max", typ, d3, b3, c3, fl(typ, T3, sp_t), fl(typ, S3, sp_s))
+    # four CTAs reduce into the same box (split-K): element-wise atomic, no race under --check
+    reduce_case("tma_reduce_add_u32_4cta", "add", "u32", dims, box, c, ints("u32", T), ints("u32", S), ctas=4)
 
 
 # ---- im2col: the ISA's definition (§5.5.4), written out here ----
