@@ -17,25 +17,28 @@
 
 #include <stdio.h>
 
-const char *im2col_check(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3]) {
-  static char buf[160];
+bool im2col_check(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3], char *why,
+                  size_t n) {
   unsigned s = m->rank - 2;
-  if (m->estride[m->rank - 1] != 1) return "an im2col map's element stride in N (the last dimension) other than 1 is not supported";
+  if (m->estride[m->rank - 1] != 1) {
+    snprintf(why, n, "an im2col map's element stride in N (the last dimension) other than 1 is not supported");
+    return false;
+  }
   uint32_t lim = m->rank == 3 ? 65535 : m->rank == 4 ? 255 : 31;
   for (unsigned i = 0; i < s; i++) {
     int64_t hi = (int64_t)m->dim[i + 1] - 1 + m->upper[i];
     if (c[i + 1] < m->lower[i] || c[i + 1] > hi) {
-      snprintf(buf, sizeof buf, "the filter base %d of dimension %u lies outside the bounding box [%d, %lld]",
+      snprintf(why, n, "the filter base %d of dimension %u lies outside the bounding box [%d, %lld]",
                c[i + 1], i + 1, m->lower[i], (long long)hi);
-      return buf;
+      return false;
     }
     if (off[i] > lim) {
-      snprintf(buf, sizeof buf, "the im2col offset %u of dimension %u is past %u, the limit of rank %u",
+      snprintf(why, n, "the im2col offset %u of dimension %u is past %u, the limit of rank %u",
                off[i], i + 1, lim, m->rank);
-      return buf;
+      return false;
     }
   }
-  return NULL;
+  return true;
 }
 
 bool im2col_rows(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3], uint32_t row,

@@ -4,6 +4,7 @@
 #define PTXVM_EXEC_IM2COL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "../mem/tensormap.h"
@@ -13,9 +14,11 @@
  * stops the walk. */
 typedef bool (*TensorRowFn)(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]);
 
-/* NULL when the coordinates c and the im2col offsets off (one per spatial
- * dimension) are valid for the im2col map m, else why not. */
-const char *im2col_check(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3]);
+/* True when the coordinates c and the im2col offsets off (one per spatial
+ * dimension) are valid for the im2col map m, else false with why not in
+ * why (n bytes). */
+bool im2col_check(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3], char *why,
+                  size_t n);
 /* Calls fn for each of m's pixels-per-column rows (row bytes apart): the
  * channels c[0].. of one pixel each. */
 bool im2col_rows(const TensorMap *m, const int32_t c[TMAP_MAX_RANK], const uint32_t off[3], uint32_t row,

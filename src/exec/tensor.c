@@ -227,8 +227,6 @@ static int reduce_type(Warp *w, const XInsn *x, int l, BulkRedOp op, const Tenso
                                    [TMAP_S64] = BRT_S64, [TMAP_F16] = BRT_F16, [TMAP_BF16] = BRT_BF16,
                                    [TMAP_F32] = BRT_F32, [TMAP_U8] = -1, [TMAP_U16] = -1, [TMAP_F64] = -1,
                                    [TMAP_F32_FTZ] = -1, [TMAP_TF32] = -1, [TMAP_TF32_FTZ] = -1};
-  static const char *names[] = {"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16",
-                                "f32_ftz", "tf32", "tf32_ftz"};
   static const char *allowed[] = {".u32, .s32, .u64, .f32, .f16, .bf16", ".u32, .s32, .u64, .s64, .f16, .bf16",
                                   ".u32, .s32, .u64, .s64, .f16, .bf16", ".u32", ".u32", ".b32, .b64 (integer)",
                                   ".b32, .b64 (integer)", ".b32, .b64 (integer)"};
@@ -242,7 +240,7 @@ static int reduce_type(Warp *w, const XInsn *x, int l, BulkRedOp op, const Tenso
   }
   if (!ok)
     return exec_fault(w, x, l, "cp.reduce.async.bulk.tensor%s: the tensor map's element type %s is not one "
-                      "%s takes (%s)", bulkred_op_name(op), m->dtype < 13 ? names[m->dtype] : "?",
+                      "%s takes (%s)", bulkred_op_name(op), tensormap_type_name(m->dtype),
                       bulkred_op_name(op), allowed[op]), -1;
   return rt;
 }
@@ -258,8 +256,9 @@ static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   uint32_t off[3] = {0};
   if (t->im2col) {
     for (int i = 0; t->has_off && i < t->rank - 2; i++) off[i] = R32(w, t->off[i])[l] & 0xffff;
-    const char *why = im2col_check(&m, c, off);
-    if (why) return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd.im2col: %s", t->rank, why);
+    char why[160];
+    if (!im2col_check(&m, c, off, why, sizeof why))
+      return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd.im2col: %s", t->rank, why);
   }
   Box b;
   box_of(&m, &b);
@@ -489,9 +488,8 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
     break;
   case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
-    static const char *ops[] = {".add", ".min", ".max", ".inc", ".dec", ".and", ".or", ".xor"};
     t->reduce = true;
-    for (int i = 0; i < 8; i++) if (insn_has_mod(in, ops[i])) t->redop = (BulkRedOp)i;
+    for (int i = BR_ADD; i <= BR_XOR; i++) if (insn_has_mod(in, bulkred_op_name((BulkRedOp)i))) t->redop = (BulkRedOp)i;
     if (in->nopds < 2) lower_refuse(L, "cp.reduce.async.bulk.tensor: needs [map, {...}], [src]");
     map_opd(L, &o[0], t);
     shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);

@@ -10,6 +10,12 @@ unsigned tensormap_esize(unsigned t) {
   return t < sizeof size ? size[t] : 0;
 }
 
+const char *tensormap_type_name(unsigned t) {
+  static const char *name[] = {"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16", "f32_ftz",
+                               "tf32", "tf32_ftz", "16u4_align8b", "16u4_align16b", "16u6_align16b"};
+  return t < sizeof name / sizeof *name ? name[t] : "unknown";
+}
+
 static bool is_float(unsigned t) {
   return t == TMAP_F16 || t == TMAP_F32 || t == TMAP_F64 || t == TMAP_BF16 ||
          t == TMAP_F32_FTZ || t == TMAP_TF32 || t == TMAP_TF32_FTZ;

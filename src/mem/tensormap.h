@@ -80,6 +80,8 @@ int tensormap_encode_im2col(uint8_t out[TMAP_BYTES], const TensorMap *m, const c
 /* Decodes the 128 bytes; false (with *why) when they are not a map ptxvm
  * encoded or a field is out of range (a tensormap.replace can write one). */
 bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why);
+/* The name of a data type (CUtensorMapDataType's value): "u8" ... "bf16". */
+const char *tensormap_type_name(unsigned dtype);
 /* Element size in bytes of a data type, 0 for the packed and unknown ones. */
 unsigned tensormap_esize(unsigned dtype);
 /* The fields tensormap.replace edits (PTX ISA 9.0 §9.7.9.27). */
