@@ -38,18 +38,25 @@ static uint64_t sext(uint64_t v, unsigned size) {
 }
 
 static uint64_t apply1(BulkRedOp op, BulkRedType t, uint64_t r, uint64_t s) {
-  switch (t) {
-  case BRT_F16: return f16_round_qnan(fop(op, fp_decode(r, 5, 10), fp_decode(s, 5, 10)));
-  case BRT_BF16: return bf16_round_qnan(fop(op, bf16_widen((uint16_t)r), bf16_widen((uint16_t)s)));
+  double v;
+  switch (t) {   /* a NaN result is the canonical NaN, as min/max/add.f16 and .f32 leave it */
+  case BRT_F16:
+    v = fop(op, fp_decode(r, 5, 10), fp_decode(s, 5, 10));
+    return isnan(v) ? 0x7fff : f16_round_qnan(v);
+  case BRT_BF16:
+    v = fop(op, bf16_widen((uint16_t)r), bf16_widen((uint16_t)s));
+    return isnan(v) ? 0x7fff : bf16_round_qnan(v);
   case BRT_F32: {
     float x = ftz32(bits_f32((uint32_t)r)), y = ftz32(bits_f32((uint32_t)s));
-    return f32_bits(ftz32((float)fop(op, x, y)));   /* the exact sum, rounded once */
+    float f = ftz32((float)fop(op, x, y));   /* the exact sum, rounded once */
+    return isnan(f) ? 0x7fffffff : f32_bits(f);
   }
   case BRT_F64: {
-    double x, y, v;
+    double x, y;
     memcpy(&x, &r, 8);
     memcpy(&y, &s, 8);
     v = fop(op, x, y);
+    if (isnan(v)) return 0x7fffffffffffffffull;
     memcpy(&r, &v, 8);
     return r;
   }

@@ -22,7 +22,8 @@ unsigned bulkred_size(BulkRedType t);
  * float add rounds to nearest even (.f32 flushes subnormal inputs and
  * results to sign-preserving zero, .f16/.bf16 keep them, as the ISA says of
  * cp.reduce.async.bulk), float min/max as min/max.f16: a NaN operand yields
- * the other, -0 < +0. The caller checks the op/type pair. */
+ * the other, -0 < +0; a NaN result is the canonical NaN (every fraction bit
+ * set, sign clear). The caller checks the op/type pair. */
 void bulkred_apply(BulkRedOp op, BulkRedType t, uint8_t *dst, const uint8_t *src, uint32_t n);
 
 #endif

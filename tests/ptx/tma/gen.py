@@ -266,6 +266,8 @@ def fadd(a, b, typ):
 
 def fminmax(op, a, b, typ):
     x, y = fdecode(a, typ), fdecode(b, typ)
+    if x == "nan" and y == "nan":                # as min/max.f16: the canonical NaN
+        return {"f16": 0x7fff, "bf16": 0x7fff}[typ]
     if x == "nan":
         return b
     if y == "nan":
