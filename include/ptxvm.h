@@ -982,8 +982,9 @@ const char *ptxvm_stats_family_name(int i);
  * of a tensor in global memory: what cp.async.bulk.tensor's tensorMap
  * operand names, and what a kernel parameter `.param .align 64 .b8 tm[128]`
  * (a __grid_constant__ CUtensorMap) holds. Its bytes are ptxvm's own
- * layout, not a GPU's: make them with this call (or the
- * driver's cuTensorMapEncodeTiled, which calls it), never by hand.
+ * layout, not a GPU's: make them with these calls (or the
+ * driver's cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col, which call
+ * them), never by hand.
  *
  * ptxvm_tensor_map_encode encodes a .tile map into map (128 bytes, 64-byte
  * aligned). The arguments are cuTensorMapEncodeTiled's, with the values of
