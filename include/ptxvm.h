@@ -1017,8 +1017,9 @@ const char *ptxvm_stats_family_name(int i);
  * of a tensor in global memory: what cp.async.bulk.tensor's tensorMap
  * operand names, and what a kernel parameter `.param .align 64 .b8 tm[128]`
  * (a __grid_constant__ CUtensorMap) holds. Its bytes are ptxvm's own
- * layout, not a GPU's: make them with this call (or the
- * driver's cuTensorMapEncodeTiled, which calls it), never by hand.
+ * layout, not a GPU's: make them with these calls (or the
+ * driver's cuTensorMapEncodeTiled and cuTensorMapEncodeIm2col, which call
+ * them), never by hand.
  *
  * ptxvm_tensor_map_encode encodes a .tile map into map (128 bytes, 64-byte
  * aligned). The arguments are cuTensorMapEncodeTiled's, with the values of
@@ -1043,6 +1044,28 @@ ptxvm_status ptxvm_tensor_map_encode(ptxvm_context *ctx, void *map, int dtype, u
                                      const uint64_t *global_strides, const uint32_t *box_dim,
                                      const uint32_t *element_strides, int interleave, int swizzle,
                                      int l2_promotion, int oob_fill);
+/* ptxvm_tensor_map_encode_im2col encodes an im2col map (cp.async.bulk.tensor
+ * .im2col / .im2col_no_offs, PTX ISA 9.0 §5.5.4 "im2col mode"): the
+ * arguments of cuTensorMapEncodeIm2col. rank 3, 4 or 5 (NWC, NHWC, NDHWC:
+ * dimension 0 is C, 1.. W, H, D, the last N); global_dim, global_strides
+ * and element_strides as for ptxvm_tensor_map_encode; lower_corner and
+ * upper_corner[rank - 2] the bounding box of the filter bases in the
+ * spatial dimensions (W first: element i is dimension i + 1), filter bases
+ * lower .. dim - 1 + upper, each corner in [-32768, 32767] for rank 3,
+ * [-128, 127] for 4, [-16, 15] for 5, the box of non-zero area;
+ * channels_per_pixel 1..256 (times the element size at most the swizzle's
+ * span), pixels_per_column 1..1024. A copy moves pixels_per_column rows
+ * of channels_per_pixel elements.
+ * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL pointer, map not 64-byte
+ *           aligned, or any requirement above: ptxvm_last_error names it),
+ *         PTXVM_ERROR_NOT_SUPPORTED (as for ptxvm_tensor_map_encode, and a
+ *           box, pixels times channels, not a multiple of 16 bytes). */
+ptxvm_status ptxvm_tensor_map_encode_im2col(ptxvm_context *ctx, void *map, int dtype, unsigned rank,
+                                            uint64_t global_address, const uint64_t *global_dim,
+                                            const uint64_t *global_strides, const int *lower_corner,
+                                            const int *upper_corner, uint32_t channels_per_pixel,
+                                            uint32_t pixels_per_column, const uint32_t *element_strides,
+                                            int interleave, int swizzle, int l2_promotion, int oob_fill);
 /* Replaces the global address of the map that ptxvm_tensor_map_encode made
  * (cuTensorMapReplaceAddress).
  * Errors: PTXVM_ERROR_INVALID_VALUE (map NULL or not 64-byte aligned, not

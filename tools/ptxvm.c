@@ -218,7 +218,10 @@ static void vm_free(void *u, uint64_t addr) { ptxvm_mem_free(u, addr); }
 static int vm_undef(void *u, uint64_t addr) { return ptxvm_mem_set_uninitialized(u, addr) != PTXVM_SUCCESS; }
 
 static const char *vm_tensor_map(void *u, void *out, const TmapSpec *s, uint64_t addr) {
-  ptxvm_status st = ptxvm_tensor_map_encode(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->box,
+  ptxvm_status st = s->im2col
+    ? ptxvm_tensor_map_encode_im2col(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->lower, s->upper,
+                                     s->cpp, s->ppc, s->estride, 0, s->swizzle, 0, s->oobfill)
+    : ptxvm_tensor_map_encode(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->box,
                                             s->estride, 0, s->swizzle, 0, s->oobfill);
   return st == PTXVM_SUCCESS ? NULL : ptxvm_last_error(u);
 }

@@ -49,13 +49,17 @@ typedef struct Arg {
 } Arg;
 
 /* A tensormap:... argument (tools/tmaparg.c; docs/cli.md "Tensor maps"):
- * cuTensorMapEncodeTiled's fields, the values of cuda.h's enums. */
+ * cuTensorMapEncodeTiled's fields, or with im2col cuTensorMapEncodeIm2col's,
+ * the values of cuda.h's enums. */
 typedef struct TmapSpec {
   int dtype, buf;                 /* buf: the buffer whose address the map holds */
   unsigned rank;
   uint64_t dim[5], stride[4];     /* stride: bytes of dimensions 1.. */
   uint32_t box[5], estride[5];
   int swizzle, oobfill;
+  bool im2col;                    /* lower=, upper=, channels=, pixels= given */
+  int lower[3], upper[3];         /* the bounding box's corners (W, H, D) */
+  uint32_t cpp, ppc;              /* channels per pixel, pixels per column */
 } TmapSpec;
 
 /* The device a tool runs on, as the buffers see it: copies of `bytes`

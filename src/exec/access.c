@@ -211,9 +211,9 @@ void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, con
 }
 
 void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
-                         uint8_t async, uint32_t seq) {
+                         uint8_t async, uint32_t seq, bool atomic) {
   const MemObserver *o = w->observer;
-  MemAccess a = {w, lane, x, ACC_ASYNC_WR, false, SP_NONE, 0, dst, size, async, seq};
+  MemAccess a = {w, lane, x, ACC_ASYNC_WR, atomic, SP_NONE, 0, dst, size, async, seq};
   o->fn(o->ctx, &a);
 }
 

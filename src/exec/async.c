@@ -203,7 +203,7 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
     a->xslot = lower_src(L, &o[2], TY_U32);
     return true;
   case OP_CP_ASYNC_BULK_TENSOR_G2S: case OP_CP_ASYNC_BULK_TENSOR_S2G:
-  case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_TENSORMAP_REPLACE: case OP_TENSORMAP_CP_FENCEPROXY:
+  case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_REDUCE_ASYNC_BULK_TENSOR: case OP_TENSORMAP_REPLACE: case OP_TENSORMAP_CP_FENCEPROXY:
     return tensor_select(L, in, x);
   default:
     return false;

@@ -321,9 +321,11 @@ static inline bool mem_observed(const Warp *w) { return __builtin_expect(w->obse
 void mem_observe(Warp *w, const XInsn *x, int lane, Space sp, uint64_t addr, const void *host,
                  uint32_t size, AccessKind kind, bool strong);
 /* A landing of an asynchronous copy of lane (issued by x) on host bytes
- * dst, reported after the bytes landed: async and seq as MemAccess says. */
+ * dst, reported after the bytes landed: async and seq as MemAccess says;
+ * atomic for a reduction's (cp.reduce.async.bulk*: each element a
+ * .relaxed.gpu read-modify-write, MemAccess.strong). */
 void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uint32_t size,
-                         uint8_t async, uint32_t seq);
+                         uint8_t async, uint32_t seq, bool atomic);
 /* mem_observe for each lane in mask, whose PTX addresses in sp are addr[l]
  * (taken before the access: it may overwrite the base register), after the
  * access succeeded: the host bytes are mem_ptr's, which then cannot fault. */

@@ -96,6 +96,8 @@ typedef struct AsItem {
   uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
   const XInsn *x;        /* the issuing instruction (faults) */
   Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
+  bool red;              /* lands as a reduction (bulkred.h), not a copy */
+  uint8_t red_op, red_type;
 } AsItem;
 
 typedef struct MbCta {
@@ -148,7 +150,13 @@ static inline void copy_bytes(uint8_t *d, const uint8_t *s, uint32_t n) {
 static void observe_landing(Warp *w, const AsItem *it) {
   bool tx = it->kind == AS_BULK_TX;
   mem_observe_landing(w, it->x, it->wl % WARP_SIZE, it->dst, it->size,
-                      tx ? 3 : it->kind == AS_BULK_GROUP ? 2 : 1, tx ? it->ord + 1 : it->group + 1);
+                      tx ? 3 : it->kind == AS_BULK_GROUP ? 2 : 1, tx ? it->ord + 1 : it->group + 1, it->red);
+}
+
+/* The bytes of item it arrive at its destination: copied or reduced. */
+static void land(const AsItem *it) {
+  if (it->red) bulkred_apply((BulkRedOp)it->red_op, (BulkRedType)it->red_type, it->dst, as_bytes(it), it->size);
+  else copy_bytes(it->dst, as_bytes(it), it->size);
 }
 
 static void mb_free(void *p) {
@@ -162,7 +170,7 @@ static void mb_free(void *p) {
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && it->kind != AS_ARRIVE && it->dst && (it->kind == AS_BULK_GROUP || own)) {
       Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
-      memcpy(it->dst, as_bytes(it), it->size);
+      land(it);
       if (mem_observed(iw)) observe_landing(iw, it);
     }
     free(it->data);
@@ -624,7 +632,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   t->idle = 0;
   if (it->kind != AS_ARRIVE && it->dst) {
     Warp *iw = &c->warps[it->wl / WARP_SIZE];
-    copy_bytes(it->dst, as_bytes(it), it->size);
+    land(it);
     if (mem_observed(iw)) observe_landing(iw, it);
   }
   free(it->data);
@@ -687,9 +695,11 @@ static void as_issued(MbCta *t, AsItem *it) {
   if (t->launch->trace) trace_async(t->cta, it->wl, as_name(it->kind), (uint32_t)as_stream(it->kind), it->ord, true);
 }
 
-XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
-                        const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
-                        uint64_t maddr) {
+/* mbar_async_copy, or with red >= 0 mbar_async_reduce's reduction red of
+ * element type rt. */
+static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                          const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
+                          uint64_t maddr, int red, BulkRedType rt) {
   bool tx = kind == AS_BULK_TX;
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
@@ -708,9 +718,21 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   it->data = data; it->dst = dst; it->size = size; it->kind = kind;
   it->moff = off;
   it->mc = mc;
+  if (red >= 0) { it->red = true; it->red_op = (uint8_t)red; it->red_type = (uint8_t)rt; }
   as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
+}
+
+XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, uint8_t *dst, const uint8_t *src,
+                          uint32_t size, BulkRedOp op, BulkRedType type) {
+  return async_item(w, x, lane, AS_BULK_GROUP, dst, src, size, size, SP_NONE, 0, (int)op, type);
+}
+
+XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                        const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
+                        uint64_t maddr) {
+  return async_item(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, -1, BRT_U32);
 }
 
 /* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on (msp, maddr)

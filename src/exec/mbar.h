@@ -5,6 +5,7 @@
 #define PTXVM_EXEC_MBAR_H
 
 #include "exec.h"
+#include "bulkred.h"
 
 /* The kinds of asynchronous group a thread commits and waits for, each with
  * its own sequence of groups: cp.async.commit_group / wait_group / wait_all,
@@ -27,6 +28,11 @@ typedef enum { AS_CP_ASYNC, AS_BULK_GROUP, AS_BULK_TX, AS_ARRIVE } AsyncKind;
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
                         const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
                         uint64_t maddr);
+/* A bulk-group item (AS_BULK_GROUP) like mbar_async_copy's of size bytes
+ * from src (snapshot now) that lands as the reduction dst[i] = op(dst[i],
+ * src[i]) of element type type (bulkred_apply, at landing). */
+XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, uint8_t *dst, const uint8_t *src,
+                          uint32_t size, BulkRedOp op, BulkRedType type);
 /* commit_group of kind g: the lane's uncommitted items of g form a group. */
 void mbar_async_commit(Warp *w, int lane, AsyncGroup g);
 /* wait_group n of kind g: completes the lane's committed groups of g but the

@@ -1,34 +1,44 @@
 /* tensor.c: the tensor copies of family ASYNC (PTX ISA 9.0 §9.7.9.25.5,
  * tensor maps §5.5.8), on the tensor map of src/mem/tensormap.h:
- *   cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile}
+ *   cp.async.bulk.tensor.Nd.shared::{cluster,cta}.global{.tile,.im2col}
  *     .mbarrier::complete_tx::bytes{.multicast::cluster}
- *     [dst], [map, {c0..cN-1}], [mbar]{, ctaMask}{, policy}
- *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+ *     [dst], [map, {c0..cN-1}], [mbar]{, {im2col offsets}}{, ctaMask}{, policy}
+ *   cp.async.bulk.tensor.Nd.global.shared::cta{.tile,.im2col_no_offs}.bulk_group
  *     [map, {c...}], [src]{, policy}
- *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile} [map, {c...}] (a hint);
+ *   cp.reduce.async.bulk.tensor.Nd.global.shared::cta.OP{.tile,.im2col_no_offs}
+ *     .bulk_group [map, {c...}], [src]{, policy} (a store whose elements
+ *     land as global op= shared: bulkred.c, the ISA's table of OP and the
+ *     map's element types, checked at issue);
+ *   cp.async.bulk.prefetch.tensor.Nd.L2.global{.tile,.im2col} [map, {c...}]
+ *     {, {offsets}} (a hint: the map is read and checked);
  *   tensormap.replace.tile.FIELD{.global,.shared::cta}.b1024.{b32,b64}
  *     [map], {ord,} new_val (src/mem/tensormap.c tensormap_replace: the
  *     ISA's values; it makes zero bytes a ptxvm map), and
  *   tensormap.cp_fenceproxy.global.shared::cta.tensormap::generic.release
  *     .SCOPE.sync.aligned [dst], [src], 128 (a copy of the map).
  * N is 1..5 and must be the map's rank; the coordinates are .s32 elements
- * (negative or past the tensor: out of bounds). The box is
+ * (negative or past the tensor: out of bounds). In tile mode the box is
  * ceil(box[i] / elementStride[i]) elements in dimension i (dimension 0: box[0],
  * its stride is ignored), element k of dimension i at coordinate
- * c[i] + k * elementStride[i]. A load writes every box element to shared
+ * c[i] + k * elementStride[i]; in im2col modes (N 3..5, an im2col map) it
+ * is pixels-per-column rows of channels-per-pixel elements, which
+ * src/exec/im2col.c finds. A load writes every box element to shared
  * memory (those out of bounds as the map's fill says: zero, or the type's
  * canonical NaN), swizzled as tensormap.h says, and completes tx-count bytes
  * of the whole box on the mbarrier (each CTA's of ctaMask, at the same
- * offsets, with .multicast::cluster); a store writes the in-bounds elements
- * only. Both go through mbar.c's queue (landing, --async-delay, the race
- * checker's view) as bulk copies: a load as one copy of the box, a store as
- * one copy per contiguous run of a row. The map is read when the copy is
+ * offsets, with .multicast::cluster); a store or reduction writes the
+ * in-bounds elements only. All go through mbar.c's queue (landing,
+ * --async-delay, the race checker's view) as bulk copies: a load as one
+ * copy of the box, a store as one copy (a reduction one reduction) per
+ * contiguous run of a row. The map is read when the copy is
  * issued (ptxvm has no tensor-map cache, so fence.proxy.tensormap::generic
  * has nothing to order; the map's read is not reported to the race
- * checker). Refused by name: .im2col modes, gather4/scatter4,
- * .cta_group, cp.reduce.async.bulk.tensor. */
+ * checker). Refused by name, with the target they need: .im2col::w,
+ * .im2col::w::128, .tile::gather4, .tile::scatter4, .cta_group (sm_100a). */
 #include "program.h"
 #include "mbar.h"
+#include "bulkred.h"
+#include "im2col.h"
 #include "../mem/mem.h"
 #include "../mem/tensormap.h"
 
@@ -38,6 +48,11 @@
 typedef struct TcInsn {
   int rank;
   bool load, prefetch, multicast;
+  bool reduce;               /* cp.reduce.async.bulk.tensor: a store that reduces */
+  BulkRedOp redop;
+  bool im2col;               /* .im2col (offsets in off) or .im2col_no_offs (none) */
+  bool has_off;
+  uint32_t off[3];           /* .im2col: the offsets' slots (W, H, D) */
   /* the map: a register (generic address) or a kernel parameter's offset */
   uint32_t map_slot;         /* UINT32_MAX: map_imm is a .param offset */
   int64_t map_imm;
@@ -67,6 +82,10 @@ static bool read_map(Warp *w, const XInsn *x, int l, const TcInsn *t, TensorMap 
   if (!tensormap_decode(p, m, &why)) return exec_fault(w, x, l, "cp.async.bulk.tensor: %s", why), false;
   if ((int)m->rank != t->rank)
     return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd: the tensor map has rank %u", t->rank, m->rank), false;
+  if (t->im2col != (m->mode == TMAP_IM2COL))
+    return exec_fault(w, x, l, t->im2col ? "cp.async.bulk.tensor: an im2col copy needs an im2col tensor map "
+                      "(cuTensorMapEncodeIm2col)" : "cp.async.bulk.tensor: a tile copy needs a tiled tensor map "
+                      "(cuTensorMapEncodeTiled)"), false;
   return true;
 }
 
@@ -83,6 +102,14 @@ typedef struct Box { uint32_t n[TMAP_MAX_RANK]; uint32_t bytes, row; } Box;
 
 static void box_of(const TensorMap *m, Box *b) {
   uint64_t total = m->esize;
+  if (m->mode == TMAP_IM2COL) {   /* pixels-per-column rows of channels-per-pixel elements */
+    for (int i = 0; i < TMAP_MAX_RANK; i++) b->n[i] = 1;
+    b->n[0] = m->cpp;
+    b->n[1] = m->ppc;
+    b->row = m->cpp * m->esize;
+    b->bytes = b->row * m->ppc;
+    return;
+  }
   for (int i = 0; i < TMAP_MAX_RANK; i++) {
     b->n[i] = i == 0 ? m->box[0] : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
     total *= b->n[i];
@@ -93,7 +120,7 @@ static void box_of(const TensorMap *m, Box *b) {
 
 /* Calls fn for each row of the box: dense offset, the global coordinate of
  * the row's first element per dimension. Returns false when fn does. */
-typedef bool (*RowFn)(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]);
+typedef TensorRowFn RowFn;
 static bool each_row(const TensorMap *m, const Box *b, const int32_t c[TMAP_MAX_RANK], RowFn fn, void *u) {
   uint32_t off = 0;
   for (uint32_t i4 = 0; i4 < b->n[4]; i4++)
@@ -129,6 +156,7 @@ static bool row_run(const TensorMap *m, const Box *b, const int64_t g[TMAP_MAX_R
 typedef struct RowCtx {
   Warp *w; const XInsn *x; int l;
   const TensorMap *m; const Box *b;
+  int red; BulkRedType rt;   /* red >= 0: a reduction (BulkRedOp) of type rt */
   uint8_t *img;              /* the box, dense (load: built; store: read) */
   uint32_t sh;               /* store: the shared address of the box */
   uint8_t *shost;            /* store: its host bytes */
@@ -159,6 +187,9 @@ static bool store_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
   uint32_t n = (hi - lo) * m->esize;
   uint8_t *d = mem_ptr(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, true);
   if (!d) return false;
+  if (r->red >= 0)
+    return mbar_async_reduce(r->w, r->x, r->l, d, r->img + off + lo * m->esize, n, (BulkRedOp)r->red,
+                             r->rt) == XS_NEXT;
   return mbar_async_copy(r->w, r->x, r->l, AS_BULK_GROUP, d, r->img + off + lo * m->esize, n, n,
                          SP_NONE, 0) == XS_NEXT;
 }
@@ -188,22 +219,58 @@ static bool shared_ok(Warp *w, const XInsn *x, int l, const TensorMap *m, const 
   return true;
 }
 
+/* The element type of cp.reduce.async.bulk.tensor's op on map m, or -1
+ * after a fault: the pairs of the ISA's table (§9.7.9.25.5.3), .b32/.b64
+ * being the integer types of those sizes. */
+static int reduce_type(Warp *w, const XInsn *x, int l, BulkRedOp op, const TensorMap *m) {
+  static const signed char as[] = {[TMAP_U32] = BRT_U32, [TMAP_S32] = BRT_S32, [TMAP_U64] = BRT_U64,
+                                   [TMAP_S64] = BRT_S64, [TMAP_F16] = BRT_F16, [TMAP_BF16] = BRT_BF16,
+                                   [TMAP_F32] = BRT_F32, [TMAP_U8] = -1, [TMAP_U16] = -1, [TMAP_F64] = -1,
+                                   [TMAP_F32_FTZ] = -1, [TMAP_TF32] = -1, [TMAP_TF32_FTZ] = -1};
+  static const char *allowed[] = {".u32, .s32, .u64, .f32, .f16, .bf16", ".u32, .s32, .u64, .s64, .f16, .bf16",
+                                  ".u32, .s32, .u64, .s64, .f16, .bf16", ".u32", ".u32", ".b32, .b64 (integer)",
+                                  ".b32, .b64 (integer)", ".b32, .b64 (integer)"};
+  int rt = m->dtype < sizeof as ? as[m->dtype] : -1;
+  bool ok = rt >= 0;
+  if (ok) switch (op) {
+  case BR_ADD: ok = rt != BRT_S64; break;
+  case BR_MIN: case BR_MAX: ok = rt != BRT_F32; break;
+  case BR_INC: case BR_DEC: ok = rt == BRT_U32; break;
+  default: ok = rt <= BRT_S64; break;
+  }
+  if (!ok)
+    return exec_fault(w, x, l, "cp.reduce.async.bulk.tensor%s: the tensor map's element type %s is not one "
+                      "%s takes (%s)", bulkred_op_name(op), tensormap_type_name(m->dtype),
+                      bulkred_op_name(op), allowed[op]), -1;
+  return rt;
+}
+
 static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
   TensorMap m;
   if (!read_map(w, x, l, t, &m)) return XS_TRAP;
-  if (t->prefetch) return XS_NEXT;
+  if (t->prefetch) return XS_NEXT;   /* a hint: the map is checked, nothing moves */
+  int rt = t->reduce ? reduce_type(w, x, l, t->redop, &m) : 0;
+  if (rt < 0) return XS_TRAP;
   int32_t c[TMAP_MAX_RANK] = {0};
   for (int i = 0; i < t->rank; i++) c[i] = (int32_t)R32(w, t->coord[i])[l];
+  uint32_t off[3] = {0};
+  if (t->im2col) {
+    for (int i = 0; t->has_off && i < t->rank - 2; i++) off[i] = R32(w, t->off[i])[l] & 0xffff;
+    char why[160];
+    if (!im2col_check(&m, c, off, why, sizeof why))
+      return exec_fault(w, x, l, "cp.async.bulk.tensor.%dd.im2col: %s", t->rank, why);
+  }
   Box b;
   box_of(&m, &b);
   uint64_t sh = reg_addr(w, t->sh_slot, t->sh64, t->sh_imm, l);
   if (!shared_ok(w, x, l, &m, &b, sh)) return XS_TRAP;
   uint8_t *img = malloc(b.bytes);
   if (!img) return exec_fault(w, x, l, "out of memory");
-  RowCtx r = {w, x, l, &m, &b, img, (uint32_t)sh, NULL};
+  RowCtx r = {w, x, l, &m, &b, t->reduce ? (int)t->redop : -1, (BulkRedType)rt, img, (uint32_t)sh, NULL};
   XStatus st = XS_TRAP;
   if (t->load) {
-    if (!each_row(&m, &b, c, load_row, &r)) goto out;
+    if (!(t->im2col ? im2col_rows(&m, c, off, b.row, load_row, &r) : each_row(&m, &b, c, load_row, &r)))
+      goto out;
     uint8_t *sw = img;
     if (m.swizzle) {
       if (!(sw = malloc(b.bytes))) { st = exec_fault(w, x, l, "out of memory"); goto out; }
@@ -232,7 +299,8 @@ static XStatus tensor_lane(Warp *w, const XInsn *x, int l, const TcInsn *t) {
     if (!s) goto out;
     if (m.swizzle) swizzle_copy(&m, (uint32_t)sh, s, img, b.bytes, false);
     else memcpy(img, s, b.bytes);
-    st = each_row(&m, &b, c, store_row, &r) ? XS_NEXT : XS_TRAP;
+    st = (t->im2col ? im2col_rows(&m, c, off, b.row, store_row, &r) : each_row(&m, &b, c, store_row, &r))
+         ? XS_NEXT : XS_TRAP;
   }
 out:
   free(img);
@@ -342,10 +410,29 @@ static void shared_opd(Lower *L, const Operand *o, int64_t *imm, uint32_t *slot,
 static void rank_of(Lower *L, const Insn *in, TcInsn *t) {
   static const char *dims[] = {".1d", ".2d", ".3d", ".4d", ".5d"};
   for (int i = 0; i < 5; i++) if (insn_has_mod(in, dims[i])) t->rank = i + 1;
-  static const char *refused[] = {".im2col", ".im2col::w", ".im2col::w::128", ".im2col_no_offs",
-                                  ".tile::gather4", ".tile::scatter4", ".cta_group::1", ".cta_group::2"};
-  for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-    if (insn_has_mod(in, refused[i])) lower_refuse(L, "cp.async.bulk.tensor: %s is not supported", refused[i]);
+  const char *name = in->op == OP_CP_REDUCE_ASYNC_BULK_TENSOR ? "cp.reduce.async.bulk.tensor"
+                   : in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR ? "cp.async.bulk.prefetch.tensor"
+                   : "cp.async.bulk.tensor";
+  /* the ISA's target notes: sm_100a (or the sm_100f/sm_110f families) and later */
+  static const char *later[] = {".im2col::w", ".im2col::w::128", ".tile::gather4", ".tile::scatter4",
+                                ".cta_group::1", ".cta_group::2"};
+  for (size_t i = 0; i < sizeof later / sizeof *later; i++)
+    if (insn_has_mod(in, later[i]))
+      lower_refuse(L, "%s: %s is not supported (it needs sm_100a or later; ptxvm executes sm_90a)", name, later[i]);
+  t->im2col = insn_has_mod(in, ".im2col") || insn_has_mod(in, ".im2col_no_offs");
+  bool load = in->op == OP_CP_ASYNC_BULK_TENSOR_G2S || in->op == OP_CP_ASYNC_BULK_PREFETCH_TENSOR;
+  if (insn_has_mod(in, load ? ".im2col_no_offs" : ".im2col"))
+    lower_refuse(L, "%s: %s takes %s, not %s", name, load ? "a load" : "a store",
+                 load ? ".im2col" : ".im2col_no_offs", load ? ".im2col_no_offs" : ".im2col");
+  if (t->im2col && (t->rank < 3 || t->rank > 5)) lower_refuse(L, "%s: im2col modes need .3d, .4d or .5d", name);
+}
+
+/* .im2col's offsets {W, H, D}: rank - 2 .u16 values. */
+static void offsets_opd(Lower *L, const Operand *o, TcInsn *t) {
+  if (o->kind != OPD_VEC || o->n != t->rank - 2)
+    lower_refuse(L, "cp.async.bulk.tensor.%dd.im2col needs {%d im2col offsets}", t->rank, t->rank - 2);
+  for (int i = 0; i < o->n; i++) t->off[i] = lower_src(L, &o->elems[i], TY_U16);
+  t->has_off = true;
 }
 
 /* [map, {c0, ...}] */
@@ -384,9 +471,14 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     shared_opd(L, &o[0], &t->sh_imm, &t->sh_slot, &t->sh64);
     map_opd(L, &o[1], t);
     shared_opd(L, &o[2], &t->mb_imm, &t->mb_slot, &t->mb64);
+    int k = 3;
+    if (t->im2col) {
+      if (in->nopds < 4) lower_refuse(L, "cp.async.bulk.tensor.im2col needs its im2col offsets");
+      offsets_opd(L, &o[k++], t);
+    }
     if (t->multicast) {
-      if (in->nopds < 4) lower_refuse(L, "cp.async.bulk.tensor.multicast::cluster needs a ctaMask");
-      t->mask_slot = lower_src(L, &o[3], TY_U32);
+      if (in->nopds <= k) lower_refuse(L, "cp.async.bulk.tensor.multicast::cluster needs a ctaMask");
+      t->mask_slot = lower_src(L, &o[k], TY_U32);
     }
     break;
   }
@@ -395,10 +487,22 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x) {
     map_opd(L, &o[0], t);
     shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
     break;
+  case OP_CP_REDUCE_ASYNC_BULK_TENSOR: {
+    t->reduce = true;
+    for (int i = BR_ADD; i <= BR_XOR; i++) if (insn_has_mod(in, bulkred_op_name((BulkRedOp)i))) t->redop = (BulkRedOp)i;
+    if (in->nopds < 2) lower_refuse(L, "cp.reduce.async.bulk.tensor: needs [map, {...}], [src]");
+    map_opd(L, &o[0], t);
+    shared_opd(L, &o[1], &t->sh_imm, &t->sh_slot, &t->sh64);
+    break;
+  }
   case OP_CP_ASYNC_BULK_PREFETCH_TENSOR:
     t->prefetch = true;
     if (in->nopds < 1) lower_refuse(L, "cp.async.bulk.prefetch.tensor: needs [map, {...}]");
     map_opd(L, &o[0], t);
+    if (t->im2col) {
+      if (in->nopds < 2) lower_refuse(L, "cp.async.bulk.prefetch.tensor.im2col needs its im2col offsets");
+      offsets_opd(L, &o[1], t);
+    }
     break;
   default:
     return false;

@@ -10,6 +10,12 @@ unsigned tensormap_esize(unsigned t) {
   return t < sizeof size ? size[t] : 0;
 }
 
+const char *tensormap_type_name(unsigned t) {
+  static const char *name[] = {"u8", "u16", "u32", "s32", "u64", "s64", "f16", "f32", "f64", "bf16", "f32_ftz",
+                               "tf32", "tf32_ftz", "16u4_align8b", "16u4_align16b", "16u6_align16b"};
+  return t < sizeof name / sizeof *name ? name[t] : "unknown";
+}
+
 static bool is_float(unsigned t) {
   return t == TMAP_F16 || t == TMAP_F32 || t == TMAP_F64 || t == TMAP_BF16 ||
          t == TMAP_F32_FTZ || t == TMAP_TF32 || t == TMAP_TF32_FTZ;
@@ -18,11 +24,11 @@ static bool is_float(unsigned t) {
 #define BAD(msg) do { *why = msg; return 1; } while (0)
 #define UNSUP(msg) do { *why = msg; return 2; } while (0)
 
-int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why) {
+/* The rules of both encodings, in cuda.h's order (check_rest: those after
+ * the box's; inner is its inner dimension: tile box[0], im2col channels per pixel). */
+static int check_common(const TensorMap *m, const char **why) {
   if (m->dtype > TMAP_16U6_ALIGN16B) BAD("unknown tensor data type");
-  if (m->rank == 0 || m->rank > TMAP_MAX_RANK) BAD("the rank must be 1 to 5");
   if (m->interleave > 2) BAD("unknown interleave");
-  if (m->interleave && m->rank < 3) BAD("an interleaved layout needs rank 3 or more");
   if (m->addr % 16) BAD("the global address must be 16-byte aligned");
   if (m->interleave == 2 && m->addr % 32) BAD("with 32B interleave the global address must be 32-byte aligned");
   for (unsigned i = 0; i < m->rank; i++)
@@ -32,17 +38,17 @@ int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **w
       BAD("each global stride must be a multiple of 16 below 2^40");
     if (m->interleave == 2 && m->stride[i] % 32) BAD("with 32B interleave the strides must be multiples of 32");
   }
+  return 0;
+}
+
+static int check_rest(const TensorMap *m, unsigned inner, const char **why) {
   unsigned es = tensormap_esize(m->dtype);
-  for (unsigned i = 0; i < m->rank; i++)
-    if (m->box[i] == 0 || m->box[i] > 256) BAD("each box dimension must be 1 to 256");
-  if (es && m->interleave == 0 && m->box[0] * es % 16)
-    BAD("the box's inner dimension must be a multiple of 16 bytes");
   for (unsigned i = 0; i < m->rank; i++)
     if (m->estride[i] == 0 || m->estride[i] > 8) BAD("each element stride must be 1 to 8");
   if (m->swizzle > TMAP_SWIZZLE_128B_ATOM_64B) BAD("unknown swizzle");
   if (es && m->interleave == 0 && m->swizzle) {
     unsigned span = m->swizzle == TMAP_SWIZZLE_32B ? 32 : m->swizzle == TMAP_SWIZZLE_64B ? 64 : 128;
-    if (m->box[0] * es > span) BAD("the box's inner dimension must not exceed the swizzle span");
+    if (inner * es > span) BAD("the box's inner dimension must not exceed the swizzle span");
   }
   if (m->interleave == 2 && m->swizzle != TMAP_SWIZZLE_32B) BAD("32B interleave needs the 32B swizzle");
   if (m->l2promo > 3) BAD("unknown L2 promotion");
@@ -51,22 +57,82 @@ int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **w
   if (!es) UNSUP("the packed data types (16U4, 16U6) are not supported");
   if (m->interleave) UNSUP("interleaved layouts are not supported");
   if (m->swizzle > TMAP_SWIZZLE_128B) UNSUP("the 128B swizzles with 32B or 64B atoms are not supported");
+  return 0;
+}
+
+static void put_common(uint8_t out[TMAP_BYTES], const TensorMap *m) {
   memset(out, 0, TMAP_BYTES);
   uint32_t magic = TMAP_MAGIC;
   memcpy(out, &magic, 4);
-  out[4] = (uint8_t)m->rank; out[5] = (uint8_t)m->dtype; out[6] = (uint8_t)es;
+  out[4] = (uint8_t)m->rank; out[5] = (uint8_t)m->dtype; out[6] = (uint8_t)tensormap_esize(m->dtype);
   out[7] = (uint8_t)m->interleave; out[8] = (uint8_t)m->swizzle; out[9] = (uint8_t)m->l2promo;
   out[10] = (uint8_t)m->oobfill;
   memcpy(out + 16, &m->addr, 8);
   for (unsigned i = 0; i < TMAP_MAX_RANK; i++) {
     uint64_t d = i < m->rank ? m->dim[i] : 1;
-    uint16_t b = i < m->rank ? (uint16_t)m->box[i] : 1;
+    uint16_t b = i < m->rank && m->mode == TMAP_TILE ? (uint16_t)m->box[i] : 1;
     uint8_t e = i < m->rank ? (uint8_t)m->estride[i] : 1;
     memcpy(out + 24 + 8 * i, &d, 8);
     memcpy(out + 96 + 2 * i, &b, 2);
     out[106 + i] = e;
     if (i >= 1 && i < m->rank) memcpy(out + 64 + 8 * (i - 1), &m->stride[i], 8);
   }
+}
+
+int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why) {
+  if (m->dtype > TMAP_16U6_ALIGN16B) BAD("unknown tensor data type");
+  if (m->rank == 0 || m->rank > TMAP_MAX_RANK) BAD("the rank must be 1 to 5");
+  if (m->interleave <= 2 && m->interleave && m->rank < 3) BAD("an interleaved layout needs rank 3 or more");
+  int r = check_common(m, why);
+  if (r) return r;
+  unsigned es = tensormap_esize(m->dtype);
+  for (unsigned i = 0; i < m->rank; i++)
+    if (m->box[i] == 0 || m->box[i] > 256) BAD("each box dimension must be 1 to 256");
+  if (es && m->interleave == 0 && m->box[0] * es % 16)
+    BAD("the box's inner dimension must be a multiple of 16 bytes");
+  if ((r = check_rest(m, m->box[0], why))) return r;
+  TensorMap t = *m;
+  t.mode = TMAP_TILE;
+  put_common(out, &t);
+  return 0;
+}
+
+int tensormap_encode_im2col(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why) {
+  if (m->dtype > TMAP_16U6_ALIGN16B) BAD("unknown tensor data type");
+  if (m->rank < 3 || m->rank > TMAP_MAX_RANK) BAD("an im2col map's rank must be 3, 4 or 5");
+  int r = check_common(m, why);
+  if (r) return r;
+  /* the corners: one s16 offset for rank 3, two in [-128, 127] for 4, three in [-16, 15] for 5 */
+  int lim = m->rank == 3 ? 32768 : m->rank == 4 ? 128 : 16;
+  for (unsigned i = 0; i + 2 < m->rank; i++) {
+    if (m->lower[i] < -lim || m->lower[i] >= lim || m->upper[i] < -lim || m->upper[i] >= lim)
+      BAD(m->rank == 3 ? "a bounding-box corner must be in [-32768, 32767] for rank 3"
+          : m->rank == 4 ? "a bounding-box corner must be in [-128, 127] for rank 4"
+                         : "a bounding-box corner must be in [-16, 15] for rank 5");
+    /* the box of filter bases spans lower .. dim - 1 + upper */
+    if ((int64_t)m->dim[i + 1] + m->upper[i] - m->lower[i] <= 0)
+      BAD("the bounding box of the lower and upper corners must have non-zero area");
+  }
+  if (m->cpp == 0 || m->cpp > 256) BAD("channels per pixel must be 1 to 256");
+  if ((m->dtype == TMAP_16U6_ALIGN16B || m->dtype == TMAP_16U4_ALIGN16B) && m->cpp != 128)
+    BAD("with the 16U4/16U6 16B-aligned types channels per pixel must be 128");
+  if (m->ppc == 0 || m->ppc > 1024) BAD("pixels per column must be 1 to 1024");
+  if ((r = check_rest(m, m->cpp, why))) return r;
+  unsigned es = tensormap_esize(m->dtype);
+  /* a box of whole 16-byte chunks: what the swizzle and the shared layout move */
+  if (m->cpp * es * m->ppc % 16) UNSUP("an im2col box that is not a multiple of 16 bytes is not supported");
+  TensorMap t = *m;
+  t.mode = TMAP_IM2COL;
+  put_common(out, &t);
+  out[11] = TMAP_IM2COL;
+  for (unsigned i = 0; i + 2 < m->rank; i++) {
+    int16_t lo = (int16_t)m->lower[i], up = (int16_t)m->upper[i];
+    memcpy(out + 112 + 2 * i, &lo, 2);
+    memcpy(out + 118 + 2 * i, &up, 2);
+  }
+  uint16_t c = (uint16_t)m->cpp, p = (uint16_t)m->ppc;
+  memcpy(out + 124, &c, 2);
+  memcpy(out + 126, &p, 2);
   return 0;
 }
 
@@ -77,7 +143,8 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
   memset(m, 0, sizeof *m);
   m->rank = in[4]; m->dtype = in[5]; m->esize = tensormap_esize(in[5]);   /* byte 6 is informative */ m->interleave = in[7];
   m->swizzle = in[8]; m->l2promo = in[9]; m->oobfill = in[10];
-  if (in[11]) { *why = "an im2col tensor map is not supported"; return false; }
+  m->mode = in[11];
+  if (m->mode > TMAP_IM2COL) { *why = "the tensor map's mode is neither tile nor im2col"; return false; }
   memcpy(&m->addr, in + 16, 8);
   for (unsigned i = 0; i < TMAP_MAX_RANK; i++) {
     uint16_t b;
@@ -92,6 +159,22 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
       m->interleave || m->swizzle > TMAP_SWIZZLE_128B) {
     *why = "the tensor map holds a field ptxvm does not support";
     return false;
+  }
+  if (m->mode == TMAP_IM2COL) {
+    for (unsigned i = 0; i < 3; i++) {
+      int16_t lo, up;
+      memcpy(&lo, in + 112 + 2 * i, 2);
+      memcpy(&up, in + 118 + 2 * i, 2);
+      m->lower[i] = lo; m->upper[i] = up;
+    }
+    uint16_t c, p;
+    memcpy(&c, in + 124, 2);
+    memcpy(&p, in + 126, 2);
+    m->cpp = c; m->ppc = p;
+    if (m->rank < 3 || !c || c > 256 || !p || p > 1024) {
+      *why = "the im2col tensor map holds an out-of-range rank, channels per pixel or pixels per column";
+      return false;
+    }
   }
   for (unsigned i = 0; i < m->rank; i++)
     if (!m->box[i] || m->box[i] > 256 || !m->estride[i] || m->estride[i] > 8 || !m->dim[i]) {
@@ -119,6 +202,7 @@ bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, ui
     m[4] = (uint8_t)(v + 1);
     break;
   case TMF_BOX_DIM:
+    if (m[11] == TMAP_IM2COL) { *why = "an im2col map has no box dimensions (its box is pixels x channels)"; return false; }
     if (v == 0 || v > 256) { *why = "a box dimension must be 1 to 256"; return false; }
     { uint16_t b = (uint16_t)v; memcpy(m + 96 + 2 * ord, &b, 2); }
     break;

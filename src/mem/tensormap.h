@@ -13,20 +13,28 @@
  *      8    1    swizzle (CUtensorMapSwizzle's value: NONE, 32B, 64B, 128B run)
  *      9    1    L2 promotion (a hint)
  *     10    1    out-of-bounds fill: 0 zeros, 1 NaN (floating-point types)
- *     11    1    mode: 0 tile (im2col maps are not encoded)
+ *     11    1    mode: 0 tile, 1 im2col (cuTensorMapEncodeIm2col)
  *     16    8    global address (16-byte aligned)
  *     24   40    global dimensions, u64[5] (elements; dims beyond rank 1)
  *     64   32    global strides of dimensions 1..4, u64[4] (bytes; dimension
  *                0's is the element size)
  *     96   10    box dimensions, u16[5] (elements, 1..256)
  *    106    5    element strides, u8[5] (1..8; dimension 0's is ignored)
+ *    112    6    im2col: the bounding box's lower corner, s16[3] (dimension
+ *                 1 (W), 2 (H), 3 (D); those past rank - 2 zero)
+ *    118    6    im2col: its upper corner, s16[3], likewise
+ *    124    2    im2col: channels per pixel, u16 (1..256)
+ *    126    2    im2col: pixels per column, u16 (1..1024)
+ * (an im2col map's box dimensions are 1.)
  *
  * The shared-memory box (what a tile copy writes or reads): the elements
  * ceil(box[i] / elementStride[i]) per dimension, dimension 0 innermost and
  * dense (row after row, rows of n0 * element size bytes), then the swizzle:
  * byte offset o of the shared address becomes o ^ ((o >> 7) & m) << 4 with
  * m = 1, 3, 7 for 32B, 64B, 128B (16-byte chunks XOR-ed with the row index
- * within 256, 512, 1024 bytes), applied to the shared::cta address itself. */
+ * within 256, 512, 1024 bytes), applied to the shared::cta address itself.
+ * An im2col copy's box is pixels-per-column rows of channels-per-pixel
+ * elements (src/exec/im2col.c), laid out and swizzled the same way. */
 #ifndef PTXVM_MEM_TENSORMAP_H
 #define PTXVM_MEM_TENSORMAP_H
 
@@ -45,7 +53,12 @@ typedef struct TensorMap {
   uint64_t stride[TMAP_MAX_RANK];   /* bytes; stride[0] = esize */
   uint32_t box[TMAP_MAX_RANK];
   uint32_t estride[TMAP_MAX_RANK];
+  unsigned mode;                    /* TMAP_TILE or TMAP_IM2COL */
+  int32_t lower[3], upper[3];       /* im2col: the corners, spatial dimensions 1.. */
+  uint32_t cpp, ppc;                /* im2col: channels per pixel, pixels per column */
 } TensorMap;
+
+enum { TMAP_TILE, TMAP_IM2COL };
 
 /* CUtensorMapDataType / Swizzle / Interleave values the tiles use. */
 enum { TMAP_U8, TMAP_U16, TMAP_U32, TMAP_S32, TMAP_U64, TMAP_S64, TMAP_F16, TMAP_F32,
@@ -59,9 +72,16 @@ enum { TMAP_SWIZZLE_NONE, TMAP_SWIZZLE_32B, TMAP_SWIZZLE_64B, TMAP_SWIZZLE_128B,
  * ptxvm does not execute (packed types, interleave, the 128B atom
  * swizzles). *why names the rule. */
 int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why);
+/* The same for an im2col map (m->mode TMAP_IM2COL; cuTensorMapEncodeIm2col's
+ * requirements: rank 3..5, the corners in the range of the rank, a
+ * bounding box of non-zero area, channels per pixel 1..256, pixels per
+ * column 1..1024, and the tiled rules for the rest; m->box is ignored). */
+int tensormap_encode_im2col(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why);
 /* Decodes the 128 bytes; false (with *why) when they are not a map ptxvm
  * encoded or a field is out of range (a tensormap.replace can write one). */
 bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why);
+/* The name of a data type (CUtensorMapDataType's value): "u8" ... "bf16". */
+const char *tensormap_type_name(unsigned dtype);
 /* Element size in bytes of a data type, 0 for the packed and unknown ones. */
 unsigned tensormap_esize(unsigned dtype);
 /* The fields tensormap.replace edits (PTX ISA 9.0 §9.7.9.27). */
@@ -75,8 +95,10 @@ typedef enum { TMF_GLOBAL_ADDRESS, TMF_RANK, TMF_BOX_DIM, TMF_GLOBAL_DIM, TMF_GL
  * the rank minus one; elemtype, interleave, swizzle, fill: the ISA's
  * numbering, Table 33) on the 128 bytes m. The bytes become a ptxvm map
  * (the magic is written), so a kernel may build one from zeros; decoding
- * checks the result when a copy uses it. False (with *why) for a value the
- * layout cannot hold or ptxvm does not support. */
+ * checks the result when a copy uses it. On an im2col map every field but
+ * box_dim applies (the ISA's tensormap.replace has .tile fields only; the
+ * im2col ones stay cuTensorMapEncodeIm2col's). False (with *why) for a
+ * value the layout cannot hold or ptxvm does not support. */
 bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, uint64_t v, const char **why);
 
 /* The swizzled shared-memory byte address of a (dense) box byte address. */

@@ -389,10 +389,10 @@ if [ "$rc" = 0 ] && [ -n "$kib" ] && [ "$kib" -lt 65536 ]; then pass=$((pass + 1
 # ---- what ptxvm cannot execute yet (issue 12.16): `check` warns at the
 # instruction and exits 0 (valid PTX); only the kernels reaching it are refused
 U=tests/ptx/ctrl/unsupported_in_other_kernel.ptx
-expect_exit 0 "$U:15:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
-expect_exit 2 "$U:15:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
+expect_exit 0 "$U:15:3: warning: multimem.red.relaxed.sys.global.add.u32 is not supported (ptxvm cannot execute it yet: the kernels that can call 'f' cannot be launched)" check "$U"
+expect_exit 2 "$U:15:3: multimem.red.relaxed.sys.global.add.u32 is not supported (in 'f', which kernel 'b' can call)" run "$U" b -a 'u32[1]:zero'
 expect_out 42 run -q "$U" a -a 'u32[1]:zero' -o 0
-expect_exit 0 "tensor_reduce_refused.ptx:16:3: warning: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/tensor_reduce_refused.ptx
+expect_exit 0 "multimem_refused.ptx:16:3: warning: multimem.red.relaxed.sys.global.add.u32 is not supported (ptxvm cannot execute it yet: kernel 'k' cannot be launched)" check tests/ptx/async/multimem_refused.ptx
 # ---- tensor-map arguments (issue 18; docs/cli.md "Tensor maps"): a field
 # ptxvm does not know, and each encoding rule, are errors that name them
 TM=tests/ptx/tma/tma_load_2d.ptx
@@ -401,6 +401,14 @@ expect_exit 2 "unknown tensor-map field 'bx=4x8'" run "$TM" -b 128 -a 'tensormap
 expect_exit 2 "tensor map: the box's inner dimension must be a multiple of 16 bytes" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=4x8' $TMA
 expect_exit 2 "tensor map: the NaN fill needs a floating-point data type" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=16x8,oob=nan' $TMA
 expect_exit 2 "&5 names no buffer" run "$TM" -b 128 -a 'tensormap:u16,&5,dims=64x48,box=16x8' $TMA
+# im2col maps (lower=, upper=, channels=, pixels=): each missing or malformed, and an encoding rule
+expect_exit 2 "an im2col tensor map needs TYPE, &N, dims=, lower=, upper=, channels= and pixels= (and no box=)" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1,upper=-1,channels=8' $TMA
+expect_exit 2 "an im2col map has 3 to 5 dims= and dims - 2 numbers in lower= and upper=" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1x-1,upper=-1,channels=8,pixels=16' $TMA
+expect_exit 2 "lower= takes 1 to 3 numbers, AxB... (W first)" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1y,upper=-1,channels=8,pixels=16' $TMA
+expect_exit 2 "tensor map: a bounding-box corner must be in [-128, 127] for rank 4" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x9x4,lower=-129x0,upper=0x0,channels=8,pixels=16' $TMA
+expect_exit 2 "tensor map: pixels per column must be 1 to 1024" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1,upper=-1,channels=8,pixels=1025' $TMA
+# a tile copy on an im2col map: a fault that names both
+expect_exit 1 "cp.async.bulk.tensor: a tile copy needs a tiled tensor map (cuTensorMapEncodeTiled)" run tests/ptx/tma/tma_load_3d.ptx -b 128 -a 'tensormap:u16,&1,dims=16x8x6,lower=0,upper=0,channels=8,pixels=16' -a u16[768]:iota -a u16[96]:zero -a s32:4 -a s32:2 -a s32:1 -a s32:0 -a s32:0
 expect_exit 0 "ok_016_kernel_param_space.ptx: warning: ptxvm cannot run this module: the frame of 'f'" check tests/ptx/diag/ok_016_kernel_param_space.ptx
 if "$PTXVM" check "$K" 2>"$T/err" && [ ! -s "$T/err" ]; then pass=$((pass + 1))
 else fail=$((fail + 1)); echo "FAIL: check of a runnable module printed: $(head -c 300 "$T/err")"; fi

@@ -15,7 +15,7 @@
  * STDERR: ptxvm: deadlock: kernel hang, %ctaid (0,0,0): no warp can progress
  * STDERR: 32 of 64 threads arrived
  * STDERR: ptxvm: trap
- * STDERR: ptxvm: <ptx>:14:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported
+ * STDERR: ptxvm: <ptx>:14:3: multimem.red.relaxed.sys.global.add.u32 is not supported
  * STDERR: ptxvm: <image>: a cubin holds SASS only (no PTX): ptxvm runs PTX
  * STDERR: ptxvm: <image>: fatbin of 0 + 0 bytes does not fit
  */
@@ -75,14 +75,14 @@ static const char bad_ptx[] =
 
 /* tensorcp holds an instruction ptxvm cannot execute yet; seven does not. */
 static const char partly_ptx[] =
-  ".version 8.0\n.target sm_90\n.address_size 64\n"
+  ".version 8.1\n.target sm_90\n.address_size 64\n"
   ".visible .entry seven(.param .u64 p)\n{\n"
   "  .reg .b32 %r1; .reg .b64 %rd1;\n"
   "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 7; st.global.u32 [%rd1], %r1;\n  ret;\n}\n"
   ".visible .entry tensorcp(.param .u64 p)\n{\n"
   "  .reg .b32 %r<5>; .reg .b64 %rd<2>;\n"
   "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 0; mov.u32 %r2, 0; mov.u32 %r3, 0; mov.u32 %r4, 0;\n"
-  "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], [%r1];\n"
+  "  multimem.red.relaxed.sys.global.add.u32 [%rd1], %r2;\n"
   "  ret;\n}\n";
 
 static void *sym(const char *name) {

@@ -19,7 +19,7 @@
  * STDERR: ptxvm: <image>: fatbin entry's zstd data is corrupt
  * STDERR: does not fit in the 300 bytes of the image
  * STDERR: ptxvm: <ptx>: the frame of 'f' (3000000000 bytes of local memory per thread) is too large
- * STDERR: ptxvm: <ptx>:14:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group is not supported (in 'tensorcp', which kernel 'viaf' can call)
+ * STDERR: ptxvm: <ptx>:14:3: multimem.red.relaxed.sys.global.add.u32 is not supported (in 'tensorcp', which kernel 'viaf' can call)
  */
 #define _POSIX_C_SOURCE 200809L
 #include <cuda.h>
@@ -162,14 +162,14 @@ static void test_refused(void) {
  * cannot run (it calls a .func holding a tensor copy) does not stop the
  * load, nor the launches of the others, before or after its own. */
 static const char partly_ptx[] =
-  ".version 8.0\n.target sm_90\n.address_size 64\n"
+  ".version 8.1\n.target sm_90\n.address_size 64\n"
   ".visible .entry seven(.param .u64 p)\n{\n"
   "  .reg .b32 %r1; .reg .b64 %rd1;\n"
   "  ld.param.u64 %rd1, [p]; mov.u32 %r1, 7; st.global.u32 [%rd1], %r1;\n  ret;\n}\n"
   ".func tensorcp(.param .b64 p)\n{\n"
   "  .reg .b32 %r<5>; .reg .b64 %rd<2>;\n"
   "  ld.param.b64 %rd1, [p]; mov.u32 %r1, 0; mov.u32 %r2, 0; mov.u32 %r3, 0; mov.u32 %r4, 0;\n"
-  "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group [%rd1, {%r2, %r3}], [%r1];\n"
+  "  multimem.red.relaxed.sys.global.add.u32 [%rd1], %r2;\n"
   "  ret;\n}\n"
   ".visible .entry viaf(.param .u64 p)\n{\n"
   "  .reg .b64 %rd1;\n  ld.param.u64 %rd1, [p];\n"

@@ -62,22 +62,29 @@ static void expect_refused(const char *text, const char *want) {
 }
 
 /* 12.5, 13.2: a coordinate vector [map, {x, y}] lost its elements in the
- * IR (a union of `sym` and `elems`), and lowering followed NULL (here the
- * reduction, which issue 18 left refused). */
+ * IR (a union of `sym` and `elems`), and lowering followed NULL (here a
+ * reduction in .im2col mode, which a store does not take). */
 static void test_tensor_copies(void) {
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b32 %r<5>;\n  .reg .b64 %rd<2>;\n  ld.param.u64 %rd1, [p];\n"
-                 "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-                 " [%rd1, {%r2, %r3}], [%r1];\n  ret;\n}\n",
-                 "t.ptx:9:3: cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-                 " is not supported");
-  /* the tensor copies run (issue 18), but not in .im2col mode: refused by name */
+                 "  cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col.bulk_group"
+                 " [%rd1, {%r2, %r3, %r4}], [%r1];\n  ret;\n}\n",
+                 "t.ptx:9:3: cp.reduce.async.bulk.tensor: a store takes .im2col_no_offs, not .im2col");
+  /* the tensor copies run (issue 18), .im2col too, but not the sm_100a modes: refused by name */
   expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
                  "  .reg .b16 %rs<2>;\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<3>;\n"
                  "  .shared .align 128 .b8 buf[1024];\n  .shared .align 8 .b64 bar;\n"
-                 "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
-                 " [buf], [%rd2, {%r1, %r2, %r3}], [bar], {%rs1};\n  ret;\n}\n",
-                 "t.ptx:11:3: cp.async.bulk.tensor: .im2col is not supported");
+                 "  cp.async.bulk.tensor.3d.shared::cluster.global.im2col::w.mbarrier::complete_tx::bytes"
+                 " [buf], [%rd2, {%r1, %r2, %r3}], [bar], {%rs1, %rs1};\n  ret;\n}\n",
+                 "t.ptx:11:3: cp.async.bulk.tensor: .im2col::w is not supported (it needs sm_100a or later; "
+                 "ptxvm executes sm_90a)");
+  expect_refused(HEAD ".visible .entry k(.param .u64 p)\n{\n"
+                 "  .reg .b32 %r<6>;\n  .reg .b64 %rd<3>;\n"
+                 "  .shared .align 128 .b8 buf[1024];\n  .shared .align 8 .b64 bar;\n"
+                 "  cp.async.bulk.tensor.2d.shared::cluster.global.tile::gather4.mbarrier::complete_tx::bytes"
+                 " [buf], [%rd2, {%r1, %r2, %r3, %r4, %r5}], [bar];\n  ret;\n}\n",
+                 "t.ptx:10:3: cp.async.bulk.tensor: .tile::gather4 is not supported (it needs sm_100a or "
+                 "later; ptxvm executes sm_90a)");
   /* an operand shape a selector does not know is refused by name: a
    * bracketed list as a call argument (call's operands are "*", unchecked;
    * test_interp.c edits the IR for the shapes no text can make) */
@@ -92,8 +99,7 @@ static void test_tensor_copies(void) {
 static const char *const mixed =
     HEAD ".func f(.param .u64 q)\n{\n  .reg .b32 %r<5>;\n  .reg .b64 %rd<2>;\n"
     "  ld.param.u64 %rd1, [q];\n"
-    "  cp.reduce.async.bulk.tensor.2d.global.shared::cta.add.tile.bulk_group"
-    " [%rd1, {%r2, %r3}], [%r1];\n  ret;\n}\n"                                     /* line 9 */
+    "  multimem.red.relaxed.sys.global.add.u32 [%rd1], %r2;\n  ret;\n}\n"   /* line 9 */
     ".func g()\n{\n  ret;\n}\n"
     ".visible .entry a(.param .u64 p)\n{\n  .reg .b32 %r<2>;\n  .reg .b64 %rd<2>;\n"
     "  ld.param.u64 %rd1, [p];\n  mov.u32 %r1, 42;\n  st.global.u32 [%rd1], %r1;\n"
@@ -120,7 +126,7 @@ static void test_per_kernel(void) {
   uint32_t out[1] = {0};
   CHECK(launch(ctx, mod, "a", 32, out, 1) == PTXVM_SUCCESS && out[0] == 42);
   CHECK(launch(ctx, mod, "b", 32, NULL, 1) == PTXVM_ERROR_NOT_SUPPORTED);
-  CHECK(strstr(launch_error, "t.ptx:9:3: cp.reduce.async.bulk.tensor") &&
+  CHECK(strstr(launch_error, "t.ptx:9:3: multimem.red") &&
         strstr(launch_error, "(in 'f', which kernel 'b' can call)"));
   CHECK(launch(ctx, mod, "c", 32, NULL, 1) == PTXVM_ERROR_NOT_SUPPORTED);   /* f's address is taken */
   ptxvm_function *fa = NULL, *fg = NULL;
