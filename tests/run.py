@@ -112,7 +112,11 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    err_*.ptx and accepts every ok_*.ptx (ptxas -arch=sm_90, or
                    the file's own .target when newer, e.g. sm_90a); an ok_
                    file whose .version or .target that ptxas does not know
-                   yet is skipped
+                   yet is skipped; and every conformance file (RUN lines,
+                   tests/ptx outside diag/) that `ptxvm check` accepts, save
+                   those meant to hold refused forms (refused*, fault*,
+                   *_operands, diverged*) and PTXAS_ALLOW's: ptxas with the
+                   file's own .target (sm_90 where this ptxas lacks it)
   gpu:PATH, gpu:NAME.VARIANT:KERNEL
                    ground truth: what a real GPU did with the same launches
                    (tests/gpu/sm90_truth.json, recorded by tests/gpu/record.py
@@ -386,6 +390,53 @@ def t_ptxas(tid, path, ptxas, timeout):
                       "(PTXAS=a newer ptxas judges it): %s" % first_line(out + err))
     elif rc != 0:
         return Result(tid, "fail", "ptxas rejects it: %s" % first_line(out + err))
+    return Result(tid, "pass")
+
+
+# Conformance files that ptxas rejects for a reason outside what ptxvm
+# validates yet, each with that reason: skipped, saying so, while ptxas
+# rejects them (an entry whose file ptxas accepts again can go).
+PTXAS_ALLOW = dict.fromkeys(
+    ["tests/ptx/tma/tma_%s.ptx" % n for n in (
+        "load_1d", "load_2d", "load_2d_oob", "load_3d", "load_5d", "load_estride", "load_nan",
+        "load_sw128", "load_sw32", "load_sw64", "multicast_2cta", "race_nowait", "store_2d",
+        "store_2d_oob", "store_3d")],
+    "cp.async.bulk.tensor: ptxas 'State space mismatch between instruction and address' "
+    "on the tensor-map operand, a kernel .param symbol named directly ([tm, {...}]); "
+    "tests/ptx/tma is the tensor2 branch's")
+
+# Names of conformance files meant to hold forms ptxas refuses.
+PTXAS_REFUSED_NAME_RE = re.compile(r"refused|fault|_operands|diverged")
+
+
+def wants_ptxas(path):
+    """A conformance file the ptxas agreement check covers."""
+    return (path.startswith("tests/ptx/") and not path.startswith("tests/ptx/diag/")
+            and not PTXAS_REFUSED_NAME_RE.search(path[len("tests/ptx/"):]))
+
+
+def t_ptxas_conformance(tid, path, ptxas, ptxvm, timeout):
+    """A file ptxvm accepts must be PTX to ptxas too, under its own .target."""
+    rc, out, err = run_cmd([ptxvm, "check", path], timeout)
+    if rc != 0:
+        return Result(tid, "skip", "ptxvm check rejects it: %s" % first_line(out + err))
+    m = re.search(r"^\s*\.target\s+(sm_\d+[af]?)", read_text(path), re.M)
+    arch = m.group(1) if m else "sm_90"
+    rc, out, err = run_cmd([ptxas, "-arch=" + arch, path, "-o", os.devnull], timeout)
+    if rc is not None and rc != 0 and "is not defined for option 'gpu-name'" in out + err:
+        arch = ptxas_arch(path)   # a .target older than this ptxas knows
+        rc, out, err = run_cmd([ptxas, "-arch=" + arch, path, "-o", os.devnull], timeout)
+    if rc is None:
+        return Result(tid, "fail", "ptxas timed out")
+    if rc != 0 and path in PTXAS_ALLOW:
+        return Result(tid, "skip", "PTXAS_ALLOW: " + PTXAS_ALLOW[path])
+    if rc != 0 and PTXAS_TOO_OLD_RE.search(out + err):
+        return Result(tid, "skip", "this ptxas predates the file's .version or .target "
+                      "(PTXAS=a newer ptxas judges it): %s" % first_line(out + err))
+    if rc != 0:
+        errs = [l for l in (out + err).splitlines() if "error" in l]
+        return Result(tid, "fail", "ptxvm accepts it, ptxas (-arch=%s) rejects it: %s"
+                      % (arch, first_line("\n".join(errs) or out + err)))
     return Result(tid, "pass")
 
 
@@ -1038,6 +1089,8 @@ def plan(args, ptxas):
                 if debug_ptxvm and f.startswith("tests/ptx/"):
                     jobs.append(("debug-run:" + f, t_run, f, debug_ptxvm, args.timeout * 2))
                 jobs.append(gpu_run_job(f))
+                if ptxas and wants_ptxas(f):
+                    jobs.append(("ptxas:" + f, t_ptxas_conformance, f, ptxas, ptxvm, args.timeout))
             elif args.files:
                 jobs.append(("run:" + f, lambda tid: Result(tid, "skip", "no RUN line")))
             continue

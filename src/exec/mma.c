@@ -504,7 +504,7 @@ static bool mma_form(int m, int n, int k, const int *ek) {
   bool f8 = (a == EK_E4M3 || a == EK_E5M2) && (b == EK_E4M3 || b == EK_E5M2);
   bool s32 = d == EK_S32 && c == EK_S32;
   bool acc32 = d == EK_F32 && c == EK_F32;
-  bool acc16 = (d == EK_F32 || d == EK_F16) && (c == EK_F32 || c == EK_F16);   /* any pair */
+  bool acc16 = (d == EK_F32 || d == EK_F16) && (c == EK_F32 || c == EK_F16);   /* which pairs: mmaform.c */
   if (m == 16 && n == 8 && (k == 16 || k == 8) && (fa ? acc16 : ba ? acc32 : false)) return true;
   if (m == 16 && n == 8 && (k == 8 || k == 4) && a == EK_TF32 && b == EK_TF32 && acc32) return true;
   if (m == 16 && n == 8 && (k == 32 || k == 16) && ia && d == EK_S32 && c == EK_S32) return true;

@@ -265,10 +265,7 @@ static bool select_mem(Lower *L, const Insn *in, XInsn *x, bool store) {
   int which = store || insn_has_mod(in, ".c") ? WC : insn_has_mod(in, ".a") ? WA : WB;
   if (nt != 1 || nlay != 1 || !mem_form(which, m, n, k, ek[0])) return false;
   const char *name = op_info[in->op].mnemonic;
-  bool sub = int4(ek[0]) || ek[0] == EK_B1;
-  if (sub && which != WC && col[0] != (which == WB))
-    lower_refuse(L, "%s: a sub-byte %s fragment is %s only", name, which == WA ? "A" : "B",
-                 which == WA ? ".row" : ".col");
+  (void)col;   /* a sub-byte A is .row, B .col: validated (mmaform.c) */
   if (ek[0] == EK_B1) k /= 8;   /* K bits as K/8 bytes (EK_B1) */
   if (in->nopds != 2 && in->nopds != 3)
     lower_refuse(L, "%s: needs 2 or 3 operands (fragment, address, stride), not %d", name, in->nopds);

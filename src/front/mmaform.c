@@ -126,6 +126,27 @@ static void check_mma(Parser *P, const Insn *in, const Token *mn, bool sparse) {
   const Form *f = form_for(P, mn, sparse ? sp_forms : mma_forms, "mma", sparse ? "sparse " : "",
                            shape, t[1]);
   check_bdc(P, mn, "mma", shape, f, t);
+  /* The ISA lists .dtype and .ctype apart; ptxas takes them equal, save
+   * .m8n8k4's .f32 D from an .f16 C ("Unexpected instruction types",
+   * ".dtype must be '.f16' when .ctype is '.f16'"). */
+  bool m8n8k4 = !strcmp(shape, ".m8n8k4") && !strcmp(t[1], ".f16");
+  if (strcmp(t[0], t[3]) && !(m8n8k4 && !strcmp(t[0], ".f32")))
+    diag_error_tok(P, mn, "mma %s %s needs .dtype equal to .ctype%s, not %s D with %s C", shape, t[1],
+                   m8n8k4 ? " (or .f32 D with .f16 C)" : "", t[0], t[3]);
+  int ver = P->m->ver_major * 10 + P->m->ver_minor;
+  bool fp8 = in_set(".e4m3 .e5m2", t[1]);
+  if (!sparse && fp8 && ver < 87 && (!strcmp(shape, ".m16n8k16") || !strcmp(t[0], ".f16")))
+    diag_error_tok(P, mn, "mma %s with %s inputs%s requires PTX ISA version 8.7 or higher "
+                   "(this module is %d.%d)", shape, t[1], strcmp(t[0], ".f16") ? "" : " and .f16 D/C",
+                   P->m->ver_major, P->m->ver_minor);
+  /* ptxas: "'mma with F16 accumulator and F8 floating point type' not
+   * supported on .target 'sm_120'" (nor sm_90a/sm_100a); 8.7 and sm_120a. */
+  if (sparse && fp8 && !strcmp(t[0], ".f16") &&
+      (ver < 87 || (P->m->sm && (P->m->sm != 120 || P->m->sm_suffix != 'a'))))
+    diag_error_tok(P, mn, "mma.sp %s with %s inputs and .f16 D/C requires PTX ISA version 8.7 "
+                   "and .target sm_120a (this module is %d.%d, sm_%d%s)", shape, t[1],
+                   P->m->ver_major, P->m->ver_minor, P->m->sm, P->m->sm_suffix == 'a' ? "a" :
+                   P->m->sm_suffix == 'f' ? "f" : "");
   bool integer = in_set(".s8 .u8 .s4 .u4", t[1]), b1 = !strcmp(t[1], ".b1");
   if (find_mod(in, ".satfinite") && !integer)
     diag_error_tok(P, mn, "mma .satfinite is for .s8/.u8/.s4/.u4 inputs only, not %s", t[1]);
@@ -160,6 +181,13 @@ static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
     const Form *fit = NULL;
     for (const Form *f = wmma_forms; f->shape && !fit; f++)
       if (!strcmp(f->shape, shape) && in_set(frag_ab ? f->ab : f->dc, t[0])) fit = f;
+    /* Sub-byte fragments (§9.7.14.4): A .row, B .col (ptxas: "Illegal
+     * alayout '.col' for instruction 'wmma.load.a'"). */
+    bool b_frag = in->op == OP_WMMA_LOAD && find_mod(in, ".b");
+    if (fit && frag_ab && in_set(".s4 .u4 .b1", t[0]) &&
+        !find_mod(in, b_frag ? ".col" : ".row"))
+      diag_error_tok(P, mn, "%s of a sub-byte %s fragment (%s) is %s only", name, b_frag ? "B" : "A",
+                     t[0], b_frag ? ".col" : ".row");
     if (fit) return;
     char buf[160] = "";
     for (const Form *f = wmma_forms; f->shape; f++)
@@ -171,6 +199,12 @@ static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
                    "a C/D fragment", shape, buf, t[0]);
   }
   if (in->op != OP_WMMA_MMA) return;
+  /* ptxas: "'wmma.mma' with floating point type with '.satfinite' is not
+   * supported starting from PTX ISA version 6.5". */
+  if (find_mod(in, ".satfinite") && !in_set(".s8 .u8 .s4 .u4 .b1", nt == 4 ? t[1] : ".f16") &&
+      P->m->ver_major * 10 + P->m->ver_minor >= 65)
+    diag_error_tok(P, mn, "%s .satfinite with floating point types was removed in PTX ISA 6.5 "
+                   "(this module is %d.%d)", name, P->m->ver_major, P->m->ver_minor);
   if (nt == 2) {   /* .dtype.ctype: the .f16 multiplicand form */
     const Form *f = form_for(P, mn, wmma_forms, name, "", shape, ".f16");
     if (!in_set(f->dc, t[0]) || !in_set(f->dc, t[1]))
@@ -182,6 +216,10 @@ static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
   if (!strcmp(t[1], ".f16"))
     diag_error_tok(P, mn, "%s with .f16 multiplicands names only .dtype.ctype", name);
   check_bdc(P, mn, name, shape, form_for(P, mn, wmma_forms, name, "", shape, t[1]), t);
+  /* Unlike mma, wmma.mma's integer A and B share one type (ptxas: "Unexpected
+   * instruction types specified for 'wmma.mma'"). */
+  if (strcmp(t[1], t[2]))
+    diag_error_tok(P, mn, "%s %s takes A and B of one type, not %s and %s", name, shape, t[1], t[2]);
 }
 
 /* ldmatrix (§9.7.14.5.15): .m8n8 .b16; .m16n16 .b8 or .b8x16 with a source

@@ -176,7 +176,7 @@ CASES = [
     ("s8_16_sat", (16, 16, 16), ("s32", "s8", "s8", "s32"), ("row", "row", "col", "row"), (None, None, None, None), "global", True),
     ("s8_16_wrap", (16, 16, 16), ("s32", "s8", "s8", "s32"), ("row", "row", "col", "row"), (None, None, None, None), "global", False),
     ("s4_8x8x32", (8, 8, 32), ("s32", "s4", "s4", "s32"), ("row", "row", "col", "row"), (None, "r48", None, None), "global", False),
-    ("u4_s4_sat", (8, 8, 32), ("s32", "u4", "s4", "s32"), ("col", "row", "col", "col"), ("r16", None, "i64", None), "shared", True),
+    ("u4_sat", (8, 8, 32), ("s32", "u4", "u4", "s32"), ("col", "row", "col", "col"), ("r16", None, "i64", None), "shared", True),
     ("b1_xor", (8, 8, 128), ("s32", "b1", "b1", "s32"), ("row", "row", "col", "row"), (None, "r256", None, None), "generic", False),
     ("b1_and", (8, 8, 128), ("s32", "b1", "b1", "s32"), ("col", "row", "col", "row"), (None, None, "i256", "r16"), "shared", False),
 ]
