@@ -53,8 +53,8 @@ typedef struct TcInsn {
   bool im2col;               /* .im2col (offsets in off) or .im2col_no_offs (none) */
   bool has_off;
   uint32_t off[3];           /* .im2col: the offsets' slots (W, H, D) */
-  /* the map: a register (generic address) or a kernel parameter's offset */
-  uint32_t map_slot;         /* UINT32_MAX: map_imm is a .param offset */
+  /* the map: a register (generic address) or a .global variable's address */
+  uint32_t map_slot;         /* UINT32_MAX: map_imm is the variable's .global address */
   int64_t map_imm;
   uint32_t coord[TMAP_MAX_RANK];
   int64_t sh_imm;            /* the shared operand: [sh_slot + sh_imm] */
@@ -74,7 +74,7 @@ static uint64_t reg_addr(Warp *w, uint32_t slot, bool r64, int64_t imm, int l) {
 static bool read_map(Warp *w, const XInsn *x, int l, const TcInsn *t, TensorMap *m) {
   const uint8_t *p;
   if (t->map_slot == UINT32_MAX)
-    p = mem_ptr(w, x, l, SP_PARAM, (uint64_t)t->map_imm, TMAP_BYTES, 64, false);
+    p = mem_ptr(w, x, l, SP_GLOBAL, (uint64_t)t->map_imm, TMAP_BYTES, 64, false);
   else
     p = mem_ptr(w, x, l, SP_NONE, R64(w, t->map_slot)[l] + (uint64_t)t->map_imm, TMAP_BYTES, 64, false);
   if (!p) return false;
@@ -446,13 +446,13 @@ static void map_opd(Lower *L, const Operand *o, TcInsn *t) {
   if (mo->kind == OPD_REG && mo->sym && type_size(mo->sym->type) == 8) {
     t->map_slot = lower_src(L, mo, TY_U64);
     t->map_imm = 0;
-  } else if (mo->kind == OPD_SYM && mo->sym && mo->sym->kind == SYM_VAR && mo->sym->space == SP_PARAM) {
-    Operand a = *mo;
+  } else if (mo->kind == OPD_SYM && mo->sym && mo->sym->kind == SYM_VAR && mo->sym->space == SP_GLOBAL) {
+    Operand a = *mo;   /* validate.c refuses other spaces' symbols, as ptxas does */
     a.kind = OPD_ADDR;
-    t->map_imm = lower_addr(L, &a, SP_PARAM, &t->map_slot);
+    t->map_imm = lower_addr(L, &a, SP_GLOBAL, &t->map_slot);
     if (t->map_slot != UINT32_MAX) lower_refuse(L, "cp.async.bulk.tensor: unexpected tensor-map operand");
   } else {
-    lower_refuse(L, "cp.async.bulk.tensor: the tensor map must be a 64-bit register or a kernel parameter");
+    lower_refuse(L, "cp.async.bulk.tensor: the tensor map must be a 64-bit register or a .global variable");
   }
 }
 

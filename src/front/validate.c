@@ -810,6 +810,26 @@ static void check_param_write(Parser *P, const Insn *in) {
                  o->sym->name);
 }
 
+/* The tensor map of a tensor copy ([tensorMap, {coordinates}]): a register
+ * holding its generic address, or a .global variable named directly; ptxas
+ * refuses any other state space's symbol there ("State space mismatch
+ * between instruction and address"), a kernel's .param CUtensorMap
+ * included: its generic address comes from cvta.param. */
+static void check_tensor_map(Parser *P, const Insn *in) {
+  if (in->op != OP_CP_ASYNC_BULK_TENSOR_G2S && in->op != OP_CP_ASYNC_BULK_TENSOR_S2G &&
+      in->op != OP_CP_REDUCE_ASYNC_BULK_TENSOR && in->op != OP_CP_ASYNC_BULK_PREFETCH_TENSOR)
+    return;
+  for (int i = 0; i < in->nopds; i++) {
+    const Operand *o = &in->opds[i];
+    if (o->kind != OPD_ADDR || o->n != 2 || o->elems[1].kind != OPD_VEC) continue;
+    const Operand *m = &o->elems[0];
+    if (m->kind == OPD_SYM && m->sym && m->sym->kind == SYM_VAR && m->sym->space != SP_GLOBAL)
+      opd_error(P, in, m, "the tensor map '%s' is a .%s variable: name a .global one, or give its "
+                "generic address in a register (mov.u64 %%rd, %s; cvta.%s.u64 %%rd, %%rd)",
+                m->sym->name, space_name(m->sym->space), m->sym->name, space_name(m->sym->space));
+  }
+}
+
 /* Does a whole vector register stand for its components in an operand of
  * this kind (§6.4.3)? In the vector operands of .v2/.v4 forms (ld, st,
  * mov, atom, red: v) and in mov's pack and unpack (e, k: mov.b64 %rd, v
@@ -946,6 +966,7 @@ void validate_operands(Parser *P, Insn *in) {
   check_wide_ldst(P, in);
   check_volatile_local(P, in);
   check_param_write(P, in);
+  check_tensor_map(P, in);
 }
 
 /* Kernel parameter space, as ptxas limits it ("Entry function uses too
