@@ -55,6 +55,11 @@ python3 scripts/gen_cli.py --help-of exec > "$T/exec"
 grep -o 'strcmp(a, "-[a-z-]*")' tools/exec.c | sed 's/.*"\(.*\)")/\1/' | grep -v '^--$' | sort -u > "$T/code"
 missing=$(for o in $(cat "$T/code"); do grep -q -- "$o\b" "$T/exec" || echo "$o"; done | tr '\n' ' ')
 if [ -s "$T/code" ] && [ -z "$missing" ]; then ok; else bad "exec options not in docs/cli.md: $missing"; fi
+# every documented exec option is accepted (a bogus value is a different error)
+for o in $(sed -n 's/^  \(-[a-z]\), \(--[a-z-]*\).*/\1 \2/p; s/^  \(--[a-z-]*\).*/\1/p' "$T/exec"); do
+  "$PTXVM" exec "$o" 1 /bin/true >/dev/null 2>"$T/err"
+  if ! grep -q "unknown option\|ambiguous option" "$T/err"; then ok; else bad "documented exec option $o: $(head -1 "$T/err")"; fi
+done
 
 # every PTXVM_* variable the code reads is in the reference
 grep -rhoE 'getenv\("PTXVM_[A-Z_]+"\)|env_u64\("PTXVM_[A-Z_]+"' src tools | grep -oE 'PTXVM_[A-Z_]+' | sort -u > "$T/vars"
