@@ -843,6 +843,8 @@ int run_check_args(ptxvm_function *fn, const RunOpts *o, Arg *args) {
   for (int i = 0; i < o->ndumps; i++)
     if (o->dumps[i].path && !writable(o->dumps[i].path))
       return run_bad("-o %d=%s: cannot write there: %s", o->dumps[i].arg, o->dumps[i].path, strerror(errno));
+  if (o->trace && !writable(o->trace))
+    return run_bad("--trace %s: cannot write the trace file there: %s", o->trace, strerror(errno));
   for (int i = 0; i < o->ndumps; i++)
     if (args[o->dumps[i].arg].by_value)
       return run_bad("-o %d: argument %d is passed by value (an array parameter), not a buffer",

@@ -301,11 +301,22 @@ class Module:
         return [Kernel(self, _C.ptxvm_module_function_at(self._h, i)).name for i in range(n)]
 
     def __getitem__(self, name):
+        """name: the PTX name (mangled, as written), or a C++ function's
+        plain name ("reduce" for _Z6reducePKiPii) when one function has it;
+        an unknown name raises an Error that lists the functions."""
         h = ctypes.c_void_p()
         st = _C.ptxvm_module_get_function(self._h, name.encode(), ctypes.byref(h))
-        if st:
-            _raise(st, self.ctx._h)
-        return Kernel(self, h.value)
+        if not st:
+            return Kernel(self, h.value)
+        e = _error(st, self.ctx._h)
+        names = self.functions
+        # a global-namespace C++ function is _Z<length><name><parameters>
+        plain = [f for f in names if f.startswith("_Z%d%s" % (len(name), name))]
+        if len(plain) == 1:
+            return self[plain[0]]
+        which = plain if plain else names
+        raise type(e)(e.status, "%s; %s: %s" % (e.message, "it names several" if plain else "the module's functions",
+                                                 ", ".join(which) or "none"))
 
     def unload(self):
         if self._h and self.ctx._h:

@@ -23,6 +23,14 @@
 
 HANDLER(exec_trap) {
   (void)mask;
+  /* cooperative_groups' grid sync traps when the launch gave it no grid
+   * workspace (%envreg1:%envreg2, sreg.c): say which launch it needs */
+  const Launch *L = w->launch;
+  char where[1024];
+  exec_where(L->prog, x, where, sizeof where);
+  if (!L->cooperative && !L->envreg[1] && !L->envreg[2] && strstr(where, "cooperative_groups"))
+    return exec_fault_kind(w, x, -1, FAULT_TRAP, "trap in cooperative groups: a grid sync (this_grid().sync()) "
+                           "needs a cooperative launch (cudaLaunchCooperativeKernel, ptxvm run --cooperative)");
   return exec_fault_kind(w, x, -1, FAULT_TRAP, "trap");
 }
 

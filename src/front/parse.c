@@ -1508,8 +1508,14 @@ static void parse_target(Parser *P) {
 
 /* module := .version v .target t (.address_size n)? directive* */
 static void parse_module(Parser *P) {
-  if (!is_dot(P, ".version"))
+  if (!is_dot(P, ".version")) {
+    /* the two likeliest wrong inputs get what to do instead */
+    if (P->tok.kind == TK_EOF) diag_error_tok(P, &P->tok, "the input holds no PTX: a PTX module starts with .version");
+    if (memmem(P->src, P->srclen, "__global__", 10))
+      diag_error_tok(P, &P->tok, "a PTX module starts with .version; this looks like CUDA C++ source "
+                                 "(it has __global__): nvcc -ptx makes its PTX, or give ptxvm the executable");
     diag_error_tok(P, &P->tok, "a PTX module starts with .version");
+  }
   parse_version(P);
   if (!is_dot(P, ".target")) unexpected(P, ".target");
   parse_target(P);

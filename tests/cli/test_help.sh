@@ -43,11 +43,12 @@ grep -o -- '--[a-z][a-z-]*' "$T/run" | sed 's/^--//' | sort -u > "$T/doc"
 if [ "$(wc -l < "$T/code")" -ge 16 ]; then ok; else bad "read only $(wc -l < "$T/code") options from runargs.c"; fi
 missing=$(comm -23 "$T/code" "$T/doc" | tr '\n' ' ')
 if [ -z "$missing" ]; then ok; else bad "run options not in docs/cli.md: $missing"; fi
-# every documented run option is accepted (a bogus value is a different error)
+# every documented run option is accepted (a bogus value is a different error;
+# a path in $T, as --trace writes there)
 K="$T/k.ptx"
 printf '.version 8.0\n.target sm_90\n.address_size 64\n.visible .entry k()\n{\n  ret;\n}\n' > "$K"
 for o in $(sed -n 's/^  \(-[a-z]\), \(--[a-z-]*\).*/\1 \2/p; s/^  \(--[a-z-]*\).*/\1/p' "$T/run"); do
-  "$PTXVM" run "$o" 1 "$K" >/dev/null 2>"$T/err"
+  "$PTXVM" run "$o" "$T/1" "$K" >/dev/null 2>"$T/err"
   if ! grep -q "unknown option\|ambiguous option" "$T/err"; then ok; else bad "documented run option $o: $(head -1 "$T/err")"; fi
 done
 # exec: the options exec.c compares are the documented ones
@@ -55,6 +56,11 @@ python3 scripts/gen_cli.py --help-of exec > "$T/exec"
 grep -o 'strcmp(a, "-[a-z-]*")' tools/exec.c | sed 's/.*"\(.*\)")/\1/' | grep -v '^--$' | sort -u > "$T/code"
 missing=$(for o in $(cat "$T/code"); do grep -q -- "$o\b" "$T/exec" || echo "$o"; done | tr '\n' ' ')
 if [ -s "$T/code" ] && [ -z "$missing" ]; then ok; else bad "exec options not in docs/cli.md: $missing"; fi
+# every documented exec option is accepted (a bogus value is a different error)
+for o in $(sed -n 's/^  \(-[a-z]\), \(--[a-z-]*\).*/\1 \2/p; s/^  \(--[a-z-]*\).*/\1/p' "$T/exec"); do
+  "$PTXVM" exec "$o" "$T/1" /bin/true >/dev/null 2>"$T/err"
+  if ! grep -q "unknown option\|ambiguous option" "$T/err"; then ok; else bad "documented exec option $o: $(head -1 "$T/err")"; fi
+done
 
 # every PTXVM_* variable the code reads is in the reference
 grep -rhoE 'getenv\("PTXVM_[A-Z_]+"\)|env_u64\("PTXVM_[A-Z_]+"' src tools | grep -oE 'PTXVM_[A-Z_]+' | sort -u > "$T/vars"

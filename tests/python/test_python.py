@@ -83,6 +83,20 @@ def raises(cls, fn, *args, **kw):
 
 
 @test
+def kernel_by_plain_name():
+    # nvcc's mangled names: twice(int*) and an overloaded pair of g
+    mangled = HEAD + "".join(".visible .entry %s(.param .u64 p)\n{\n  ret;\n}\n" % n
+                             for n in ("_Z5twicePi", "_Z1gPi", "_Z1gPf"))
+    with ptxvm.Context() as ctx:
+        mod = ctx.load(mangled, "m.ptx")
+        assert mod["twice"].name == "_Z5twicePi" and mod["_Z1gPf"].name == "_Z1gPf"
+        e = raises(ptxvm.Error, mod.__getitem__, "g")
+        assert "it names several: _Z1gPi, _Z1gPf" in e.message, e.message
+        e = raises(ptxvm.Error, mod.__getitem__, "twic")
+        assert "the module's functions: _Z5twicePi, _Z1gPi, _Z1gPf" in e.message, e.message
+
+
+@test
 def numpy_in_and_out():
     with ptxvm.Context() as ctx:
         k = ctx.load(TWICE, "twice.ptx")["twice"]

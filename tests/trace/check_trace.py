@@ -122,7 +122,9 @@ check(m and int(m.group(1)) == len(ev) - 20, "stderr counts the dropped events: 
 check(p.returncode == 0, "a truncated trace is no failure")
 p = subprocess.run(ARGS + ["--trace", os.path.join(tmp, "no", "such", "dir.json")], cwd=ROOT,
                    capture_output=True, text=True, timeout=60)
-check(p.returncode != 0 and "trace file" in p.stderr, "an unwritable trace file is an error: %r" % p.stderr)
+check(p.returncode == 2 and "ptxvm: --trace " in p.stderr and "trace file" in p.stderr and not p.stdout,
+      "an unwritable trace file is refused before the launch (exit 2, no dump): %d %r %r"
+      % (p.returncode, p.stdout, p.stderr))
 # a cluster of 16 CTAs (one warp each) meeting at barrier.cluster: one
 # process per CTA, all of cluster 0, on one clock; the last CTA to arrive
 # never waits, every other one waits at the cluster barrier once
