@@ -32,6 +32,7 @@
 #include "../sync/bar.h"
 #include "alu.h"
 #include "race.h"
+#include "synccheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +44,16 @@
 enum { BF_COUNT = 1, BF_NEG = 2, BF_ALIGNED = 4 };
 
 static BarCta *bar_state(Cta *c) {
-  if (!c->sync) c->sync = bar_new(c->nwarps);
-  return c->sync;
+  if (c->sync) return c->sync;
+  BarCta *b = c->sync = bar_new(c->nwarps);
+  if (b && c->nwarps && exec_checking(&c->warps[0])) {   /* --check: misuse */
+    b->on_check = synccheck_bar_complete;
+    b->check_ctx = c;
+  }
+  return b;
 }
+
+bool sync_bar_aligned(const XInsn *x) { return (x->imm & BF_ALIGNED) != 0; }
 
 BarCta *sync_bar_state(Cta *c) { return bar_state(c); }
 
