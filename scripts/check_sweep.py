@@ -6,7 +6,7 @@
 
 Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
 tests/ptx/check/, tests/ptx/race/, tests/ptx/initcheck/, tests/ptx/synccheck/,
-which test findings
+tests/ptx/proxy/, which test findings
 on purpose) and every
 launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
 again with --check added; a run whose stderr holds WORD ("data race" by
@@ -32,7 +32,7 @@ def ptx_runs(ptxvm):
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/ptx/**/*.ptx"), recursive=True)):
         rel = os.path.relpath(f, ROOT)
         if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/", "tests/ptx/initcheck/",
-                                         "tests/ptx/synccheck/")):
+                                         "tests/ptx/synccheck/", "tests/ptx/proxy/")):
             continue
         for line in open(f, errors="replace"):
             m = re.match(r"\s*//\s*RUN:\s*ptxvm\s+run\s+(.*)", line)
