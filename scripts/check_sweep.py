@@ -5,7 +5,8 @@
                                    [--grep WORD [--expect FILE]]...
 
 Every `// RUN: ptxvm run ...` line of tests/ptx/**/*.ptx (outside diag/ and
-tests/ptx/check/, tests/ptx/race/, tests/ptx/initcheck/, which test findings
+tests/ptx/check/, tests/ptx/race/, tests/ptx/initcheck/, tests/ptx/synccheck/,
+tests/ptx/proxy/, which test findings
 on purpose) and every
 launch line of tests/{cuda,triton,numba}/MANIFEST (the sm_90 variant) runs
 again with --check added; a run whose stderr holds WORD ("data race" by
@@ -17,7 +18,9 @@ sweep:scripts/check_sweep.py: issue 17, the existing suite stays free of
 races under --check). --grep may repeat, each with its own --expect (the
 n-th --expect goes with the n-th --grep), so one sweep checks several kinds
 of finding: the suite also passes `--grep 'uninitialized read' --expect
-tests/uninitialized_on_purpose.txt` (the uninitialized-read checker).
+tests/uninitialized_on_purpose.txt` (the uninitialized-read checker) and
+`--grep 'barrier misuse' --expect tests/sync_misuse_on_purpose.txt` (the
+synchronization misuse checker, src/exec/synccheck.c).
 """
 import argparse, glob, os, re, shlex, subprocess, sys
 from concurrent.futures import ThreadPoolExecutor
@@ -28,7 +31,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def ptx_runs(ptxvm):
     for f in sorted(glob.glob(os.path.join(ROOT, "tests/ptx/**/*.ptx"), recursive=True)):
         rel = os.path.relpath(f, ROOT)
-        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/", "tests/ptx/initcheck/")):
+        if "/diag/" in rel or rel.startswith(("tests/ptx/check/", "tests/ptx/race/", "tests/ptx/initcheck/",
+                                         "tests/ptx/synccheck/", "tests/ptx/proxy/")):
             continue
         for line in open(f, errors="replace"):
             m = re.match(r"\s*//\s*RUN:\s*ptxvm\s+run\s+(.*)", line)

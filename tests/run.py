@@ -1068,7 +1068,8 @@ def plan(args, ptxas):
         jobs.append(("sweep:scripts/check_sweep.py", t_script,
                      [sys.executable, "scripts/check_sweep.py", "--build", args.build, "-j", "1",
                       "--grep", "data race", "--expect", "tests/races_on_purpose.txt",
-                      "--grep", "uninitialized read", "--expect", "tests/uninitialized_on_purpose.txt"],
+                      "--grep", "uninitialized read", "--expect", "tests/uninitialized_on_purpose.txt",
+                      "--grep", "barrier misuse", "--expect", "tests/sync_misuse_on_purpose.txt"],
                      args.timeout * 4))
         inst = "tests/install/test_install.sh"
         if os.path.exists(os.path.join(ROOT, inst)):

@@ -867,6 +867,7 @@ static void cta_free(Cta *c) {
   free(c->warps);
   free(c->shared);
   free(c->written);
+  free(c->proxy);
 }
 
 static bool cta_done(const Cta *c) {

@@ -77,6 +77,7 @@ struct Launch {
   const MemObserver *observer;  /* the memory-access hook (exec.h); NULL: none */
   struct RaceLaunch *race;  /* the race checker (src/exec/race.c) under check */
   struct InitLaunch *init;  /* the uninitialized-read checker (initcheck.c) */
+  struct ProxyLaunch *proxy; /* the proxy-race checker (proxycheck.c) */
   struct LaunchFindings *findings;  /* src/exec/report.c; NULL when none */
   _Atomic int *cancel;      /* nonzero: stop (ptxvm_cancel); checked once a
                                round by each cluster and between clusters;
@@ -160,6 +161,8 @@ struct Cta {
   void *sync;               /* barrier state (src/sync/) */
   uint8_t *written;         /* --check: shared bytes written, a bit each
                                (src/exec/initcheck.c); NULL: none yet */
+  void *proxy;              /* --check: shared bytes' generic writers and the
+                               threads' proxy fences (src/exec/proxycheck.c) */
 };
 
 /* The CTAs of one cluster, co-resident (a launch without clusters runs

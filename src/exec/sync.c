@@ -32,6 +32,8 @@
 #include "../sync/bar.h"
 #include "alu.h"
 #include "race.h"
+#include "synccheck.h"
+#include "proxycheck.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,9 +45,16 @@
 enum { BF_COUNT = 1, BF_NEG = 2, BF_ALIGNED = 4 };
 
 static BarCta *bar_state(Cta *c) {
-  if (!c->sync) c->sync = bar_new(c->nwarps);
-  return c->sync;
+  if (c->sync) return c->sync;
+  BarCta *b = c->sync = bar_new(c->nwarps);
+  if (b && c->nwarps && exec_checking(&c->warps[0])) {   /* --check: misuse */
+    b->on_check = synccheck_bar_complete;
+    b->check_ctx = c;
+  }
+  return b;
 }
+
+bool sync_bar_aligned(const XInsn *x) { return (x->imm & BF_ALIGNED) != 0; }
 
 BarCta *sync_bar_state(Cta *c) { return bar_state(c); }
 
@@ -160,6 +169,14 @@ HANDLER(exec_fence) {
   return XS_NEXT;
 }
 
+/* fence.proxy.async{.shared::cta,.shared::cluster,}: as exec_fence, and
+ * --check's proxy-race checker learns the lanes' generic stores are fenced. */
+HANDLER(exec_fence_proxy_async) {
+  race_fence(w, mask);
+  if (exec_checking(w)) proxycheck_fence(w, mask, x->imm != 0);
+  return XS_NEXT;
+}
+
 HANDLER(exec_nanosleep) {
   const uint32_t *t = R32(w, x->slot[0]);
   uint32_t most = 0;
@@ -201,7 +218,7 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
     return true;
   }
   case OP_MEMBAR: case OP_FENCE: case OP_FENCE_CLUSTER: case OP_FENCE_ONEWAY: case OP_FENCE_PROXY_ALIAS:
-  case OP_FENCE_PROXY_ASYNC: case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
+  case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
   /* ptxvm reads a tensor map at each copy's issue: no stale proxy copy */
   case OP_FENCE_PROXY_TENSORMAP_REL: case OP_FENCE_PROXY_TENSORMAP_ACQ:
   /* a restricted fence orders less than a full one: the checker's full
@@ -213,6 +230,10 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
      .wait has nothing to wait for and .launch_dependents nothing to start */
   case OP_GRIDDEPCONTROL:
     x->fn = exec_fence;
+    return true;
+  case OP_FENCE_PROXY_ASYNC:   /* imm: .global (orders no shared memory) */
+    x->imm = insn_has_mod(in, ".global");
+    x->fn = exec_fence_proxy_async;
     return true;
   case OP_NANOSLEEP:
     x->slot[0] = lower_src(L, &in->opds[0], TY_U32);

@@ -44,6 +44,7 @@
 #include "../../include/ptxvm.h"
 #include "../exec/interp.h"
 #include "../exec/initcheck.h"
+#include "../exec/proxycheck.h"
 #include "../exec/race.h"
 #include "../util/text.h"
 
@@ -482,7 +483,9 @@ bool launch_run(Launch *l) {
   for (int i = 0; i < 3; i++) n[i] = g[i] / (c[i] ? c[i] : 1);
   race_begin(l);   /* --check: the race checker observes the launch */
   initcheck_begin(l);   /* and the uninitialized-read checker, before it */
+  proxycheck_begin(l);   /* and the proxy-race checker, before both */
   bool ok = run_pool(l, n, (uint64_t)n[0] * n[1] * n[2]);
+  proxycheck_end(l);
   initcheck_end(l);
   race_end(l);
   return ok;

@@ -48,6 +48,7 @@ static void complete(BarCta *b, uint32_t id) {
   Barrier *br = &b->bar[id];
   b->completions++;
   if (b->on_complete) b->on_complete(b->on_ctx, b, id);
+  if (b->on_check) b->on_check(b->check_ctx, b, id);
   for (int i = 0; i < b->nwarps; i++) {
     BarWarp *w = &b->w[i];
     if (!(br->arrived_warps >> i & 1)) continue;

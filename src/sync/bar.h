@@ -82,6 +82,10 @@ typedef struct BarCta {
      race checker, src/exec/race.c): w[i].parked[id] are its waiting lanes. */
   void (*on_complete)(void *ctx, const struct BarCta *b, uint32_t id);
   void *on_ctx;
+  /* Called likewise, after on_complete, under --check (the synchronization
+     misuse checker, src/exec/synccheck.c); NULL: none. */
+  void (*on_check)(void *ctx, const struct BarCta *b, uint32_t id);
+  void *check_ctx;
   bool (*ext_describe)(void *ext, int wid, int lane, char *buf, size_t n);
 } BarCta;
 

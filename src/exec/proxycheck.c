@@ -1,0 +1,209 @@
+/* proxycheck.c: proxy races under --check (issue 17, "Proxies").
+ *
+ * A bulk or tensor copy (cp.async.bulk, cp.reduce.async.bulk,
+ * cp.async.bulk.tensor) reads its shared-memory source through the async
+ * proxy; bytes that generic-proxy stores wrote reach it only across a
+ * fence.proxy.async (PTX ISA 8.x "Proxies", "Memory consistency model":
+ * a proxy fence is required to synchronize across proxies). A copy reading
+ * shared bytes whose last generic write (st, atom, red, an mbarrier
+ * operation) was followed by no fence.proxy.async, neither in the writing
+ * thread nor in the issuing thread, is a finding of kind "proxy". Ordering
+ * between the threads is the race checker's business (race.c): this one
+ * judges only the missing fence, and so gives one finding where the fence
+ * alone is missing.
+ *
+ * State: each CTA's shared bytes record their last generic writer (a thread
+ * of that CTA), its instruction and a launch-wide stamp; each thread the
+ * stamp of its last fence.proxy.async (Cta.proxy, one block, made at the
+ * CTA's first shared store or fence). A byte is fenced when the writer's or
+ * the issuer's last fence has a later stamp than its write. Async-proxy
+ * landings and writes by other CTAs' threads (.shared::cluster) clear the
+ * byte (nothing to judge). A checked launch runs on one host thread
+ * (launch.c), so the state needs no lock. Each pair (store, copy) is
+ * reported once per launch, for its first occurrence in (cluster, CTA rank,
+ * reading thread) order; at most PROXY_MAX pairs, the rest counted. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "proxycheck.h"
+#include "program.h"
+
+enum { PROXY_MAX = 32 };
+
+typedef struct PByte {
+  uint64_t stamp;    /* of its last generic write */
+  uint32_t pc;       /* that write's instruction */
+  uint32_t thr;      /* its thread in the CTA + 1; 0: none to judge */
+} PByte;
+
+typedef struct PCta {
+  uint32_t nthr;
+  uint64_t *fence;   /* per thread: stamp of its last fence.proxy.async (0 none) */
+  PByte *b;          /* per shared byte */
+} PCta;
+
+typedef struct Found {
+  uint32_t spc, rpc;              /* the store and the copy */
+  uint64_t cluster;
+  uint32_t rank, thread;          /* order key (reader) */
+  uint32_t ctaid[3], wtid[3], rtid[3];
+  uint64_t lo, hi;                /* shared offsets */
+} Found;
+
+struct ProxyLaunch {
+  Launch *L;
+  MemObserver obs;
+  const MemObserver *next;
+  uint64_t stamp;
+  Found found[PROXY_MAX];
+  unsigned nfound;
+  uint64_t more;
+};
+
+static PCta *pcta_of(Cta *c) {
+  if (c->proxy) return c->proxy;
+  uint32_t nthr = (uint32_t)c->nwarps * WARP_SIZE;
+  PCta *p = calloc(1, sizeof *p + (size_t)nthr * sizeof *p->fence + (size_t)c->shared_size * sizeof *p->b);
+  if (!p) return NULL;
+  p->nthr = nthr;
+  p->fence = (uint64_t *)(p + 1);
+  p->b = (PByte *)(p->fence + nthr);
+  c->proxy = p;
+  return p;
+}
+
+void proxycheck_fence(Warp *w, uint32_t mask, bool global_only) {
+  ProxyLaunch *P = w->launch ? w->launch->proxy : NULL;
+  if (!P || global_only || !w->cta) return;
+  PCta *p = pcta_of(w->cta);
+  if (!p) return;
+  uint64_t s = ++P->stamp;
+  for (uint32_t r = mask; r; r &= r - 1) p->fence[(uint32_t)w->id * WARP_SIZE + (uint32_t)__builtin_ctz(r)] = s;
+}
+
+/* Whether x is a copy that reads through the async proxy (a bulk or tensor copy). */
+static bool async_proxy_read(const XInsn *x) {
+  return x && x->src && strstr(op_info[x->src->op].mnemonic, ".bulk");
+}
+
+static void found(ProxyLaunch *P, const Found *f) {
+  for (unsigned i = 0; i < P->nfound; i++) {
+    Found *g = &P->found[i];
+    if (g->spc != f->spc || g->rpc != f->rpc) continue;
+    if (f->cluster < g->cluster || (f->cluster == g->cluster && (f->rank < g->rank ||
+        (f->rank == g->rank && f->thread < g->thread)))) *g = *f;
+    return;
+  }
+  if (P->nfound == PROXY_MAX) { P->more++; return; }
+  P->found[P->nfound++] = *f;
+}
+
+static void check_one(ProxyLaunch *P, const MemAccess *a) {
+  if (!a->size || a->kind == ACC_LD || a->kind == ACC_PRINTF) return;
+  Warp *w = a->w;
+  const uint8_t *h = a->host;
+  Cta *c = w->cta;
+  bool own = true;
+  if (!(c->shared && h >= c->shared && h < c->shared + c->shared_size)) {
+    Cta *o = c->cluster && c->cluster->ncta > 1 ? cluster_cta_of(w, h, a->size) : NULL;
+    if (!o) return;   /* not shared memory */
+    c = o, own = false;
+  }
+  uint32_t k = (uint32_t)(h - c->shared), e = k + a->size;
+  if (e > c->shared_size) e = c->shared_size;
+  uint32_t t = (uint32_t)w->id * WARP_SIZE + (uint32_t)a->lane;
+  if (a->kind == ACC_ASYNC_RD) {
+    if (!own || !async_proxy_read(a->x) || !c->proxy) return;
+    PCta *p = c->proxy;
+    const PByte *bad = NULL;
+    uint64_t lo = 0, hi = 0;
+    for (uint32_t i = k; i < e; i++) {
+      const PByte *b = &p->b[i];
+      if (!b->thr || p->fence[b->thr - 1] > b->stamp || p->fence[t] > b->stamp) continue;
+      if (!bad) { bad = b; lo = i; }
+      if (b->pc == bad->pc) hi = i + 1;
+    }
+    if (!bad) return;
+    const Warp *v = &c->warps[(bad->thr - 1) / WARP_SIZE];
+    int vl = (int)((bad->thr - 1) % WARP_SIZE);
+    Found f = {.spc = bad->pc, .rpc = (uint32_t)(a->x - P->L->prog->code),
+               .cluster = c->cluster ? c->cluster->index : 0, .rank = c->rank, .thread = t,
+               .lo = lo, .hi = hi};
+    memcpy(f.ctaid, c->ctaid, sizeof f.ctaid);
+    for (int i = 0; i < 3; i++) { f.wtid[i] = v->tid[i][vl]; f.rtid[i] = w->tid[i][a->lane]; }
+    found(P, &f);
+    return;
+  }
+  PCta *p = pcta_of(c);
+  if (!p) return;
+  bool judge = own && a->kind != ACC_ASYNC_WR && a->x;   /* a generic write of this CTA */
+  uint64_t s = judge ? ++P->stamp : 0;
+  uint32_t pc = judge ? (uint32_t)(a->x - P->L->prog->code) : 0;
+  for (uint32_t i = k; i < e; i++) p->b[i] = (PByte){s, pc, judge ? t + 1 : 0};
+}
+
+static void observe(void *ctx, const MemAccess *a) {
+  ProxyLaunch *P = ctx;
+  if (P->next) P->next->fn(P->next->ctx, a);
+  check_one(P, a);
+}
+
+static void observe_lanes(void *ctx, const MemLanes *m) {
+  ProxyLaunch *P = ctx;
+  const MemObserver *next = P->next;
+  if (next && next->lanes) next->lanes(next->ctx, m);
+  bool mine = m->kind != ACC_LD && m->kind != ACC_PRINTF;
+  for (uint32_t r = m->mask; r && (mine || (next && !next->lanes)); r &= r - 1) {
+    int l = __builtin_ctz(r);
+    MemAccess a = {.w = m->w, .lane = l, .x = m->x, .kind = m->kind, .strong = m->strong, .sp = m->sp,
+                   .addr = m->addr[l], .host = m->host[l], .size = m->size};
+    if (next && !next->lanes) next->fn(next->ctx, &a);
+    if (mine) check_one(P, &a);
+  }
+}
+
+static void emit(ProxyLaunch *P, const Found *f) {
+  Launch *L = P->L;
+  const Program *p = L->prog;
+  const XInsn *sx = &p->code[f->spc], *rx = &p->code[f->rpc];
+  char ws[320], wr[320], msg[1200], text[1400];
+  exec_where(p, sx, ws, sizeof ws);
+  exec_where(p, rx, wr, sizeof wr);
+  snprintf(msg, sizeof msg, "data race (proxy) on .shared: %s at %s by %%ctaid (%u,%u,%u) %%tid (%u,%u,%u) "
+           "and async copy read (%s) at %s by %%ctaid (%u,%u,%u) %%tid (%u,%u,%u), bytes [0x%" PRIx64
+           ", 0x%" PRIx64 ")", sx->src ? op_info[sx->src->op].mnemonic : "st", ws, f->ctaid[0], f->ctaid[1],
+           f->ctaid[2], f->wtid[0], f->wtid[1], f->wtid[2], rx->src ? op_info[rx->src->op].mnemonic : "copy",
+           wr, f->ctaid[0], f->ctaid[1], f->ctaid[2], f->rtid[0], f->rtid[1], f->rtid[2], f->lo, f->hi);
+  snprintf(text, sizeof text, "%s\n  (the generic-proxy store reaches the async proxy's copy only across a "
+           "fence.proxy.async.shared::cta by the storing thread after its store, before the synchronization "
+           "that orders it with the copy)", msg);
+  exec_report_text(L, f->cluster, rx, msg, text);
+}
+
+void proxycheck_begin(Launch *L) {
+  if (!L->check || L->proxy) return;
+  ProxyLaunch *P = calloc(1, sizeof *P);
+  if (!P) return;
+  P->L = L;
+  P->next = L->observer;
+  P->obs = (MemObserver){observe, P, observe_lanes};
+  L->proxy = P;
+  L->observer = &P->obs;
+}
+
+void proxycheck_end(Launch *L) {
+  ProxyLaunch *P = L->proxy;
+  if (!P) return;
+  for (unsigned i = 0; i < P->nfound; i++) emit(P, &P->found[i]);
+  if (P->more) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "data race (proxy): %" PRIu64 " more pairs of a store and an async copy lack "
+             "fence.proxy.async (the first %d are reported)", P->more, PROXY_MAX);
+    exec_report_text(L, 0, NULL, msg, msg);
+  }
+  L->observer = P->next;
+  L->proxy = NULL;
+  free(P);
+}
