@@ -966,3 +966,13 @@ void race_fence_(Warp *w, uint32_t lanes) {
     r->thr[t].acq = r->R->seq;
   }
 }
+
+void race_fence_half_(Warp *w, uint32_t lanes, bool release) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  FOR_LANES(l) if (ACTIVE(lanes, l)) {
+    uint32_t t = tid_of(r, w, l);
+    if (release) release_seq(r, t);
+    else r->thr[t].acq = r->R->seq;
+  }
+}

@@ -861,6 +861,22 @@ static void check_volatile_local(Parser *P, const Insn *in) {
              "or higher (this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
 }
 
+/* fence{.proxy.async::generic}.sem.sync_restrict::space.cluster (PTX ISA 9.0
+ * §9.7.13.4): .sync_restrict::shared::cta goes with .release only, and
+ * ::shared::cluster with .acquire only. */
+static void check_sync_restrict(Parser *P, const Insn *in) {
+  if (in->op != OP_FENCE_SYNC_RESTRICT && in->op != OP_FENCE_PROXY_ASYNC_GENERIC) return;
+  bool rel = insn_has_mod(in, ".release");
+  bool cta = insn_has_mod(in, ".sync_restrict::shared::cta");
+  if (rel == cta) return;
+  const char *mn = insn_mnemonic(in);
+  diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s' with %s requires %s (.release "
+             "goes with .sync_restrict::shared::cta, .acquire with "
+             ".sync_restrict::shared::cluster)", mn,
+             cta ? ".sync_restrict::shared::cta" : ".sync_restrict::shared::cluster",
+             cta ? ".release" : ".acquire");
+}
+
 /* Before the operand checks: vectors named whole become lists
  * (expand_vector), and no half of a d|p pair is a vector component
  * (ptxas: a syntax error). */
@@ -928,6 +944,7 @@ void validate_operands(Parser *P, Insn *in) {
   if (in->op == OP_CALL) check_call(P, in);
   check_wide_ldst(P, in);
   check_volatile_local(P, in);
+  check_sync_restrict(P, in);
   check_param_write(P, in);
 }
 
