@@ -410,6 +410,9 @@ bool wgmma_select(Lower *L, const Insn *in, XInsn *x);
 /* The tensor copies cp.async.bulk.tensor and cp.async.bulk.prefetch.tensor
  * (family ASYNC): src/exec/tensor.c; exec_select_ASYNC delegates them. */
 bool tensor_select(Lower *L, const Insn *in, XInsn *x);
+/* st.async and cp.async.bulk into a peer CTA's shared memory (shared::cta
+ * source, multicast; family ASYNC): src/exec/remote.c. */
+bool remote_select(Lower *L, const Insn *in, XInsn *x);
 /* Frees a warp's warpgroup state (Warp.wgmma; interp.c warp_free). */
 void wgmma_free(Warp *w);
 
