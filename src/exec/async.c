@@ -206,7 +206,8 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
   case OP_CP_ASYNC_BULK_TENSOR_G2S: case OP_CP_ASYNC_BULK_TENSOR_S2G:
   case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_TENSORMAP_REPLACE: case OP_TENSORMAP_CP_FENCEPROXY:
     return tensor_select(L, in, x);
-  case OP_ST_ASYNC: case OP_CP_ASYNC_BULK_S2C: case OP_CP_ASYNC_BULK_G2C_MC:
+  case OP_ST_ASYNC: case OP_CP_ASYNC_BULK_S2C: case OP_CP_ASYNC_BULK_G2C_MC: case OP_RED_ASYNC:
+  case OP_CP_REDUCE_ASYNC_BULK_S2C: case OP_CP_REDUCE_ASYNC_BULK_S2G:
     return remote_select(L, in, x);
   default:
     return false;

@@ -413,6 +413,10 @@ bool tensor_select(Lower *L, const Insn *in, XInsn *x);
 /* st.async and cp.async.bulk into a peer CTA's shared memory (shared::cta
  * source, multicast; family ASYNC): src/exec/remote.c. */
 bool remote_select(Lower *L, const Insn *in, XInsn *x);
+/* atom.c's operations for remote.c's reductions: the .op of in (an AtomOp,
+ * -1 for none) and r op s on one element of type t (no .ftz). */
+int atom_reduce_op(const Insn *in);
+uint64_t atom_reduce_value(int op, Type t, uint64_t r, uint64_t s);
 /* Frees a warp's warpgroup state (Warp.wgmma; interp.c warp_free). */
 void wgmma_free(Warp *w);
 

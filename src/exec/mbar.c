@@ -95,6 +95,7 @@ typedef struct AsItem {
   uint32_t size, moff;   /* bytes; mbarrier offset (tx, arrive) */
   const XInsn *x;        /* the issuing instruction (faults) */
   Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
+  const AsReduce *red;   /* a reduction's landing (remote.c), or NULL: a copy */
 } AsItem;
 
 typedef struct MbCta {
@@ -156,7 +157,8 @@ static void mb_free(void *p) {
     bool own = it->dst >= t->cta->shared && it->dst < t->cta->shared + t->cta->shared_size;
     if (!it->done && it->kind != AS_ARRIVE && it->dst && (it->kind == AS_BULK_GROUP || own)) {
       Warp *iw = &t->cta->warps[it->wl / WARP_SIZE];
-      memcpy(it->dst, as_bytes(it), it->size);
+      if (it->red) remote_land_reduce(it->red, it->dst, as_bytes(it), it->size);
+      else memcpy(it->dst, as_bytes(it), it->size);
       if (mem_observed(iw)) observe_landing(iw, it);
     }
     free(it->data);
@@ -613,7 +615,8 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
   t->idle = 0;
   if (it->kind != AS_ARRIVE && it->dst) {
     Warp *iw = &c->warps[it->wl / WARP_SIZE];
-    copy_bytes(it->dst, as_bytes(it), it->size);
+    if (it->red) remote_land_reduce(it->red, it->dst, as_bytes(it), it->size);
+    else copy_bytes(it->dst, as_bytes(it), it->size);
     if (mem_observed(iw)) observe_landing(iw, it);
   }
   free(it->data);
@@ -678,6 +681,12 @@ static void as_issued(MbCta *t, AsItem *it) {
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
                         const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
                         uint64_t maddr) {
+  return mbar_async_reduce(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, NULL);
+}
+
+XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                          const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
+                          uint64_t maddr, const AsReduce *red) {
   bool tx = kind == AS_BULK_TX;
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
@@ -696,6 +705,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   it->data = data; it->dst = dst; it->size = size; it->kind = kind;
   it->moff = off;
   it->mc = mc;
+  it->red = red;
   as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;

@@ -33,6 +33,7 @@ typedef struct RmInsn {
   uint32_t vslot[4];      /* st.async: the value's slots */
   uint32_t xslot;         /* bulk: the size slot */
   uint32_t mslot;         /* multicast: the ctaMask slot */
+  AsReduce red;           /* red.async, cp.reduce.async.bulk */
 } RmInsn;
 
 static uint64_t addr_of(Warp *w, const RmAddr *a, Space sp, int l) {
@@ -142,6 +143,81 @@ HANDLER(exec_cp_async_bulk_g2c_mc) {
   return XS_NEXT;
 }
 
+/* One element of a reduction's landing: shared memory is the cluster's
+ * host thread's alone, global memory is shared with other clusters' host
+ * threads, so there a compare-and-swap loop. */
+#define LAND(T) do {                                                                    \
+    T s, r, v;                                                                          \
+    memcpy(&s, src, sizeof s);                                                          \
+    if (!red->global) {                                                                 \
+      memcpy(&r, dst, sizeof r);                                                        \
+      v = (T)atom_reduce_value(red->op, red->type, r, s);                              \
+      memcpy(dst, &v, sizeof v);                                                        \
+      break;                                                                            \
+    }                                                                                   \
+    r = __atomic_load_n((T *)dst, __ATOMIC_RELAXED);                                    \
+    do v = (T)atom_reduce_value(red->op, red->type, r, s);                             \
+    while (!__atomic_compare_exchange_n((T *)dst, &r, v, false, __ATOMIC_SEQ_CST,      \
+                                        __ATOMIC_RELAXED));                            \
+  } while (0)
+
+void remote_land_reduce(const AsReduce *red, uint8_t *dst, const uint8_t *src, uint32_t size) {
+  for (uint32_t i = 0; i + red->esize <= size; i += red->esize, dst += red->esize, src += red->esize) {
+    switch (red->esize) {
+    case 2: LAND(uint16_t); break;
+    case 4: LAND(uint32_t); break;
+    default: LAND(uint64_t); break;
+    }
+  }
+}
+
+/* red.async...mbarrier::complete_tx::bytes [a], b, [mbar]: [a] op= b when
+ * it lands, then complete_tx(element size) on [mbar]. */
+HANDLER(exec_red_async) {
+  const RmInsn *a = x->aux;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint64_t da = addr_of(w, &a->dst, SP_SHARED, l), ma = addr_of(w, &a->mbar, SP_SHARED, l);
+    if (!same_cta(w, x, l, da, ma)) return XS_TRAP;
+    uint8_t *d = mem_ptr(w, x, l, SP_SHARED, da, a->size, a->size, true);
+    if (!d) return XS_TRAP;
+    uint8_t v[8];
+    if (a->esize == 8) memcpy(v, &R64(w, a->vslot[0])[l], 8);
+    else memcpy(v, &R32(w, a->vslot[0])[l], 4);
+    if (mbar_async_reduce(w, x, l, AS_BULK_TX, d, v, a->size, a->size, SP_SHARED, ma, &a->red) !=
+        XS_NEXT)
+      return XS_TRAP;
+  }
+  return XS_NEXT;
+}
+
+/* cp.reduce.async.bulk: [dst] op= size bytes of shared::cta [src], to a
+ * peer's shared memory (complete_tx) or to global memory (bulk_group).
+ * size and both addresses multiples of 16, as cp.async.bulk's. */
+HANDLER(exec_cp_reduce_async_bulk) {
+  const RmInsn *a = x->aux;
+  bool g = a->red.global;
+  Space dsp = g ? SP_GLOBAL : SP_SHARED;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint32_t size = R32(w, a->xslot)[l];
+    uint64_t da = addr_of(w, &a->dst, dsp, l), sa = addr_of(w, &a->src, SP_SHARED, l);
+    uint64_t ma = g ? 0 : addr_of(w, &a->mbar, SP_SHARED, l);
+    if (size % 16 || da % 16 || sa % 16)
+      return exec_fault(w, x, l, "cp.reduce.async.bulk: size %u and both addresses (dst 0x%llx, "
+                        "src 0x%llx) must be multiples of 16", size, (unsigned long long)da,
+                        (unsigned long long)sa);
+    if (!g && !same_cta(w, x, l, da, ma)) return XS_TRAP;
+    uint8_t *d = size ? mem_ptr(w, x, l, dsp, da, size, 16, true) : NULL;
+    const uint8_t *s = size ? mem_access(w, x, l, SP_SHARED, sa, size, 16, ACC_ASYNC_RD) : NULL;
+    if (size && (!d || !s)) return XS_TRAP;
+    if (mbar_async_reduce(w, x, l, g ? AS_BULK_GROUP : AS_BULK_TX, d, s, size, size, SP_SHARED, ma,
+                          &a->red) != XS_NEXT)
+      return XS_TRAP;
+  }
+  return XS_NEXT;
+}
+
 static void addr_opd(Lower *L, const Operand *m, Space sp, RmAddr *a) {
   a->imm = lower_addr(L, m, sp, &a->base);
   a->base64 = m->sym && m->sym->kind == SYM_REG && type_size(m->sym->type) == 8;
@@ -175,6 +251,38 @@ bool remote_select(Lower *L, const Insn *in, XInsn *x) {
     addr_opd(L, &o[3], SP_SHARED, &a->mbar);
     if (mc) a->mslot = lower_src(L, &o[4], TY_B16);
     x->fn = mc ? exec_cp_async_bulk_g2c_mc : exec_cp_async_bulk_s2c;
+    return true;
+  }
+  case OP_RED_ASYNC: {
+    Type t = (Type)in->types[0];
+    /* the mbarrier operand is required, so its one completion mechanism
+       (.mbarrier::complete_tx::bytes) is meant even when not spelled */
+    a->red = (AsReduce){.op = atom_reduce_op(in), .type = t, .esize = (uint8_t)type_size(t)};
+    if (a->red.op < 0) return false;
+    a->esize = a->red.esize;
+    a->n = 1;
+    a->size = a->esize;
+    a->vslot[0] = lower_src(L, &o[1], t);
+    addr_opd(L, &o[0], SP_SHARED, &a->dst);
+    addr_opd(L, &o[2], SP_SHARED, &a->mbar);
+    x->fn = exec_red_async;
+    return true;
+  }
+  case OP_CP_REDUCE_ASYNC_BULK_S2C: case OP_CP_REDUCE_ASYNC_BULK_S2G: {
+    Type t = (Type)in->types[0];
+    bool g = in->op == OP_CP_REDUCE_ASYNC_BULK_S2G;
+    a->red = (AsReduce){.op = atom_reduce_op(in), .type = t, .esize = (uint8_t)type_size(t),
+                        .global = g};
+    if (a->red.op < 0) return false;
+    /* f32 add's subnormal rule is not settled here; f16/bf16 add as .noftz only */
+    if (t == TY_F32) return false;
+    if ((t == TY_F16 || t == TY_BF16) && insn_has_mod(in, ".add") && !insn_has_mod(in, ".noftz"))
+      return false;
+    addr_opd(L, &o[0], g ? SP_GLOBAL : SP_SHARED, &a->dst);
+    addr_opd(L, &o[1], SP_SHARED, &a->src);
+    a->xslot = lower_src(L, &o[2], TY_U32);
+    if (!g) addr_opd(L, &o[3], SP_SHARED, &a->mbar);
+    x->fn = exec_cp_reduce_async_bulk;
     return true;
   }
   default:
