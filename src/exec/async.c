@@ -11,9 +11,8 @@
  *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N;
  *   cp.async.bulk.prefetch.L2.global (a hint; nothing happens).
  * cp.async.mbarrier.arrive is in mbar.c (family MBAR), the tensor copies in
- * tensor.c, st.async and the copies to a peer CTA (shared::cta source,
- * multicast) in remote.c. Other forms (reduce, red.async) are not
- * supported.
+ * tensor.c, st.async, red.async, cp.reduce.async.bulk and the copies to a
+ * peer CTA (shared::cta source, multicast) in remote.c.
  *
  * Completion model. At issue the source bytes are read (a snapshot; the
  * program may not change them before completion anyway) and the destination

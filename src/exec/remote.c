@@ -1,6 +1,6 @@
 /* remote.c: the asynchronous writes into a peer CTA's shared memory that
- * signal the peer's mbarrier (family ASYNC; PTX ISA 9.0 §9.7.9.12 st.async,
- * §9.7.9.25.4 cp.async.bulk):
+ * signal the peer's mbarrier, and the bulk reductions (family ASYNC; PTX ISA
+ * 9.0 §9.7.9.12 st.async, §9.7.9.25.4 cp.async.bulk, cp.reduce.async.bulk):
  *   st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
  *     [a], b, [mbar]: the value of b (vector size bytes, a aligned to it);
  *   cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
@@ -8,7 +8,13 @@
  *   cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes
  *     .multicast::cluster [dst], [src], size, [mbar], ctaMask: the bytes to
  *     dst's CTA-relative offset in every CTA of the cluster whose rank bit is
- *     set in ctaMask, with complete_tx on the mbarrier at mbar's offset there.
+ *     set in ctaMask, with complete_tx on the mbarrier at mbar's offset there;
+ *   red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op
+ *     .type [a], b, [mbar] (§9.7.13.6): [a] op= b when it lands;
+ *   cp.reduce.async.bulk to a peer's shared memory (complete_tx) or to global
+ *     memory (.bulk_group): dst's elements op= src's when it lands, with
+ *     atom.c's operations (f16/bf16 add as .noftz, rounded to nearest even;
+ *     .f32 is refused: its subnormal rule is not settled here).
  * Each is a complete_tx item of the CTA's asynchronous queue (mbar.h,
  * mbar_async_copy: the source read now, the landing after --async-delay or
  * when the destination CTA can no longer run, then complete_tx(size) on the
@@ -57,6 +63,7 @@ static bool same_cta(Warp *w, const XInsn *x, int l, uint64_t da, uint64_t ma) {
   return false;
 }
 
+/* st.async, and red.async (a->red.op >= 0: [a] op= b when it lands). */
 HANDLER(exec_st_async) {
   const RmInsn *a = x->aux;
   FOR_LANES(l) {
@@ -70,7 +77,8 @@ HANDLER(exec_st_async) {
       if (a->esize == 8) memcpy(v + 8 * e, &R64(w, a->vslot[e])[l], 8);
       else memcpy(v + 4 * e, &R32(w, a->vslot[e])[l], 4);
     }
-    if (mbar_async_copy(w, x, l, AS_BULK_TX, d, v, a->size, a->size, SP_SHARED, ma) != XS_NEXT)
+    if (mbar_async_reduce(w, x, l, AS_BULK_TX, d, v, a->size, a->size, SP_SHARED, ma,
+                          a->red.op >= 0 ? &a->red : NULL) != XS_NEXT)
       return XS_TRAP;
   }
   return XS_NEXT;
@@ -171,26 +179,6 @@ void remote_land_reduce(const AsReduce *red, uint8_t *dst, const uint8_t *src, u
   }
 }
 
-/* red.async...mbarrier::complete_tx::bytes [a], b, [mbar]: [a] op= b when
- * it lands, then complete_tx(element size) on [mbar]. */
-HANDLER(exec_red_async) {
-  const RmInsn *a = x->aux;
-  FOR_LANES(l) {
-    if (!ACTIVE(mask, l)) continue;
-    uint64_t da = addr_of(w, &a->dst, SP_SHARED, l), ma = addr_of(w, &a->mbar, SP_SHARED, l);
-    if (!same_cta(w, x, l, da, ma)) return XS_TRAP;
-    uint8_t *d = mem_ptr(w, x, l, SP_SHARED, da, a->size, a->size, true);
-    if (!d) return XS_TRAP;
-    uint8_t v[8];
-    if (a->esize == 8) memcpy(v, &R64(w, a->vslot[0])[l], 8);
-    else memcpy(v, &R32(w, a->vslot[0])[l], 4);
-    if (mbar_async_reduce(w, x, l, AS_BULK_TX, d, v, a->size, a->size, SP_SHARED, ma, &a->red) !=
-        XS_NEXT)
-      return XS_TRAP;
-  }
-  return XS_NEXT;
-}
-
 /* cp.reduce.async.bulk: [dst] op= size bytes of shared::cta [src], to a
  * peer's shared memory (complete_tx) or to global memory (bulk_group).
  * size and both addresses multiples of 16, as cp.async.bulk's. */
@@ -233,6 +221,7 @@ bool remote_select(Lower *L, const Insn *in, XInsn *x) {
     const Operand *v = o[1].kind == OPD_VEC ? o[1].elems : &o[1];
     int n = o[1].kind == OPD_VEC ? o[1].n : 1;
     if (n != in->vec || n > 4) return false;
+    a->red.op = -1;
     a->esize = (uint8_t)type_size(t);
     a->n = (uint8_t)n;
     a->size = (uint32_t)(a->esize * n);
@@ -265,7 +254,7 @@ bool remote_select(Lower *L, const Insn *in, XInsn *x) {
     a->vslot[0] = lower_src(L, &o[1], t);
     addr_opd(L, &o[0], SP_SHARED, &a->dst);
     addr_opd(L, &o[2], SP_SHARED, &a->mbar);
-    x->fn = exec_red_async;
+    x->fn = exec_st_async;
     return true;
   }
   case OP_CP_REDUCE_ASYNC_BULK_S2C: case OP_CP_REDUCE_ASYNC_BULK_S2G: {
