@@ -877,6 +877,27 @@ static void check_sync_restrict(Parser *P, const Insn *in) {
              cta ? ".release" : ".acquire");
 }
 
+/* red.async (PTX ISA 9.0 §9.7.13.6): each .op takes its own types: .inc and
+ * .dec .u32; .min and .max .u32 or .s32; .add .u32, .s32 or .u64; .and,
+ * .or and .xor .b32. */
+static void check_red_async(Parser *P, const Insn *in) {
+  if (in->op != OP_RED_ASYNC) return;
+  static const struct { const char *op, *types; } ok[] = {
+    {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32"}, {".max", "u32 s32"},
+    {".add", "u32 s32 u64"}, {".and", "b32"}, {".or", "b32"}, {".xor", "b32"},
+  };
+  const char *t = type_name((Type)in->types[0]);
+  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
+    if (!insn_has_mod(in, ok[i].op)) continue;
+    for (const char *p = ok[i].types; *p; p += 4)
+      if (!strncmp(p, t, 3) && strlen(t) == 3) return;
+    const char *mn = insn_mnemonic(in);
+    diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s%s' does not take .%s (it takes "
+               ".%s)", mn, ok[i].op, t, ok[i].types);
+    return;
+  }
+}
+
 /* Before the operand checks: vectors named whole become lists
  * (expand_vector), and no half of a d|p pair is a vector component
  * (ptxas: a syntax error). */
@@ -945,6 +966,7 @@ void validate_operands(Parser *P, Insn *in) {
   check_wide_ldst(P, in);
   check_volatile_local(P, in);
   check_sync_restrict(P, in);
+  check_red_async(P, in);
   check_param_write(P, in);
 }
 
