@@ -435,8 +435,8 @@ int atom_reduce_op(const Insn *in) {
   return op_of(in, &op) ? (int)op : -1;
 }
 
-uint64_t atom_reduce_value(int op, Type t, uint64_t r, uint64_t s) {
+uint64_t atom_reduce_value(int op, Type t, bool ftz, uint64_t r, uint64_t s) {
   AtomInsn a = {.op = (AtomOp)op, .type = t, .sg = type_kind(t) == K_S,
-                .size = (uint8_t)type_size(t)};
+                .size = (uint8_t)type_size(t), .ftz = ftz};
   return apply(&a, r, s, 0);
 }

@@ -29,7 +29,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
                         uint64_t maddr);
 /* A reduction's landing (red.async, cp.reduce.async.bulk; remote.c): the
  * operation and element type the landing applies to dst's elements. */
-typedef struct AsReduce { int op; Type type; uint8_t esize; bool global; } AsReduce;
+typedef struct AsReduce { int op; Type type; uint8_t esize; bool global, ftz; } AsReduce;
 /* mbar_async_copy whose landing reduces the bytes into dst with red
  * (remote_land_reduce) instead of copying them (red NULL: a copy). */
 XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,

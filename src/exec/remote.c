@@ -13,8 +13,8 @@
  *     .type [a], b, [mbar] (§9.7.13.6): [a] op= b when it lands;
  *   cp.reduce.async.bulk to a peer's shared memory (complete_tx) or to global
  *     memory (.bulk_group): dst's elements op= src's when it lands, with
- *     atom.c's operations (f16/bf16 add as .noftz, rounded to nearest even;
- *     .f32 is refused: its subnormal rule is not settled here).
+ *     atom.c's operations (float add rounded to nearest even; .f32 add
+ *     flushes subnormals, f16/bf16 add is .noftz only, as the ISA says).
  * Each is a complete_tx item of the CTA's asynchronous queue (mbar.h,
  * mbar_async_copy: the source read now, the landing after --async-delay or
  * when the destination CTA can no longer run, then complete_tx(size) on the
@@ -159,12 +159,12 @@ HANDLER(exec_cp_async_bulk_g2c_mc) {
     memcpy(&s, src, sizeof s);                                                          \
     if (!red->global) {                                                                 \
       memcpy(&r, dst, sizeof r);                                                        \
-      v = (T)atom_reduce_value(red->op, red->type, r, s);                              \
+      v = (T)atom_reduce_value(red->op, red->type, red->ftz, r, s);                              \
       memcpy(dst, &v, sizeof v);                                                        \
       break;                                                                            \
     }                                                                                   \
     r = __atomic_load_n((T *)dst, __ATOMIC_RELAXED);                                    \
-    do v = (T)atom_reduce_value(red->op, red->type, r, s);                             \
+    do v = (T)atom_reduce_value(red->op, red->type, red->ftz, r, s);                             \
     while (!__atomic_compare_exchange_n((T *)dst, &r, v, false, __ATOMIC_SEQ_CST,      \
                                         __ATOMIC_RELAXED));                            \
   } while (0)
@@ -263,8 +263,9 @@ bool remote_select(Lower *L, const Insn *in, XInsn *x) {
     a->red = (AsReduce){.op = atom_reduce_op(in), .type = t, .esize = (uint8_t)type_size(t),
                         .global = g};
     if (a->red.op < 0) return false;
-    /* f32 add's subnormal rule is not settled here; f16/bf16 add as .noftz only */
-    if (t == TY_F32) return false;
+    /* the ISA: .add.f32 flushes subnormal inputs and results to sign-preserving
+       zero; .add.f16/.bf16 require .noftz (no flushing) */
+    a->red.ftz = t == TY_F32;
     if ((t == TY_F16 || t == TY_BF16) && insn_has_mod(in, ".add") && !insn_has_mod(in, ".noftz"))
       return false;
     addr_opd(L, &o[0], g ? SP_GLOBAL : SP_SHARED, &a->dst);
