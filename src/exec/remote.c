@@ -264,10 +264,8 @@ bool remote_select(Lower *L, const Insn *in, XInsn *x) {
                         .global = g};
     if (a->red.op < 0) return false;
     /* the ISA: .add.f32 flushes subnormal inputs and results to sign-preserving
-       zero; .add.f16/.bf16 require .noftz (no flushing) */
+       zero; .add.f16/.bf16 are .noftz (validate.c requires it): no flushing */
     a->red.ftz = t == TY_F32;
-    if ((t == TY_F16 || t == TY_BF16) && insn_has_mod(in, ".add") && !insn_has_mod(in, ".noftz"))
-      return false;
     addr_opd(L, &o[0], g ? SP_GLOBAL : SP_SHARED, &a->dst);
     addr_opd(L, &o[1], SP_SHARED, &a->src);
     a->xslot = lower_src(L, &o[2], TY_U32);

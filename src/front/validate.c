@@ -877,23 +877,37 @@ static void check_sync_restrict(Parser *P, const Insn *in) {
              cta ? ".release" : ".acquire");
 }
 
-/* red.async (PTX ISA 9.0 §9.7.13.6): each .op takes its own types: .inc and
- * .dec .u32; .min and .max .u32 or .s32; .add .u32, .s32 or .u64; .and,
- * .or and .xor .b32. */
-static void check_red_async(Parser *P, const Insn *in) {
-  if (in->op != OP_RED_ASYNC) return;
-  static const struct { const char *op, *types; } ok[] = {
-    {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32"}, {".max", "u32 s32"},
-    {".add", "u32 s32 u64"}, {".and", "b32"}, {".or", "b32"}, {".xor", "b32"},
-  };
-  const char *t = type_name((Type)in->types[0]);
-  for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++) {
-    if (!insn_has_mod(in, ok[i].op)) continue;
-    for (const char *p = ok[i].types; *p; p += 4)
-      if (!strncmp(p, t, 3) && strlen(t) == 3) return;
-    const char *mn = insn_mnemonic(in);
+/* The .op/type pairs of red.async (PTX ISA 9.0 §9.7.13.6) and of
+ * cp.reduce.async.bulk to shared::cluster and to global (§9.7.9.25.4.2),
+ * as the ISA's tables give them; f16/bf16 .add also requires .noftz. */
+typedef struct RedTypes { const char *op, *types; } RedTypes;
+static const RedTypes RED_ASYNC_TYPES[] = {
+  {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32"}, {".max", "u32 s32"},
+  {".add", "u32 s32 u64"}, {".and", "b32"}, {".or", "b32"}, {".xor", "b32"}, {NULL, NULL}};
+static const RedTypes REDUCE_GLOBAL_TYPES[] = {
+  {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32 u64 s64 f16 bf16"},
+  {".max", "u32 s32 u64 s64 f16 bf16"}, {".add", "u32 s32 u64 f32 f64 f16 bf16"},
+  {".and", "b32 b64"}, {".or", "b32 b64"}, {".xor", "b32 b64"}, {NULL, NULL}};
+
+static void check_red_types(Parser *P, const Insn *in) {
+  const RedTypes *tab = in->op == OP_RED_ASYNC || in->op == OP_CP_REDUCE_ASYNC_BULK_S2C
+                            ? RED_ASYNC_TYPES
+                        : in->op == OP_CP_REDUCE_ASYNC_BULK_S2G ? REDUCE_GLOBAL_TYPES : NULL;
+  if (!tab) return;
+  const char *t = type_name((Type)in->types[0]), *mn = insn_mnemonic(in);
+  for (; tab->op; tab++) {
+    if (!insn_has_mod(in, tab->op)) continue;
+    size_t n = strlen(t);
+    for (const char *p = tab->types; *p; p += strcspn(p, " "), p += *p == ' ') {
+      if (strcspn(p, " ") != n || strncmp(p, t, n)) continue;
+      if (!strcmp(tab->op, ".add") && (!strcmp(t, "f16") || !strcmp(t, "bf16")) &&
+          !insn_has_mod(in, ".noftz"))
+        diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s.add.%s' requires .noftz",
+                   mn, t);
+      return;
+    }
     diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s%s' does not take .%s (it takes "
-               ".%s)", mn, ok[i].op, t, ok[i].types);
+               ".%s)", mn, tab->op, t, tab->types);
     return;
   }
 }
@@ -966,7 +980,7 @@ void validate_operands(Parser *P, Insn *in) {
   check_wide_ldst(P, in);
   check_volatile_local(P, in);
   check_sync_restrict(P, in);
-  check_red_async(P, in);
+  check_red_types(P, in);
   check_param_write(P, in);
 }
 
