@@ -11,8 +11,8 @@
  *     cp.async.bulk.commit_group, cp.async.bulk.wait_group{.read} N;
  *   cp.async.bulk.prefetch.L2.global (a hint; nothing happens).
  * cp.async.mbarrier.arrive is in mbar.c (family MBAR), the tensor copies in
- * tensor.c. Other forms (reduce, multicast, st.async, red.async) are not
- * supported.
+ * tensor.c, st.async, red.async, cp.reduce.async.bulk and the copies to a
+ * peer CTA (shared::cta source, multicast) in remote.c.
  *
  * Completion model. At issue the source bytes are read (a snapshot; the
  * program may not change them before completion anyway) and the destination
@@ -205,6 +205,9 @@ bool exec_select_ASYNC(Lower *L, const Insn *in, XInsn *x) {
   case OP_CP_ASYNC_BULK_TENSOR_G2S: case OP_CP_ASYNC_BULK_TENSOR_S2G:
   case OP_CP_ASYNC_BULK_PREFETCH_TENSOR: case OP_CP_REDUCE_ASYNC_BULK_TENSOR: case OP_TENSORMAP_REPLACE: case OP_TENSORMAP_CP_FENCEPROXY:
     return tensor_select(L, in, x);
+  case OP_ST_ASYNC: case OP_CP_ASYNC_BULK_S2C: case OP_CP_ASYNC_BULK_G2C_MC: case OP_RED_ASYNC:
+  case OP_CP_REDUCE_ASYNC_BULK_S2C: case OP_CP_REDUCE_ASYNC_BULK_S2G:
+    return remote_select(L, in, x);
   default:
     return false;
   }

@@ -428,3 +428,15 @@ bool exec_select_ATOM(Lower *L, const Insn *in, XInsn *x) {
   x->fn = exec_atom;
   return true;
 }
+
+/* The reductions of the asynchronous queue (remote.c) share these. */
+int atom_reduce_op(const Insn *in) {
+  AtomOp op;
+  return op_of(in, &op) ? (int)op : -1;
+}
+
+uint64_t atom_reduce_value(int op, Type t, bool ftz, uint64_t r, uint64_t s) {
+  AtomInsn a = {.op = (AtomOp)op, .type = t, .sg = type_kind(t) == K_S,
+                .size = (uint8_t)type_size(t), .ftz = ftz};
+  return apply(&a, r, s, 0);
+}

@@ -412,6 +412,14 @@ bool wgmma_select(Lower *L, const Insn *in, XInsn *x);
 /* The tensor copies cp.async.bulk.tensor and cp.async.bulk.prefetch.tensor
  * (family ASYNC): src/exec/tensor.c; exec_select_ASYNC delegates them. */
 bool tensor_select(Lower *L, const Insn *in, XInsn *x);
+/* st.async and cp.async.bulk into a peer CTA's shared memory (shared::cta
+ * source, multicast; family ASYNC): src/exec/remote.c. */
+bool remote_select(Lower *L, const Insn *in, XInsn *x);
+/* atom.c's operations for remote.c's reductions: the .op of in (an AtomOp,
+ * -1 for none) and r op s on one element of type t (ftz: an .f32 add
+ * flushing subnormal inputs and result to sign-preserving zero). */
+int atom_reduce_op(const Insn *in);
+uint64_t atom_reduce_value(int op, Type t, bool ftz, uint64_t r, uint64_t s);
 /* Frees a warp's warpgroup state (Warp.wgmma; interp.c warp_free). */
 void wgmma_free(Warp *w);
 

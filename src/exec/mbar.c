@@ -98,6 +98,7 @@ typedef struct AsItem {
   Cta *mc;               /* the CTA owning the mbarrier (tx, arrive) */
   bool red;              /* lands as a reduction (bulkred.h), not a copy */
   uint8_t red_op, red_type;
+  const AsReduce *rred;  /* or as red.async / cp.reduce.async.bulk's (remote.c) */
 } AsItem;
 
 typedef struct MbCta {
@@ -155,7 +156,8 @@ static void observe_landing(Warp *w, const AsItem *it) {
 
 /* The bytes of item it arrive at its destination: copied or reduced. */
 static void land(const AsItem *it) {
-  if (it->red) bulkred_apply((BulkRedOp)it->red_op, (BulkRedType)it->red_type, it->dst, as_bytes(it), it->size);
+  if (it->rred) remote_land_reduce(it->rred, it->dst, as_bytes(it), it->size);
+  else if (it->red) bulkred_apply((BulkRedOp)it->red_op, (BulkRedType)it->red_type, it->dst, as_bytes(it), it->size);
   else copy_bytes(it->dst, as_bytes(it), it->size);
 }
 
@@ -696,10 +698,12 @@ static void as_issued(MbCta *t, AsItem *it) {
 }
 
 /* mbar_async_copy, or with red >= 0 mbar_async_reduce's reduction red of
- * element type rt. */
+ * element type rt, or with rred
+ * mbar_async_reduce_with's. */
 static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
                           const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
-                          uint64_t maddr, int red, BulkRedType rt) {
+                          uint64_t maddr, int red, BulkRedType rt,
+                          const AsReduce *rred) {
   bool tx = kind == AS_BULK_TX;
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
@@ -719,6 +723,7 @@ static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uin
   it->moff = off;
   it->mc = mc;
   if (red >= 0) { it->red = true; it->red_op = (uint8_t)red; it->red_type = (uint8_t)rt; }
+  it->rred = rred;
   as_issued(t, it);
   if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
@@ -726,13 +731,19 @@ static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uin
 
 XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, uint8_t *dst, const uint8_t *src,
                           uint32_t size, BulkRedOp op, BulkRedType type) {
-  return async_item(w, x, lane, AS_BULK_GROUP, dst, src, size, size, SP_NONE, 0, (int)op, type);
+  return async_item(w, x, lane, AS_BULK_GROUP, dst, src, size, size, SP_NONE, 0, (int)op, type, NULL);
 }
 
 XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
                         const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
                         uint64_t maddr) {
-  return async_item(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, -1, BRT_U32);
+  return async_item(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, -1, BRT_U32, NULL);
+}
+
+XStatus mbar_async_reduce_with(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                               const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
+                               uint64_t maddr, const AsReduce *red) {
+  return async_item(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, -1, BRT_U32, red);
 }
 
 /* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on (msp, maddr)

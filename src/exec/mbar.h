@@ -33,6 +33,16 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
  * src[i]) of element type type (bulkred_apply, at landing). */
 XStatus mbar_async_reduce(Warp *w, const XInsn *x, int lane, uint8_t *dst, const uint8_t *src,
                           uint32_t size, BulkRedOp op, BulkRedType type);
+/* A reduction's landing (red.async, cp.reduce.async.bulk; remote.c): the
+ * operation and element type the landing applies to dst's elements. */
+typedef struct AsReduce { int op; Type type; uint8_t esize; bool global, ftz; } AsReduce;
+/* mbar_async_copy whose landing reduces the bytes into dst with red
+ * (remote_land_reduce) instead of copying them (red NULL: a copy). */
+XStatus mbar_async_reduce_with(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8_t *dst,
+                               const uint8_t *src, uint32_t size, uint32_t nsrc, Space msp,
+                               uint64_t maddr, const AsReduce *red);
+/* Applies red element-wise: dst[i] = dst[i] op src[i] (remote.c). */
+void remote_land_reduce(const AsReduce *red, uint8_t *dst, const uint8_t *src, uint32_t size);
 /* commit_group of kind g: the lane's uncommitted items of g form a group. */
 void mbar_async_commit(Warp *w, int lane, AsyncGroup g);
 /* wait_group n of kind g: completes the lane's committed groups of g but the

@@ -25,7 +25,9 @@
  * Threads of different clusters (and, besides the above, any two threads)
  * are ordered by release/acquire: a fence or membar, an atom/red/st with
  * .release or .acq_rel is a release of its thread (all scopes are taken as
- * .sys); a fence, any atom/red and a strong load is an acquire. A release
+ * .sys); a fence, any atom/red and a strong load is an acquire (the one-way
+ * fences, .release/.acquire .sync_restrict: only their half, their state
+ * space not told apart). A release
  * gets the next number of a launch-wide sequence, an acquire remembers the
  * sequence so far, and an access A of thread u happens before thread t
  * when a release of u after A numbers at most t's last acquire. That order
@@ -1043,5 +1045,15 @@ void race_fence_(Warp *w, uint32_t lanes) {
     uint32_t t = tid_of(r, w, l);
     release_seq(r, t);
     r->thr[t].acq = r->R->seq;
+  }
+}
+
+void race_fence_half_(Warp *w, uint32_t lanes, bool release) {
+  RCl *r = rcl_of(w);
+  if (!r) return;
+  FOR_LANES(l) if (ACTIVE(lanes, l)) {
+    uint32_t t = tid_of(r, w, l);
+    if (release) release_seq(r, t);
+    else r->thr[t].acq = r->R->seq;
   }
 }

@@ -85,5 +85,10 @@ void race_fence_(Warp *w, uint32_t lanes);
 static inline void race_fence(Warp *w, uint32_t lanes) {
   if (mem_observed(w)) race_fence_(w, lanes);
 }
+/* a one-way fence (sync.c): only the release, or only the acquire. */
+void race_fence_half_(Warp *w, uint32_t lanes, bool release);
+static inline void race_fence_half(Warp *w, uint32_t lanes, bool release) {
+  if (mem_observed(w)) race_fence_half_(w, lanes, release);
+}
 
 #endif

@@ -177,6 +177,26 @@ HANDLER(exec_fence_proxy_async) {
   return XS_NEXT;
 }
 
+/* The one-way fences: fence.release.sync_restrict::shared::cta.cluster and
+ * fence.proxy.async::generic.release... are releases only, their .acquire
+ * ::shared::cluster twins acquires only (x->imm 1: release, from the row). The checker
+ * does not tell state spaces apart in a release, so the restriction to
+ * shared memory gives it more order than the ISA does (race.c). */
+HANDLER(exec_fence_half) {
+  race_fence_half(w, mask, x->imm & 1);
+  return XS_NEXT;
+}
+
+/* griddepcontrol (§9.7.13.x, programmatic dependent launch): ptxvm runs a
+ * stream's grids one after another, so when a grid runs its prerequisite
+ * grids have completed and their memory is visible: .wait returns at once.
+ * .launch_dependents only allows a dependent grid to start before this one
+ * ends; ptxvm starts it after, which the ISA allows: nothing to do. */
+HANDLER(exec_griddepcontrol) {
+  (void)w; (void)x; (void)mask;
+  return XS_NEXT;
+}
+
 HANDLER(exec_nanosleep) {
   const uint32_t *t = R32(w, x->slot[0]);
   uint32_t most = 0;
@@ -221,19 +241,19 @@ bool exec_select_SYNC(Lower *L, const Insn *in, XInsn *x) {
   case OP_MEMBAR_PROXY: case OP_FENCE_MBARRIER_INIT:
   /* ptxvm reads a tensor map at each copy's issue: no stale proxy copy */
   case OP_FENCE_PROXY_TENSORMAP_REL: case OP_FENCE_PROXY_TENSORMAP_ACQ:
-  /* a restricted fence orders less than a full one: the checker's full
-     release and acquire is the conservative reading (race.c) */
-  case OP_FENCE_SYNC_RESTRICT: case OP_FENCE_SYNC_RESTRICT_REL:
-  case OP_FENCE_PROXY_ASYNC_GENERIC: case OP_FENCE_PROXY_ASYNC_GENERIC_REL:
-  /* a stream's grids run one after another here, so every prerequisite
-     grid has completed, its memory visible, before a dependent one starts:
-     .wait has nothing to wait for and .launch_dependents nothing to start */
-  case OP_GRIDDEPCONTROL:
     x->fn = exec_fence;
     return true;
   case OP_FENCE_PROXY_ASYNC:   /* imm: .global (orders no shared memory) */
     x->imm = insn_has_mod(in, ".global");
     x->fn = exec_fence_proxy_async;
+    return true;
+  case OP_FENCE_SYNC_RESTRICT: case OP_FENCE_SYNC_RESTRICT_REL:
+  case OP_FENCE_PROXY_ASYNC_GENERIC: case OP_FENCE_PROXY_ASYNC_GENERIC_REL:
+    x->imm = in->op == OP_FENCE_SYNC_RESTRICT_REL || in->op == OP_FENCE_PROXY_ASYNC_GENERIC_REL;
+    x->fn = exec_fence_half;
+    return true;
+  case OP_GRIDDEPCONTROL:
+    x->fn = exec_griddepcontrol;
     return true;
   case OP_NANOSLEEP:
     x->slot[0] = lower_src(L, &in->opds[0], TY_U32);

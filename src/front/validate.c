@@ -898,6 +898,41 @@ static void check_volatile_local(Parser *P, const Insn *in) {
              "or higher (this module is %d.%d)", mn, P->m->ver_major, P->m->ver_minor);
 }
 
+/* The .op/type pairs of red.async (PTX ISA 9.0 §9.7.13.6) and of
+ * cp.reduce.async.bulk to shared::cluster and to global (§9.7.9.25.4.2),
+ * as the ISA's tables give them; f16/bf16 .add also requires .noftz. */
+typedef struct RedTypes { const char *op, *types; } RedTypes;
+static const RedTypes RED_ASYNC_TYPES[] = {
+  {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32"}, {".max", "u32 s32"},
+  {".add", "u32 s32 u64"}, {".and", "b32"}, {".or", "b32"}, {".xor", "b32"}, {NULL, NULL}};
+static const RedTypes REDUCE_GLOBAL_TYPES[] = {
+  {".inc", "u32"}, {".dec", "u32"}, {".min", "u32 s32 u64 s64 f16 bf16"},
+  {".max", "u32 s32 u64 s64 f16 bf16"}, {".add", "u32 s32 u64 f32 f64 f16 bf16"},
+  {".and", "b32 b64"}, {".or", "b32 b64"}, {".xor", "b32 b64"}, {NULL, NULL}};
+
+static void check_red_types(Parser *P, const Insn *in) {
+  const RedTypes *tab = in->op == OP_RED_ASYNC || in->op == OP_CP_REDUCE_ASYNC_BULK_S2C
+                            ? RED_ASYNC_TYPES
+                        : in->op == OP_CP_REDUCE_ASYNC_BULK_S2G ? REDUCE_GLOBAL_TYPES : NULL;
+  if (!tab) return;
+  const char *t = type_name((Type)in->types[0]), *mn = insn_mnemonic(in);
+  for (; tab->op; tab++) {
+    if (!insn_has_mod(in, tab->op)) continue;
+    size_t n = strlen(t);
+    for (const char *p = tab->types; *p; p += strcspn(p, " "), p += *p == ' ') {
+      if (strcspn(p, " ") != n || strncmp(p, t, n)) continue;
+      if (!strcmp(tab->op, ".add") && (!strcmp(t, "f16") || !strcmp(t, "bf16")) &&
+          !insn_has_mod(in, ".noftz"))
+        diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s.add.%s' requires .noftz",
+                   mn, t);
+      return;
+    }
+    diag_error(P, in->line, in->col, (uint32_t)strlen(mn), "'%s%s' does not take .%s (it takes "
+               ".%s)", mn, tab->op, t, tab->types);
+    return;
+  }
+}
+
 /* Before the operand checks: vectors named whole become lists
  * (expand_vector), and no half of a d|p pair is a vector component
  * (ptxas: a syntax error). */
@@ -965,6 +1000,7 @@ void validate_operands(Parser *P, Insn *in) {
   if (in->op == OP_CALL) check_call(P, in);
   check_wide_ldst(P, in);
   check_volatile_local(P, in);
+  check_red_types(P, in);
   check_param_write(P, in);
   check_tensor_map(P, in);
 }
