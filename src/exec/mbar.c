@@ -565,15 +565,23 @@ HANDLER(exec_mbar_pending_count) {
   return XS_NEXT;
 }
 
-static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
-                            uint64_t maddr);
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, MbEnt *e,
+                            uint32_t off);
 
-/* cp.async.mbarrier.arrive{.noinc}: the queue below defers the arrive. */
+/* cp.async.mbarrier.arrive{.noinc}: the queue below defers the arrive. Lanes
+ * on the address of the lane before reuse its lookup (MbHit) when no
+ * observer is installed; with one, each lane's access goes through
+ * mem_access so the observer sees it. */
 HANDLER(exec_cp_async_mbarrier_arrive) {
   const MbInsn *a = x->aux;
+  MbHit hit = {0};
+  bool observed = mem_observed(w);
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    if (async_arrive(w, x, l, a->flags, a->sp, mb_address(w, x, l)) != XS_NEXT) return XS_TRAP;
+    MbAt o;
+    if (observed) hit.have = false;
+    if (!lookup(w, x, l, 0, &hit, &o)) return XS_TRAP;
+    if (async_arrive(w, x, l, a->flags, o.e, o.off) != XS_NEXT) return XS_TRAP;
   }
   return XS_NEXT;
 }
@@ -701,18 +709,13 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   return XS_NEXT;
 }
 
-/* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on (msp, maddr)
+/* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on entry e (at offset off)
  * once the lane's earlier cp.async copies completed (pending += 1 first
  * without .noinc). */
-static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
-                            uint64_t maddr) {
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, MbEnt *e,
+                            uint32_t off) {
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
-  uint32_t off = 0;
-  Cta *oc = w->cta;
-  MbCta *ot = t;
-  MbEnt *e = lookup_at(w, x, lane, &oc, &ot, 0, msp, maddr, &off);
-  if (!e) return XS_TRAP;
   const char *err = flags & MB_NOINC ? NULL : mbar_increment(&e->m);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
