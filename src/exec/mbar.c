@@ -668,10 +668,7 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
     }
   }
   AsItem *it = &t->q[t->nq++];
-  memset(it, 0, sizeof *it);
-  it->wl = w->id * WARP_SIZE + lane;
-  it->x = x;
-  it->due = interp_clock(w) + async_delay(w);
+  *it = (AsItem){.wl = w->id * WARP_SIZE + lane, .x = x, .due = interp_clock(w) + async_delay(w)};
   return it;
 }
 
@@ -797,7 +794,7 @@ bool mbar_cta_poll(Cta *c, bool released) {
       inflight = true;
     }
   }
-  if (t->nq) as_compact(t);
+  if (any) as_compact(t);   /* nothing landed: nothing to drop */
   if (any && !runnable) return true;   /* landed copies may have released waiters */
   bool waiters = false;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
