@@ -465,10 +465,19 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
   const MbInsn *a = x->aux;
   flags |= a->arrive;
   MbHit hit = {0};
+  /* Every active lane on one object and no observer: one lookup, and the
+     object's bytes stored and its waiters woken once per completed phase
+     and at the end, not per lane (nothing reads them in between). */
+  bool one = mask && !mem_observed(w);
+  uint64_t a0 = one ? mb_address(w, x, __builtin_ctz(mask)) : 0;
+  FOR_LANES(l) if (one && ACTIVE(mask, l) && mb_address(w, x, l) != a0) one = false;
+  MbAt o;
+  if (one && !lookup(w, x, __builtin_ctz(mask), AT_REMOTE, &hit, &o)) return XS_TRAP;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    MbAt o;
-    if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    if (!one) {
+      if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    }
     MbEnt *e = o.e;
     if (o.oc != w->cta && !(a->flags & MB_SINK))
       return fault_obj(w, x, l, e, o.off, "an arrive on another CTA's mbarrier cannot return a "
@@ -489,11 +498,14 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
     if (mem_observed(w) && !(a->flags & MB_RELAXED)) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
     count_phases(&e->m, ph);
-    if (err) return fault_obj(w, x, l, e, o.off, err);
+    if (err) {
+      if (one) { store(o.oc, e); changed(o.oc, o.t, o.k); }
+      return fault_obj(w, x, l, e, o.off, err);
+    }
     R64(w, x->slot[0])[l] = st;
-    store(o.oc, e);
-    changed(o.oc, o.t, o.k);
+    if (!one || done) { store(o.oc, e); changed(o.oc, o.t, o.k); }
   }
+  if (one) { store(o.oc, o.e); changed(o.oc, o.t, o.k); }
   return XS_NEXT;
 }
 
