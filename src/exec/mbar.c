@@ -616,6 +616,16 @@ static uint64_t async_delay(const Warp *w) {
   return d;
 }
 
+/* Item it's fault at its completion (out of line: as_complete's frame
+   stays small). False. */
+static __attribute__((noinline)) bool complete_fault(Warp *w, const AsItem *it, const MbEnt *e,
+                                                     const char *err) {
+  char why[400];
+  snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
+  fault_obj(w, it->x, it->wl % WARP_SIZE, e, it->moff, why);
+  return false;
+}
+
 /* Completes item i (and first the earlier items of the same thread).
    False after a fault. */
 static bool as_complete(Cta *c, MbCta *t, int i) {
@@ -656,10 +666,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
     count_phases(&e->m, ph);
     if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
-  char why[400];
-  snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
-  fault_obj(w, it->x, l, e, it->moff, why);
-  return false;
+  return complete_fault(w, it, e, err);
 }
 
 /* Drops completed items from the queue's front. */
@@ -669,7 +676,8 @@ static void as_compact(MbCta *t) {
   t->nq = k;
 }
 
-static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
+/* A new item of lane's, due delay (async_delay) from now. */
+static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t, uint64_t delay) {
   if (t->nq == t->capq) {
     as_compact(t);
     if (t->nq == t->capq) {
@@ -680,7 +688,7 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
     }
   }
   AsItem *it = &t->q[t->nq++];
-  *it = (AsItem){.wl = w->id * WARP_SIZE + lane, .x = x, .due = interp_clock(w) + async_delay(w)};
+  *it = (AsItem){.wl = w->id * WARP_SIZE + lane, .x = x, .due = interp_clock(w) + delay};
   return it;
 }
 
@@ -703,7 +711,8 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, AT_REMOTE, msp, maddr, &off)) return XS_TRAP;
   race_async_issue(w, lane);
-  AsItem *it = as_push(w, x, lane, t);
+  uint64_t delay = async_delay(w);
+  AsItem *it = as_push(w, x, lane, t, delay);
   bool small = size <= sizeof it->small;   /* no allocation per cp.async */
   uint8_t *data = small ? NULL : malloc(size);
   if (!it || (!small && !data)) { free(data); return exec_fault(w, x, lane, "out of memory"); }
@@ -714,7 +723,7 @@ XStatus mbar_async_copy(Warp *w, const XInsn *x, int lane, AsyncKind kind, uint8
   it->moff = off;
   it->mc = mc;
   as_issued(t, it);
-  if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
+  if (delay == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
 
@@ -730,7 +739,7 @@ static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, M
   store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
   if (t->plain[wl]) {   /* the thread's earlier cp.async copies are in flight */
-    AsItem *it = as_push(w, x, lane, t);
+    AsItem *it = as_push(w, x, lane, t, async_delay(w));
     if (!it) return exec_fault(w, x, lane, "out of memory");
     it->kind = AS_ARRIVE; it->moff = off;
     as_issued(t, it);
