@@ -59,8 +59,55 @@ static uint64_t addr_of(Warp *w, const AsAddr *a, Space sp, int l) {
 
 /* One handler per operation (exec_select_ASYNC picks it); lanes in order. */
 
+/* The warp's destination and source bytes when every active lane's copy is
+ * aligned, reads its source (n > 0) and lies in one span each (mem_span):
+ * d[l], s[l] and n[l] filled, true; else false (the lane loop then finds and
+ * reports the faults in lane order). Not with an observer installed: it
+ * sees each lane's access in the lane loop's order. */
+static bool cp_async_spans(Warp *w, const XInsn *x, uint32_t mask, uint8_t **d,
+                           const uint8_t **s, uint32_t *n) {
+  const AsInsn *a = x->aux;
+  if (mem_observed(w)) return false;
+  uint64_t da[WARP_SIZE], sa[WARP_SIZE], dlo = UINT64_MAX, dhi = 0, slo = UINT64_MAX, shi = 0, bits = 0;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    uint32_t k = a->cpsize;
+    if (a->extra == 1) k = R32(w, a->xslot)[l];
+    else if (a->extra == 2 && (w->pred[a->xslot] >> l & 1)) k = 0;
+    if (k == 0 || k > a->cpsize) return false;
+    n[l] = k;
+    da[l] = addr_of(w, &a->dst, a->dsp, l), sa[l] = addr_of(w, &a->src, a->ssp, l);
+    bits |= da[l] | sa[l];
+    if (da[l] < dlo) dlo = da[l];
+    if (da[l] > dhi) dhi = da[l];
+    if (sa[l] < slo) slo = sa[l];
+    if (sa[l] > shi) shi = sa[l];
+  }
+  if (!mask || bits & (a->cpsize - 1) || dhi + a->cpsize < dhi || shi + a->cpsize < shi) return false;
+  uint8_t *db = mem_span(w, a->dsp, dlo, dhi + a->cpsize, true);
+  const uint8_t *sb = db ? mem_span(w, a->ssp, slo, shi + a->cpsize, false) : NULL;
+  if (!sb) return false;
+  FOR_LANES(l) {
+    if (!ACTIVE(mask, l)) continue;
+    d[l] = db + (da[l] - dlo);
+    s[l] = sb + (sa[l] - slo);
+  }
+  return true;
+}
+
 HANDLER(exec_cp_async) {
   const AsInsn *a = x->aux;
+  uint8_t *dp[WARP_SIZE];
+  const uint8_t *sp[WARP_SIZE];
+  uint32_t np[WARP_SIZE];
+  if (cp_async_spans(w, x, mask, dp, sp, np)) {
+    FOR_LANES(l) {
+      if (!ACTIVE(mask, l)) continue;
+      if (mbar_async_copy(w, x, l, AS_CP_ASYNC, dp[l], sp[l], a->cpsize, np[l], SP_NONE, 0) != XS_NEXT)
+        return XS_TRAP;
+    }
+    return XS_NEXT;
+  }
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
     uint32_t n = a->cpsize;

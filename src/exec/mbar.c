@@ -485,10 +485,19 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
   const MbInsn *a = x->aux;
   flags |= a->arrive;
   MbHit hit = {0};
+  /* Every active lane on one object and no observer: one lookup, and the
+     object's bytes stored and its waiters woken once per completed phase
+     and at the end, not per lane (nothing reads them in between). */
+  bool one = mask && !mem_observed(w);
+  uint64_t a0 = one ? mb_address(w, x, __builtin_ctz(mask)) : 0;
+  FOR_LANES(l) if (one && ACTIVE(mask, l) && mb_address(w, x, l) != a0) one = false;
+  MbAt o;
+  if (one && !lookup(w, x, __builtin_ctz(mask), AT_REMOTE, &hit, &o)) return XS_TRAP;
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    MbAt o;
-    if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    if (!one) {
+      if (!lookup(w, x, l, AT_REMOTE, &hit, &o)) return XS_TRAP;
+    }
     MbEnt *e = o.e;
     if (o.oc != w->cta && !(a->flags & MB_SINK))
       return fault_obj(w, x, l, e, o.off, "an arrive on another CTA's mbarrier cannot return a "
@@ -509,11 +518,14 @@ static inline XStatus arrive_lanes(Warp *w, const XInsn *x, uint32_t mask, unsig
     if (mem_observed(w) && !(a->flags & MB_RELAXED)) race_mbar_arrive(w, l, o.oc->shared + o.off, 0);
     const char *err = mbar_arrive(&e->m, o.off, cnt, flags, txc, &st, &done);
     count_phases(o.oc, e, ph);
-    if (err) return fault_obj(w, x, l, e, o.off, err);
+    if (err) {
+      if (one) { store(o.oc, e); changed(o.oc, o.t, o.k); }
+      return fault_obj(w, x, l, e, o.off, err);
+    }
     R64(w, x->slot[0])[l] = st;
-    store(o.oc, e);
-    changed(o.oc, o.t, o.k);
+    if (!one || done) { store(o.oc, e); changed(o.oc, o.t, o.k); }
   }
+  if (one) { store(o.oc, o.e); changed(o.oc, o.t, o.k); }
   return XS_NEXT;
 }
 
@@ -585,15 +597,23 @@ HANDLER(exec_mbar_pending_count) {
   return XS_NEXT;
 }
 
-static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
-                            uint64_t maddr);
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, MbEnt *e,
+                            uint32_t off);
 
-/* cp.async.mbarrier.arrive{.noinc}: the queue below defers the arrive. */
+/* cp.async.mbarrier.arrive{.noinc}: the queue below defers the arrive. Lanes
+ * on the address of the lane before reuse its lookup (MbHit) when no
+ * observer is installed; with one, each lane's access goes through
+ * mem_access so the observer sees it. */
 HANDLER(exec_cp_async_mbarrier_arrive) {
   const MbInsn *a = x->aux;
+  MbHit hit = {0};
+  bool observed = mem_observed(w);
   FOR_LANES(l) {
     if (!ACTIVE(mask, l)) continue;
-    if (async_arrive(w, x, l, a->flags, a->sp, mb_address(w, x, l)) != XS_NEXT) return XS_TRAP;
+    MbAt o;
+    if (observed) hit.have = false;
+    if (!lookup(w, x, l, 0, &hit, &o)) return XS_TRAP;
+    if (async_arrive(w, x, l, a->flags, o.e, o.off) != XS_NEXT) return XS_TRAP;
   }
   return XS_NEXT;
 }
@@ -614,6 +634,16 @@ static uint64_t async_delay(const Warp *w) {
     have = 1;
   }
   return d;
+}
+
+/* Item it's fault at its completion (out of line: as_complete's frame
+   stays small). False. */
+static __attribute__((noinline)) bool complete_fault(Warp *w, const AsItem *it, const MbEnt *e,
+                                                     const char *err) {
+  char why[400];
+  snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
+  fault_obj(w, it->x, it->wl % WARP_SIZE, e, it->moff, why);
+  return false;
 }
 
 /* Completes item i (and first the earlier items of the same thread).
@@ -657,10 +687,7 @@ static bool as_complete(Cta *c, MbCta *t, int i) {
     count_phases(mc, e, ph);
     if (!err) { store(mc, e); changed(mc, mt, (int)(e - mt->e)); return true; }
   }
-  char why[400];
-  snprintf(why, sizeof why, "at the completion of this asynchronous operation: %s", err);
-  fault_obj(w, it->x, l, e, it->moff, why);
-  return false;
+  return complete_fault(w, it, e, err);
 }
 
 /* Drops completed items from the queue's front. */
@@ -670,7 +697,8 @@ static void as_compact(MbCta *t) {
   t->nq = k;
 }
 
-static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
+/* A new item of lane's, due delay (async_delay) from now. */
+static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t, uint64_t delay) {
   if (t->nq == t->capq) {
     as_compact(t);
     if (t->nq == t->capq) {
@@ -681,10 +709,7 @@ static AsItem *as_push(Warp *w, const XInsn *x, int lane, MbCta *t) {
     }
   }
   AsItem *it = &t->q[t->nq++];
-  memset(it, 0, sizeof *it);
-  it->wl = w->id * WARP_SIZE + lane;
-  it->x = x;
-  it->due = interp_clock(w) + async_delay(w);
+  *it = (AsItem){.wl = w->id * WARP_SIZE + lane, .x = x, .due = interp_clock(w) + delay};
   return it;
 }
 
@@ -712,7 +737,8 @@ static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uin
   MbCta *mt = t;
   if (tx && !lookup_at(w, x, lane, &mc, &mt, AT_REMOTE, msp, maddr, &off)) return XS_TRAP;
   race_async_issue(w, lane);
-  AsItem *it = as_push(w, x, lane, t);
+  uint64_t delay = async_delay(w);
+  AsItem *it = as_push(w, x, lane, t, delay);
   bool small = size <= sizeof it->small;   /* no allocation per cp.async */
   uint8_t *data = small ? NULL : malloc(size);
   if (!it || (!small && !data)) { free(data); return exec_fault(w, x, lane, "out of memory"); }
@@ -725,7 +751,7 @@ static XStatus async_item(Warp *w, const XInsn *x, int lane, AsyncKind kind, uin
   if (red >= 0) { it->red = true; it->red_op = (uint8_t)red; it->red_type = (uint8_t)rt; }
   it->rred = rred;
   as_issued(t, it);
-  if (async_delay(w) == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
+  if (delay == 0 && !as_complete(w->cta, t, t->nq - 1)) return XS_TRAP;
   return XS_NEXT;
 }
 
@@ -746,24 +772,19 @@ XStatus mbar_async_reduce_with(Warp *w, const XInsn *x, int lane, AsyncKind kind
   return async_item(w, x, lane, kind, dst, src, size, nsrc, msp, maddr, -1, BRT_U32, red);
 }
 
-/* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on (msp, maddr)
+/* cp.async.mbarrier.arrive{.noinc} (flags MB_NOINC): arrive on entry e (at offset off)
  * once the lane's earlier cp.async copies completed (pending += 1 first
  * without .noinc). */
-static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, Space msp,
-                            uint64_t maddr) {
+static XStatus async_arrive(Warp *w, const XInsn *x, int lane, unsigned flags, MbEnt *e,
+                            uint32_t off) {
   MbCta *t = table(w->cta);
   if (!t) return exec_fault(w, x, lane, "out of memory");
-  uint32_t off = 0;
-  Cta *oc = w->cta;
-  MbCta *ot = t;
-  MbEnt *e = lookup_at(w, x, lane, &oc, &ot, 0, msp, maddr, &off);
-  if (!e) return XS_TRAP;
   const char *err = flags & MB_NOINC ? NULL : mbar_increment(&e->m);
   if (err) return fault_obj(w, x, lane, e, off, err);
   store(w->cta, e);
   int wl = w->id * WARP_SIZE + lane;
   if (t->plain[wl]) {   /* the thread's earlier cp.async copies are in flight */
-    AsItem *it = as_push(w, x, lane, t);
+    AsItem *it = as_push(w, x, lane, t, async_delay(w));
     if (!it) return exec_fault(w, x, lane, "out of memory");
     it->kind = AS_ARRIVE; it->moff = off;
     as_issued(t, it);
@@ -839,7 +860,7 @@ bool mbar_cta_poll(Cta *c, bool released) {
       inflight = true;
     }
   }
-  if (t->nq) as_compact(t);
+  if (any) as_compact(t);   /* nothing landed: nothing to drop */
   if (any && !runnable) return true;   /* landed copies may have released waiters */
   bool waiters = false;
   for (int i = 0; i < t->nwarps * WARP_SIZE; i++) {
