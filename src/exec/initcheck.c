@@ -160,12 +160,39 @@ static void observe(void *ctx, const MemAccess *a) {
   check_one(I, a);
 }
 
+/* A warp-wide load whose lanes all read defined bytes, by one test over the
+ * span of its lanes: every byte of it written in the CTA's shared memory
+ * (check_one would find nothing for any lane), or .global with no
+ * allocation tracked. False: leave it to check_one lane by lane. */
+static bool load_defined(const InitLaunch *I, const MemLanes *m) {
+  if (m->kind != ACC_LD) return false;
+  const uint8_t *lo = NULL, *hi = NULL;
+  for (uint32_t r = m->mask; r; r &= r - 1) {
+    const uint8_t *p = m->host[__builtin_ctz(r)];
+    if (!lo || p < lo) lo = p;
+    if (!hi || p > hi) hi = p;
+  }
+  if (!lo) return true;
+  hi += m->size;
+  const Cta *c = m->w->cta;
+  if (c->shared && lo >= c->shared && hi <= c->shared + c->shared_size) {
+    uint64_t a, b;
+    return c->written && !shared_undef(c, lo, (uint32_t)(hi - lo), &a, &b);
+  }
+  /* .global: check_one looks at no CTA's shared memory, and with no
+     allocation tracked at nothing else */
+  return m->sp == SP_GLOBAL && !I->global &&
+         (!c->shared || hi <= c->shared || lo >= c->shared + c->shared_size);
+}
+
 /* A warp-wide access: the next observer takes it at once when it can (the
- * race checker's fast path), this one lane by lane. */
+ * race checker's fast path), this one for the whole span when it can, else
+ * lane by lane. */
 static void observe_lanes(void *ctx, const MemLanes *m) {
   InitLaunch *I = ctx;
   const MemObserver *next = I->next;
   if (next && next->lanes) next->lanes(next->ctx, m);
+  if (!(next && !next->lanes) && load_defined(I, m)) return;
   const void *prev = NULL;
   for (uint32_t r = m->mask; r; r &= r - 1) {
     int l = __builtin_ctz(r);
