@@ -183,22 +183,29 @@ static void observe(void *ctx, const MemAccess *a) {
  * nothing new), or .global with no allocation tracked. False: leave it to
  * check_one lane by lane. */
 static bool span_settled(const InitLaunch *I, const MemLanes *m) {
-  const uint8_t *lo = NULL, *hi = NULL;
-  for (uint32_t r = m->mask; r; r &= r - 1) {
-    const uint8_t *p = m->host[__builtin_ctz(r)];
-    if (!lo || p < lo) lo = p;
-    if (!hi || p > hi) hi = p;
+  if (!m->mask) return true;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  if (m->mask == 0xffffffffu) {   /* a full warp: a loop that vectorizes */
+    for (int l = 0; l < WARP_SIZE; l++) {
+      uintptr_t p = (uintptr_t)m->host[l];
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
+  } else {
+    for (uint32_t r = m->mask; r; r &= r - 1) {
+      uintptr_t p = (uintptr_t)m->host[__builtin_ctz(r)];
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
   }
-  if (!lo) return true;
   hi += m->size;
   const Cta *c = m->w->cta;
-  if (c->shared && lo >= c->shared && hi <= c->shared + c->shared_size) {
-    return c->written && shared_full(c, lo, (uint32_t)(hi - lo));
-  }
+  uintptr_t sh = (uintptr_t)c->shared, she = sh + c->shared_size;
+  if (c->shared && lo >= sh && hi <= she)
+    return c->written && shared_full(c, (const uint8_t *)lo, (uint32_t)(hi - lo));
   /* .global: check_one looks at no CTA's shared memory, and with no
      allocation tracked at nothing else */
-  return m->sp == SP_GLOBAL && !I->global &&
-         (!c->shared || hi <= c->shared || lo >= c->shared + c->shared_size);
+  return m->sp == SP_GLOBAL && !I->global && (!c->shared || hi <= sh || lo >= she);
 }
 
 /* A warp-wide access: the next observer takes it at once when it can (the
