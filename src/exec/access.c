@@ -233,6 +233,19 @@ void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const u
      case), else lane by lane */
   const void *host[WARP_SIZE];
   uint64_t lo = UINT64_MAX, hi = 0;
+  if (mask == 0xffffffffu) {   /* a full warp: the same, in loops that vectorize */
+    for (int l = 0; l < WARP_SIZE; l++) {
+      lo = addr[l] < lo ? addr[l] : lo;
+      hi = addr[l] > hi ? addr[l] : hi;
+    }
+    uint8_t *base = hi + size > hi ? span_of(w, sp, lo, hi + size, write) : NULL;
+    if (base) {
+      for (int l = 0; l < WARP_SIZE; l++) host[l] = base + (addr[l] - lo);
+      MemLanes a = {w, x, mask, kind, strong, (uint8_t)sp, size, addr, host};
+      o->lanes(o->ctx, &a);
+      return;
+    }
+  }
   for (uint32_t r = mask; r; r &= r - 1) {
     int l = __builtin_ctz(r);
     if (addr[l] < lo) lo = addr[l];

@@ -91,6 +91,23 @@ static bool shared_undef(const Cta *c, const uint8_t *p, uint32_t n, uint64_t *l
   return *lo != UINT64_MAX;
 }
 
+/* Whether every byte of [p, p+n) in c's shared memory was written (shared_undef
+ * finds no run), a bitmap word at a time. */
+static bool shared_full(const Cta *c, const uint8_t *p, uint32_t n) {
+  uint32_t k = (uint32_t)(p - c->shared), e = k + n;
+  for (; k < e && (k & 7); k++)
+    if (!(c->written[k / 8] >> (k & 7) & 1)) return false;
+  for (uint64_t v; k + 64 <= e; k += 64) {
+    memcpy(&v, c->written + k / 8, 8);
+    if (v != UINT64_MAX) return false;
+  }
+  for (; k + 8 <= e; k += 8)
+    if (c->written[k / 8] != 0xff) return false;
+  for (; k < e; k++)
+    if (!(c->written[k / 8] >> (k & 7) & 1)) return false;
+  return true;
+}
+
 static bool before(const Found *a, const Found *b) {
   if (a->cluster != b->cluster) return a->cluster < b->cluster;
   if (a->rank != b->rank) return a->rank < b->rank;
@@ -160,12 +177,45 @@ static void observe(void *ctx, const MemAccess *a) {
   check_one(I, a);
 }
 
+/* A warp-wide access that check_one would take as nothing to do for any of
+ * its lanes, by one test over the span of its lanes: every byte of it already
+ * written in the CTA's shared memory (a load finds nothing, a write marks
+ * nothing new), or .global with no allocation tracked. False: leave it to
+ * check_one lane by lane. */
+static bool span_settled(const InitLaunch *I, const MemLanes *m) {
+  if (!m->mask) return true;
+  uintptr_t lo = UINTPTR_MAX, hi = 0;
+  if (m->mask == 0xffffffffu) {   /* a full warp: a loop that vectorizes */
+    for (int l = 0; l < WARP_SIZE; l++) {
+      uintptr_t p = (uintptr_t)m->host[l];
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
+  } else {
+    for (uint32_t r = m->mask; r; r &= r - 1) {
+      uintptr_t p = (uintptr_t)m->host[__builtin_ctz(r)];
+      lo = p < lo ? p : lo;
+      hi = p > hi ? p : hi;
+    }
+  }
+  hi += m->size;
+  const Cta *c = m->w->cta;
+  uintptr_t sh = (uintptr_t)c->shared, she = sh + c->shared_size;
+  if (c->shared && lo >= sh && hi <= she)
+    return c->written && shared_full(c, (const uint8_t *)lo, (uint32_t)(hi - lo));
+  /* .global: check_one looks at no CTA's shared memory, and with no
+     allocation tracked at nothing else */
+  return m->sp == SP_GLOBAL && !I->global && (!c->shared || hi <= sh || lo >= she);
+}
+
 /* A warp-wide access: the next observer takes it at once when it can (the
- * race checker's fast path), this one lane by lane. */
+ * race checker's fast path), this one for the whole span when it can, else
+ * lane by lane. */
 static void observe_lanes(void *ctx, const MemLanes *m) {
   InitLaunch *I = ctx;
   const MemObserver *next = I->next;
   if (next && next->lanes) next->lanes(next->ctx, m);
+  if (!(next && !next->lanes) && span_settled(I, m)) return;
   const void *prev = NULL;
   for (uint32_t r = m->mask; r; r &= r - 1) {
     int l = __builtin_ctz(r);

@@ -365,8 +365,21 @@ static inline __attribute__((always_inline)) XStatus st_warp(Warp *w, const XIns
 }
 
 /* The access hook (exec.h): the lanes' addresses before the access. */
-static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, uint64_t *a) {
-  FOR_LANES(l) if (ACTIVE(mask, l)) a[l] = lane_addr(w, x, m, l);
+/* lane_addr of every lane (the inactive ones too: their registers are only
+ * read, the observer takes the lanes of mask), with the operand's form
+ * tested once so that each loop vectorizes. */
+static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint64_t *a) {
+  uint64_t imm = (uint64_t)x->imm;
+  if (m->base == UINT32_MAX) {
+    FOR_LANES(l) a[l] = imm;
+  } else if (m->base64) {
+    const uint64_t *b = R64(w, m->base);
+    FOR_LANES(l) a[l] = imm + b[l];
+  } else {
+    const uint32_t *b = R32(w, m->base);
+    if (m->sp == SP_SHARED) FOR_LANES(l) a[l] = (uint32_t)(imm + b[l]);
+    else FOR_LANES(l) a[l] = imm + b[l];
+  }
 }
 
 /* The observed twins: second instantiations of ld_warp and st_warp, out
@@ -374,7 +387,7 @@ static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, u
 static __attribute__((noinline)) XStatus ld_observed(Warp *w, const XInsn *x, const MemOp *m,
                                                      uint32_t mask) {
   uint64_t a[WARP_SIZE];
-  lane_addrs(w, x, m, mask, a);
+  lane_addrs(w, x, m, a);
   XStatus s = ld_warp(w, x, m, mask);
   if (s == XS_NEXT)
     mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_LD, m->order != ORD_WEAK);
@@ -384,7 +397,7 @@ static __attribute__((noinline)) XStatus ld_observed(Warp *w, const XInsn *x, co
 static __attribute__((noinline)) XStatus st_observed(Warp *w, const XInsn *x, const MemOp *m,
                                                      uint32_t mask) {
   uint64_t a[WARP_SIZE];
-  lane_addrs(w, x, m, mask, a);
+  lane_addrs(w, x, m, a);
   XStatus s = st_warp(w, x, m, mask);
   if (s == XS_NEXT)
     mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_ST, m->order != ORD_WEAK);
