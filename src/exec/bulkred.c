@@ -48,7 +48,7 @@ static uint64_t apply1(BulkRedOp op, BulkRedType t, uint64_t r, uint64_t s) {
     return isnan(v) ? 0x7fff : bf16_round_qnan(v);
   case BRT_F32: {
     float x = ftz32(bits_f32((uint32_t)r)), y = ftz32(bits_f32((uint32_t)s));
-    float f = ftz32((float)fop(op, x, y));   /* the exact sum, rounded once */
+    float f = ftz32((float)fop(op, (double)x, (double)y));   /* double rounding is innocuous for f32 + f32 */
     return isnan(f) ? 0x7fffffff : f32_bits(f);
   }
   case BRT_F64: {
