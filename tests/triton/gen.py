@@ -204,6 +204,20 @@ def launch(corpus, base, fn, signature, constexprs, args, grid, outputs, expecte
     corpus.add(path, md.name, opts, expected)
 
 
+def int_matmul(corpus, rng, base, fn, mnk, tiles, grid, **kw):
+    """One launch of an fp16 matmul kernel (fn's parameters: a, b, c, M, N, K;
+    constexprs BM, BN, BK = tiles) on small integers: the products and every
+    order of their sums are exact in the fp32 accumulator, so C is numpy's."""
+    M, N, K = mnk
+    A = rng.integers(-4, 5, (M, K)).astype(np.float16)
+    B = rng.integers(-4, 5, (K, N)).astype(np.float16)
+    launch(corpus, base, fn, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32",
+                              "K": "i32"}, dict(zip(("BM", "BN", "BK"), tiles)),
+           [corpus.buffer(base + ".a", A), corpus.buffer(base + ".b", B), "f32[%d]:zero" % (M * N),
+            "s32:%d" % M, "s32:%d" % N, "s32:%d" % K], grid, [2],
+           realgen.dump_text(A.astype(np.float32) @ B.astype(np.float32)), **kw)
+
+
 def main():
     c = realgen.Corpus("triton")
     rng = np.random.default_rng(20261201)
@@ -263,28 +277,13 @@ def main():
            [c.buffer("rowsum_pipelined.x", m), "f32[%d]:zero" % nr, "s32:%d" % nr, "s32:%d" % K],
            (3,), [1], realgen.dump_text(m.sum(axis=1, dtype=np.float64).astype(np.float32)))
 
-    # tl.dot of fp16 tiles (wgmma on sm_90a); small integers, so the products and every
-    # order of their sums are exact in the fp32 accumulator
-    M, N, K = 96, 80, 64
-    A = rng.integers(-4, 5, (M, K)).astype(np.float16)
-    B = rng.integers(-4, 5, (K, N)).astype(np.float16)
-    launch(c, "matmul", matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32",
-                                        "N": "i32", "K": "i32"}, {"BM": 64, "BN": 64, "BK": 32},
-           [c.buffer("matmul.a", A), c.buffer("matmul.b", B), "f32[%d]:zero" % (M * N), "s32:%d" % M,
-            "s32:%d" % N, "s32:%d" % K], (2, 2), [2],
-           realgen.dump_text(A.astype(np.float32) @ B.astype(np.float32)))
+    # tl.dot of fp16 tiles: wgmma on sm_90a (Triton's default num_warps=4)
+    int_matmul(c, rng, "matmul", matmul_kernel, (96, 80, 64), (64, 64, 32), (2, 2))
 
     # the same with num_warps=8 (two warpgroups share each wgmma tile) and a
     # num_stages=3 cp.async pipeline over K
-    M, N, K = 128, 64, 160
-    A = rng.integers(-4, 5, (M, K)).astype(np.float16)
-    B = rng.integers(-4, 5, (K, N)).astype(np.float16)
-    launch(c, "matmul_w8", matmul_kernel, {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32",
-                                           "N": "i32", "K": "i32"}, {"BM": 128, "BN": 64, "BK": 32},
-           [c.buffer("matmul_w8.a", A), c.buffer("matmul_w8.b", B), "f32[%d]:zero" % (M * N), "s32:%d" % M,
-            "s32:%d" % N, "s32:%d" % K], (1, 1), [2],
-           realgen.dump_text(A.astype(np.float32) @ B.astype(np.float32)),
-           options={"num_warps": 8, "num_stages": 3}, needs="wgmma.mma_async")
+    int_matmul(c, rng, "matmul_w8", matmul_kernel, (128, 64, 160), (128, 64, 32), (1, 1),
+               options={"num_warps": 8, "num_stages": 3}, needs="wgmma.mma_async")
 
     # causal attention forward (the fused-attention tutorial's online softmax):
     # f16 q, k, v, f32 accumulators; P is rounded to f16 before P@V, so the
@@ -308,16 +307,8 @@ def main():
     # device-side tensor descriptors: each program writes its tensormaps into
     # Triton's global scratch (tensormap.replace), then loads and stores tiles
     # with cp.async.bulk.tensor
-    M, N, K = 128, 128, 96
-    A = rng.integers(-4, 5, (M, K)).astype(np.float16)
-    B = rng.integers(-4, 5, (K, N)).astype(np.float16)
-    launch(c, "matmul_desc", matmul_desc_kernel,
-           {"a_ptr": "*fp16", "b_ptr": "*fp16", "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32"},
-           {"BM": 64, "BN": 64, "BK": 32},
-           [c.buffer("matmul_desc.a", A), c.buffer("matmul_desc.b", B), "f32[%d]:zero" % (M * N),
-            "s32:%d" % M, "s32:%d" % N, "s32:%d" % K], (2, 2), [2],
-           realgen.dump_text(A.astype(np.float32) @ B.astype(np.float32)),
-           options={"num_warps": 4}, needs="cp.async.bulk.tensor")
+    int_matmul(c, rng, "matmul_desc", matmul_desc_kernel, (128, 128, 96), (64, 64, 32), (2, 2),
+               options={"num_warps": 4}, needs="cp.async.bulk.tensor")
 
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     vers = []
