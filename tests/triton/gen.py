@@ -310,6 +310,11 @@ def main():
     int_matmul(c, rng, "matmul_desc", matmul_desc_kernel, (128, 128, 96), (64, 64, 32), (2, 2),
                options={"num_warps": 4}, needs="cp.async.bulk.tensor")
 
+    # with fewer than 4 warps there is no warpgroup: Triton's tl.dot takes the
+    # warp-level path, ldmatrix and mma.sync.aligned.m16n8k16
+    int_matmul(c, rng, "matmul_w2", matmul_kernel, (64, 48, 64), (32, 32, 32), (2, 2),
+               options={"num_warps": 2}, needs="mma.sync.aligned")
+
     ptxas = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "bin")
     vers = []
     for p in ("ptxas", "ptxas-blackwell"):
