@@ -290,7 +290,7 @@ build/ocl_bench: bench/ocl/host.c bench/ref/splitmix.h bench/ref/timing.h
 	@mkdir -p build
 	$(CC) -O2 -std=c11 -D_GNU_SOURCE -Wall -Wextra -o $@ bench/ocl/host.c -lOpenCL
 
-# CUTLASS 3 sm90 GEMMs under ptxvm exec (tests/cutlass/run.sh; nvcc and
+# CUTLASS 3 sm90 and 2.x sm80 GEMMs under ptxvm exec (tests/cutlass/run.sh; nvcc and
 # CUTLASS's headers, minutes of nvcc: not in test)
 cutlass-test: all
 	sh tests/cutlass/run.sh $(B)

@@ -4,8 +4,7 @@
 // or KernelTmaWarpSpecialized, ...Cooperative or ...Pingpong),
 // f16 inputs, f32 accumulation, checked against a host GEMM (small integers,
 // so every order of summation is exact). Built and run by run.sh.
-#include <cstdio>
-#include <vector>
+#include "gemm_host.h"
 #include <cutlass/cutlass.h>
 #include <cute/tensor.hpp>
 #include <cutlass/gemm/device/gemm_universal_adapter.h>
@@ -46,8 +45,7 @@ using Gemm = cutlass::gemm::device::GemmUniversalAdapter<GemmKernel>;
 int main() {
   int M = 256, N = 128, K = 128;
   std::vector<ElementA> A(M * K); std::vector<ElementB> B(K * N); std::vector<float> C(M * N, 0.f), D(M * N);
-  for (int i = 0; i < M * K; i++) A[i] = ElementA(float((i * 7 + 3) % 9 - 4));
-  for (int i = 0; i < K * N; i++) B[i] = ElementB(float((i * 5 + 1) % 7 - 3));
+  fill_inputs(A, B);
   ElementA *dA; ElementB *dB; float *dC, *dD;
   cudaMalloc(&dA, A.size() * 2); cudaMalloc(&dB, B.size() * 2);
   cudaMalloc(&dC, C.size() * 4); cudaMalloc(&dD, D.size() * 4);
@@ -70,13 +68,7 @@ int main() {
   cudaError_t e = cudaDeviceSynchronize();
   if (e != cudaSuccess) { printf("cuda error %s\n", cudaGetErrorString(e)); return 1; }
   cudaMemcpy(D.data(), dD, D.size() * 4, cudaMemcpyDeviceToHost);
-  int bad = 0;
-  for (int m = 0; m < M; m++)
-    for (int n = 0; n < N; n++) {
-      float acc = 0;
-      for (int k = 0; k < K; k++) acc += float(A[m * K + k]) * float(B[n * K + k]);
-      if (acc != D[m + n * M] && bad++ < 5) printf("D[%d][%d] = %g, expected %g\n", m, n, D[m + n * M], acc);
-    }
+  int bad = count_mismatches(A, B, D, M, N, K);
   printf("%s: %s %d x %d x %d, %d mismatches\n", bad ? "FAIL" : "ok", STR(SCHEDULE), M, N, K, bad);
   return bad != 0;
 }
