@@ -47,10 +47,11 @@
  * atomics only (the CAS-loop idiom), a store of the bytes the last write
  * left (threads storing one value), the lanes of one warp in one execution
  * of one instruction. The other .sync collectives (shfl.sync, vote.sync,
- * ...) order nothing, as the PTX memory model says. Not modelled:
- * fence.proxy.async (no proxy races), mbarrier.init's own ordering (an
- * mbarrier operation counts as atomic), the async proxy's tensor copies
- * (refused by the interpreter anyway).
+ * ...) order nothing, as the PTX memory model says. Not modelled here:
+ * proxies (a bulk or tensor copy reading generic stores without
+ * fence.proxy.async is proxycheck.c's finding; async landings are
+ * ordinary accesses here), mbarrier.init's own ordering (an mbarrier
+ * operation counts as atomic).
  * Which pairs are reported for one racy program can vary with the
  * schedule (the shadow keeps the last write and one read per granule),
  * whether it races does not.
