@@ -274,7 +274,12 @@ int cmd_exec(int argc, char **argv) {
   if (!lib_dir(dir, sizeof dir))
     return bad("%s", "ptxvm's libcuda.so.1 is neither beside this executable nor in ../lib/ptxvm");
   char prog[PATH_MAX + 256];
-  if (find_program(argv[i], prog, sizeof prog) && static_runtime(prog)) {
+  if (!find_program(argv[i], prog, sizeof prog)) {   /* said before any notice of ours */
+    int e = strchr(argv[i], '/') && access(argv[i], F_OK) == 0 ? EACCES : ENOENT;
+    fprintf(stderr, "ptxvm exec: %s: %s\n", argv[i], strerror(e));
+    return e == ENOENT ? EXEC_NOT_FOUND : EXEC_CANNOT_RUN;
+  }
+  if (static_runtime(prog)) {
     fprintf(stderr, "ptxvm exec: %s is linked with the static CUDA runtime, which ptxvm cannot serve: "
             "rebuild it with `nvcc -cudart shared` (CMake: CUDA_RUNTIME_LIBRARY Shared)\n", argv[i]);
     return 1;

@@ -43,6 +43,11 @@ if [ ! -e "$B/libcuda.so.1" ]; then
   exit
 fi
 expect_exit 127 "ptxvm exec: /nonexistent/prog: No such file or directory" exec /nonexistent/prog
+# ... and that line alone: no notice about nvJitLink for a program that is not there
+if [ "$(wc -l <"$T/err")" = 1 ]; then ok; else bad "missing program: stderr $(cat "$T/err")"; fi
+expect_exit 127 "ptxvm exec: no-such-program-ptxvm: No such file or directory" exec no-such-program-ptxvm
+: >"$T/noexec"
+expect_exit 126 "ptxvm exec: $T/noexec: Permission denied" exec "$T/noexec"
 
 # the program's exit status is the command's
 "$PTXVM" exec -q sh -c 'exit 7' 2>"$T/err"
