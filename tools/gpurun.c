@@ -49,7 +49,7 @@ static int cu_dtoh(void *u, void *dst, uint64_t addr, size_t bytes) {
 static const char *cu_alloc(void *u, size_t bytes, uint64_t *addr) {
   (void)u;
   CUdeviceptr p;
-  CUresult r = cuMemAlloc(&p, bytes);
+  CUresult r = cuMemAlloc(&p, bytes ? bytes : 1);   /* cuMemAlloc refuses 0 bytes; ptxvm's allocation keeps its size */
   const char *name = "cuMemAlloc failed";
   if (r) {
     cuGetErrorName(r, &name);

@@ -858,7 +858,7 @@ int run_bind(const RunOpts *o, Arg *args, const RunDevice *dev, void **values) {
     if (i < o->nspecs) values[i] = a->by_value ? (void *)a->data : (void *)&a->bits;
     if (!a->is_buf || a->by_value) continue;
     size_t bytes = a->n * a->t->size;
-    const char *why = dev->alloc(dev->u, bytes ? bytes : 1, &a->bits);
+    const char *why = dev->alloc(dev->u, bytes, &a->bits);
     if (why) return run_bad("argument %d '%s': %s", i, a->spec, why);
     if (a->init == INIT_ZERO && dev->zeroed) continue;   /* costs nothing until written */
     int rc = run_upload(a, dev);
