@@ -14,7 +14,9 @@ for 32B, 64B, 128B) — the assumptions tests/gpu/README.md lists for a GPU.
 The im2col cases gather their box from the ISA's words (§5.5.4, written out
 in im2col_pixels), the reductions (tma_reduce_*) apply each .redOp to the
 elements' bits with exact rational arithmetic rounded to nearest even
-(fencode), both here and independently of ptxvm's C code.
+(fencode), both here and independently of ptxvm's C code. The interleaved
+cases (tma_il*) build the NC/xHWCx image of a logical NCHW tensor and read
+each box element back from the logical tensor (il_tensor, il_box).
 """
 import os
 import numpy as np
@@ -945,7 +947,7 @@ def il_cases():
     il_load_case("tma_il16_load_estride", "u8", "16B", 16, [6, 2], 1, False, [32, 6, 2, 1], [1, 4, 0, 0],
                  es=[2, 2, 1, 1])
     il_store_case("tma_il16_store_3d", "u16", "16B", [8, 10, 2], [8, 4, 2], [0, 8, 1])
-    il_store_case("tma_il16_store_estride", "u8", "16B", [16, 6, 2], [32, 4, 1], [0, 1, 1], es=[2, 1, 1, ][:3])
+    il_store_case("tma_il16_store_estride", "u8", "16B", [16, 6, 2], [32, 4, 1], [0, 1, 1], es=[2, 1, 1])
     rng = np.random.default_rng(1818)
     dims, box = [4, 6, 3], [4, 4, 2]
     reduce_case("tma_il16_reduce_add_u32", "add", "u32", dims, box, [0, 3, 2],
