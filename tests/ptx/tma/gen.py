@@ -282,17 +282,21 @@ def il_load_case(name, typ, il, C, sp, N, keep_n, box, c, es=None, sw="none", pr
     write(name, desc, ptx, run, " ".join(str(int(v)) for v in img))
 
 
-def il_store_case(name, typ, il, dims, box, c, es=None):
+def il_store_case(name, typ, il, dims, box, c, es=None, sw="none"):
     """A store to an interleaved map: the in-bounds box elements land at
     their elements of the tensor (element k of dimension d at
     c[d] + k * es[d]); the others, and the elements between (es[0] > 1), keep
-    their values (the tensor starts 7, 8, ...)."""
+    their values (the tensor starts 7, 8, ...). Shared memory holds the
+    values 1000, 1001, ... as bytes; with a swizzle the dense box is their
+    unswizzled order (the XOR is its own inverse)."""
     R = len(dims)
     es = es or [1] * R
     n = [-(-b // e) for b, e in zip(box, es)]
     t = ((np.arange(int(np.prod(dims))) + 7) % 200).astype(NPT[typ]).reshape(dims[::-1])
     init = t.copy()
-    sb = ((np.arange(int(np.prod(n))) + 1000) % (1 << (8 * t.itemsize))).astype(NPT[typ]).reshape(n[::-1])
+    shm = ((np.arange(int(np.prod(n))) + 1000) % (1 << (8 * t.itemsize))).astype(NPT[typ])
+    sb = np.frombuffer(swizzle_bytes(np.frombuffer(shm.tobytes(), np.uint8).copy(), sw).tobytes(),
+                       NPT[typ]).reshape(n[::-1])
     for idx in np.ndindex(*n[::-1]):
         k = idx[::-1]
         g = [c[d] + k[d] * es[d] for d in range(R)]
@@ -302,10 +306,10 @@ def il_store_case(name, typ, il, dims, box, c, es=None):
     C_ = ", ".join("%%r%d" % (i + 1) for i in range(R))
     ptx = HEAD.format(B=B) + STORE.format(R=R, C=C_, W=B // 4)
     run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
-        spec(dims, box, es, "none", "zero", typ, il=il), typ, init.size, ",".join(str(int(v)) for v in init.ravel()),
-        typ, sb.size, ",".join(str(int(v)) for v in sb.ravel()), coords(c))
-    desc = "cp.async.bulk.tensor.%dd store, %s interleave: dims %s, box %s at %s, element strides %s" % (
-        R, il, dims, box, list(c), es)
+        spec(dims, box, es, sw, "zero", typ, il=il), typ, init.size, ",".join(str(int(v)) for v in init.ravel()),
+        typ, shm.size, ",".join(str(int(v)) for v in shm), coords(c))
+    desc = "cp.async.bulk.tensor.%dd store, %s interleave: dims %s, box %s at %s, element strides %s, swizzle %s" % (
+        R, il, dims, box, list(c), es, sw)
     write(name, desc, ptx, run, " ".join(str(int(v)) for v in t.ravel()))
 
 
@@ -947,6 +951,7 @@ def il_cases():
     il_load_case("tma_il16_load_estride", "u8", "16B", 16, [6, 2], 1, False, [32, 6, 2, 1], [1, 4, 0, 0],
                  es=[2, 2, 1, 1])
     il_store_case("tma_il16_store_3d", "u16", "16B", [8, 10, 2], [8, 4, 2], [0, 8, 1])
+    il_store_case("tma_il32_store_sw32", "u16", "32B", [16, 4, 3], [16, 4, 2], [0, 0, 1], sw="32B")
     il_store_case("tma_il16_store_estride", "u8", "16B", [16, 6, 2], [32, 4, 1], [0, 1, 1], es=[2, 1, 1])
     rng = np.random.default_rng(1818)
     dims, box = [4, 6, 3], [4, 4, 2]
