@@ -1027,9 +1027,14 @@ const char *ptxvm_stats_family_name(int i);
  * 1..5, global_address a device address (16-byte aligned), global_dim[rank]
  * (elements, each 1..2^32, dimension 0 innermost), global_strides[rank-1]
  * (bytes of dimensions 1.., multiples of 16 below 2^40), box_dim[rank]
- * (elements, 1..256; box_dim[0] times the element size a multiple of 16
- * and, with a swizzle, at most its span), element_strides[rank] (1..8),
- * interleave CUtensorMapInterleave, swizzle CUtensorMapSwizzle, l2_promotion
+ * (elements, 1..256; without interleave box_dim[0] times the element size
+ * a multiple of 16 and, with a swizzle, at most its span),
+ * element_strides[rank] (1..8; element_strides[0] is ignored without
+ * interleave), interleave CUtensorMapInterleave (16B: NC/8HWC8, 32B:
+ * NC/16HWC16, described as their own tensor, dimension 0 the channels of
+ * one 16- or 32-byte slice, then W, H, .., C/slice, N; rank 3..5; with
+ * 32B a 32-byte aligned global_address and strides and the 32B swizzle;
+ * not with the 16U6_ALIGN16B type), swizzle CUtensorMapSwizzle, l2_promotion
  * CUtensorMapL2promotion (a hint), oob_fill CUtensorMapFloatOOBfill (0
  * zeros; 1 NaN, floating-point types only) for elements outside the tensor.
  * Errors: PTXVM_ERROR_INVALID_VALUE (map, global_dim, box_dim or
@@ -1037,8 +1042,10 @@ const char *ptxvm_stats_family_name(int i);
  *           64-byte aligned, or any requirement above: ptxvm_last_error
  *           names it, on ctx when ctx is not NULL),
  *         PTXVM_ERROR_NOT_SUPPORTED (a valid map ptxvm does not execute:
- *           the packed types 16U4/16U6, interleave 16B/32B, the 128B swizzles
- *           with 32B or 64B atoms). */
+ *           the packed types 16U4/16U6, an interleaved box whose
+ *           dimension-0 row, ceil(box_dim[0] / element_strides[0])
+ *           elements, is not a whole number of 16- or 32-byte slices,
+ *           the 128B swizzles with 32B or 64B atoms). */
 ptxvm_status ptxvm_tensor_map_encode(ptxvm_context *ctx, void *map, int dtype, unsigned rank,
                                      uint64_t global_address, const uint64_t *global_dim,
                                      const uint64_t *global_strides, const uint32_t *box_dim,
@@ -1058,8 +1065,10 @@ ptxvm_status ptxvm_tensor_map_encode(ptxvm_context *ctx, void *map, int dtype, u
  * of channels_per_pixel elements.
  * Errors: PTXVM_ERROR_INVALID_VALUE (a NULL pointer, map not 64-byte
  *           aligned, or any requirement above: ptxvm_last_error names it),
- *         PTXVM_ERROR_NOT_SUPPORTED (as for ptxvm_tensor_map_encode, and a
- *           box, pixels times channels, not a multiple of 16 bytes). */
+ *         PTXVM_ERROR_NOT_SUPPORTED (as for ptxvm_tensor_map_encode, any
+ *           interleave but none (the ISA does not say how the im2col walk
+ *           reads an interleaved tensor), and a box, pixels times
+ *           channels, not a multiple of 16 bytes). */
 ptxvm_status ptxvm_tensor_map_encode_im2col(ptxvm_context *ctx, void *map, int dtype, unsigned rank,
                                             uint64_t global_address, const uint64_t *global_dim,
                                             const uint64_t *global_strides, const int *lower_corner,

@@ -69,12 +69,12 @@ static const char *cu_tensor_map(void *u, void *out, const TmapSpec *s, uint64_t
   if (s->im2col) {
     CUresult r = cuTensorMapEncodeIm2col(out, (CUtensorMapDataType)s->dtype, s->rank, (void *)(uintptr_t)addr,
                                          s->dim, s->stride, s->lower, s->upper, s->cpp, s->ppc, s->estride,
-                                         CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)s->swizzle,
+                                         (CUtensorMapInterleave)s->interleave, (CUtensorMapSwizzle)s->swizzle,
                                          CU_TENSOR_MAP_L2_PROMOTION_NONE, (CUtensorMapFloatOOBfill)s->oobfill);
     return r == CUDA_SUCCESS ? NULL : "cuTensorMapEncodeIm2col refused the map";
   }
   CUresult r = cuTensorMapEncodeTiled(out, (CUtensorMapDataType)s->dtype, s->rank, (void *)(uintptr_t)addr,
-                                      s->dim, s->stride, s->box, s->estride, CU_TENSOR_MAP_INTERLEAVE_NONE,
+                                      s->dim, s->stride, s->box, s->estride, (CUtensorMapInterleave)s->interleave,
                                       (CUtensorMapSwizzle)s->swizzle, CU_TENSOR_MAP_L2_PROMOTION_NONE,
                                       (CUtensorMapFloatOOBfill)s->oobfill);
   return r == CUDA_SUCCESS ? NULL : "cuTensorMapEncodeTiled refused the map";

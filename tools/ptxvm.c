@@ -220,9 +220,9 @@ static int vm_undef(void *u, uint64_t addr) { return ptxvm_mem_set_uninitialized
 static const char *vm_tensor_map(void *u, void *out, const TmapSpec *s, uint64_t addr) {
   ptxvm_status st = s->im2col
     ? ptxvm_tensor_map_encode_im2col(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->lower, s->upper,
-                                     s->cpp, s->ppc, s->estride, 0, s->swizzle, 0, s->oobfill)
+                                     s->cpp, s->ppc, s->estride, s->interleave, s->swizzle, 0, s->oobfill)
     : ptxvm_tensor_map_encode(u, out, s->dtype, s->rank, addr, s->dim, s->stride, s->box,
-                                            s->estride, 0, s->swizzle, 0, s->oobfill);
+                              s->estride, s->interleave, s->swizzle, 0, s->oobfill);
   return st == PTXVM_SUCCESS ? NULL : ptxvm_last_error(u);
 }
 

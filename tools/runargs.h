@@ -56,7 +56,7 @@ typedef struct TmapSpec {
   unsigned rank;
   uint64_t dim[5], stride[4];     /* stride: bytes of dimensions 1.. */
   uint32_t box[5], estride[5];
-  int swizzle, oobfill;
+  int swizzle, oobfill, interleave;   /* interleave: CUtensorMapInterleave's value */
   bool im2col;                    /* lower=, upper=, channels=, pixels= given */
   int lower[3], upper[3];         /* the bounding box's corners (W, H, D) */
   uint32_t cpp, ppc;              /* channels per pixel, pixels per column */

@@ -2,8 +2,9 @@
  * maps"):
  *   tensormap:TYPE,&N,dims=D0xD1..,box=B0xB1..[,strides=S1xS2..]
  *             [,estrides=E0xE1..][,swizzle=none|32B|64B|128B][,oob=zero|nan]
+ *             [,interleave=none|16B|32B]
  *   tensormap:TYPE,&N,dims=CxWx..xN,lower=L1x..,upper=U1x..,channels=C,
- *             pixels=P[,strides=..][,estrides=..][,swizzle=..][,oob=..]
+ *             pixels=P[,strides=..][,estrides=..][,swizzle=..][,oob=..][,interleave=..]
  * (the second an im2col map, cuTensorMapEncodeIm2col: the corners of the
  * spatial dimensions W first, may be negative)
  * TYPE u8 u16 u32 s32 u64 s64 f16 f32 f64 bf16 tf32; &N the buffer the map
@@ -128,13 +129,18 @@ int run_parse_tensormap(Arg *a, const char *spec) {
       t->swizzle = -1;
       for (int i = 0; i < 4; i++) if (strlen(sw[i]) == vl && !memcmp(val, sw[i], vl)) t->swizzle = i;
       if (t->swizzle < 0) return run_bad("argument '%s': swizzle= is none, 32B, 64B or 128B", spec);
+    } else if (eq && kl == 10 && !memcmp(p, "interleave", 10)) {
+      static const char *il[] = {"none", "16B", "32B"};
+      t->interleave = -1;
+      for (int i = 0; i < 3; i++) if (strlen(il[i]) == vl && !memcmp(val, il[i], vl)) t->interleave = i;
+      if (t->interleave < 0) return run_bad("argument '%s': interleave= is none, 16B or 32B", spec);
     } else if (eq && kl == 3 && !memcmp(p, "oob", 3)) {
       if (vl == 4 && !memcmp(val, "zero", 4)) t->oobfill = 0;
       else if (vl == 3 && !memcmp(val, "nan", 3)) t->oobfill = 1;
       else return run_bad("argument '%s': oob= is zero or nan", spec);
     } else {
       return run_bad("argument '%s': unknown tensor-map field '%.*s' (dims=, box=, strides=, estrides=, "
-                     "swizzle=, oob=; im2col: lower=, upper=, channels=, pixels=)", spec, (int)len, p);
+                     "swizzle=, oob=, interleave=; im2col: lower=, upper=, channels=, pixels=)", spec, (int)len, p);
     }
     p += len;
     if (*p == ',') p++;

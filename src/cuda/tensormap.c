@@ -3,7 +3,8 @@
  * map's bytes are ptxvm's own layout (ptxvm.h "tensor maps"), made by
  * ptxvm_tensor_map_encode, which checks every requirement cuda.h lists: a
  * broken one is CUDA_ERROR_INVALID_VALUE, a valid map that ptxvm cannot
- * execute (packed types, interleave, 128B swizzles with 32B/64B atoms)
+ * execute (packed types, interleaved boxes of partial slices, interleaved
+ * im2col maps, 128B swizzles with 32B/64B atoms)
  * CUDA_ERROR_NOT_SUPPORTED (ptxvm_tensor_map_encode_im2col likewise).
  * cuTensorMapEncodeIm2colWide (compute capability 10.0) keeps the stub of
  * entries.c, which names it and returns CUDA_ERROR_NOT_SUPPORTED. */

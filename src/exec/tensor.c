@@ -19,7 +19,8 @@
  * N is 1..5 and must be the map's rank; the coordinates are .s32 elements
  * (negative or past the tensor: out of bounds). In tile mode the box is
  * ceil(box[i] / elementStride[i]) elements in dimension i (dimension 0: box[0],
- * its stride is ignored), element k of dimension i at coordinate
+ * its stride ignored, unless the map is interleaved: NC/8HWC8 or NC/16HWC16
+ * described slice first, tensormap.h), element k of dimension i at coordinate
  * c[i] + k * elementStride[i]; in im2col modes (N 3..5, an im2col map) it
  * is pixels-per-column rows of channels-per-pixel elements, which
  * src/exec/im2col.c finds. A load writes every box element to shared
@@ -110,8 +111,9 @@ static void box_of(const TensorMap *m, Box *b) {
     b->bytes = b->row * m->ppc;
     return;
   }
-  for (int i = 0; i < TMAP_MAX_RANK; i++) {
-    b->n[i] = i == 0 ? m->box[0] : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
+  for (int i = 0; i < TMAP_MAX_RANK; i++) {   /* dimension 0's stride: interleaved maps only */
+    b->n[i] = i == 0 && !m->interleave ? m->box[0]
+            : i < (int)m->rank ? (m->box[i] + m->estride[i] - 1) / m->estride[i] : 1;
     total *= b->n[i];
   }
   b->bytes = total > (1u << 30) ? 0 : (uint32_t)total;   /* 0: past any shared memory */
@@ -136,18 +138,24 @@ static bool each_row(const TensorMap *m, const Box *b, const int32_t c[TMAP_MAX_
   return true;
 }
 
-/* A row's in-bounds run [lo, hi) of dimension-0 elements (empty: lo == hi),
- * and its global byte address; false when the row is out of bounds. */
+/* Dimension 0's element stride: 1 unless the map is interleaved. */
+static uint32_t stride0(const TensorMap *m) { return m->interleave ? m->estride[0] : 1; }
+
+/* A row's in-bounds run [lo, hi) of box elements k (at dimension-0
+ * coordinate g[0] + k * stride0), and the global byte address of element
+ * lo; false when the row is out of bounds. */
 static bool row_run(const TensorMap *m, const Box *b, const int64_t g[TMAP_MAX_RANK], uint32_t *lo,
                     uint32_t *hi, uint64_t *addr) {
   for (unsigned d = 1; d < m->rank; d++)
     if (g[d] < 0 || (uint64_t)g[d] >= m->dim[d]) return false;
-  int64_t first = g[0] < 0 ? -g[0] : 0;
-  int64_t last = (int64_t)m->dim[0] - g[0];
+  int64_t s = stride0(m);
+  int64_t first = g[0] < 0 ? (-g[0] + s - 1) / s : 0;
+  int64_t left = (int64_t)m->dim[0] - g[0];
+  int64_t last = left <= 0 ? 0 : (left + s - 1) / s;
   if (last > b->n[0]) last = b->n[0];
   if (first >= last) return false;
   *lo = (uint32_t)first; *hi = (uint32_t)last;
-  uint64_t a = m->addr + (uint64_t)(g[0] + first) * m->esize;
+  uint64_t a = m->addr + (uint64_t)(g[0] + first * s) * m->esize;
   for (unsigned d = 1; d < m->rank; d++) a += (uint64_t)g[d] * m->stride[d];
   *addr = a;
   return true;
@@ -171,10 +179,13 @@ static bool load_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
   for (uint32_t k = 0; k < r->b->n[0]; k++)
     if (!in || k < lo || k >= hi) oob_fill(m, r->img + off + k * m->esize);
   if (!in) return true;
-  uint32_t n = (hi - lo) * m->esize;
-  const uint8_t *s = mem_access(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, ACC_ASYNC_RD);
-  if (!s) return false;
-  memcpy(r->img + off + lo * m->esize, s, n);
+  uint32_t s0 = stride0(m), n = s0 == 1 ? (hi - lo) * m->esize : m->esize;
+  for (uint32_t k = lo; k < hi; k += s0 == 1 ? hi - lo : 1) {   /* one run, or element by element */
+    const uint8_t *s = mem_access(r->w, r->x, r->l, SP_GLOBAL, a + (uint64_t)(k - lo) * s0 * m->esize, n, 1,
+                                  ACC_ASYNC_RD);
+    if (!s) return false;
+    memcpy(r->img + off + k * m->esize, s, n);
+  }
   return true;
 }
 
@@ -184,14 +195,16 @@ static bool store_row(void *u, uint32_t off, const int64_t g[TMAP_MAX_RANK]) {
   uint32_t lo, hi;
   uint64_t a;
   if (!row_run(m, r->b, g, &lo, &hi, &a)) return true;
-  uint32_t n = (hi - lo) * m->esize;
-  uint8_t *d = mem_ptr(r->w, r->x, r->l, SP_GLOBAL, a, n, 1, true);
-  if (!d) return false;
-  if (r->red >= 0)
-    return mbar_async_reduce(r->w, r->x, r->l, d, r->img + off + lo * m->esize, n, (BulkRedOp)r->red,
-                             r->rt) == XS_NEXT;
-  return mbar_async_copy(r->w, r->x, r->l, AS_BULK_GROUP, d, r->img + off + lo * m->esize, n, n,
-                         SP_NONE, 0) == XS_NEXT;
+  uint32_t s0 = stride0(m), n = s0 == 1 ? (hi - lo) * m->esize : m->esize;
+  for (uint32_t k = lo; k < hi; k += s0 == 1 ? hi - lo : 1) {   /* one run, or element by element */
+    uint8_t *d = mem_ptr(r->w, r->x, r->l, SP_GLOBAL, a + (uint64_t)(k - lo) * s0 * m->esize, n, 1, true);
+    if (!d) return false;
+    uint8_t *src = r->img + off + k * m->esize;
+    XStatus st = r->red >= 0 ? mbar_async_reduce(r->w, r->x, r->l, d, src, n, (BulkRedOp)r->red, r->rt)
+                             : mbar_async_copy(r->w, r->x, r->l, AS_BULK_GROUP, d, src, n, n, SP_NONE, 0);
+    if (st != XS_NEXT) return false;
+  }
+  return true;
 }
 
 /* The dense box <-> the swizzled shared bytes at shared address sh. */

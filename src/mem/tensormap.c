@@ -46,6 +46,7 @@ static int check_rest(const TensorMap *m, unsigned inner, const char **why) {
   for (unsigned i = 0; i < m->rank; i++)
     if (m->estride[i] == 0 || m->estride[i] > 8) BAD("each element stride must be 1 to 8");
   if (m->swizzle > TMAP_SWIZZLE_128B_ATOM_64B) BAD("unknown swizzle");
+  if (m->interleave && m->dtype == TMAP_16U6_ALIGN16B) BAD("the 16U6_ALIGN16B type needs no interleave");
   if (es && m->interleave == 0 && m->swizzle) {
     unsigned span = m->swizzle == TMAP_SWIZZLE_32B ? 32 : m->swizzle == TMAP_SWIZZLE_64B ? 64 : 128;
     if (inner * es > span) BAD("the box's inner dimension must not exceed the swizzle span");
@@ -55,9 +56,38 @@ static int check_rest(const TensorMap *m, unsigned inner, const char **why) {
   if (m->oobfill > 1) BAD("unknown out-of-bounds fill");
   if (m->oobfill && !is_float(m->dtype)) BAD("the NaN fill needs a floating-point data type");
   if (!es) UNSUP("the packed data types (16U4, 16U6) are not supported");
-  if (m->interleave) UNSUP("interleaved layouts are not supported");
+  if (m->interleave && m->mode == TMAP_IM2COL)
+    UNSUP("interleaved im2col maps are not supported (the ISA does not say how the im2col walk reads the "
+          "C/8 or C/16 slices)");
   if (m->swizzle > TMAP_SWIZZLE_128B) UNSUP("the 128B swizzles with 32B or 64B atoms are not supported");
   return 0;
+}
+
+const char *tensormap_interleave_unsupported(const TensorMap *m) {
+  if (!m->interleave) return NULL;
+  unsigned n0 = (m->box[0] + m->estride[0] - 1) / m->estride[0];
+  if (n0 * tensormap_esize(m->dtype) % (m->interleave == 2 ? 32 : 16))
+    return m->interleave == 2 ? "an interleaved box whose dimension-0 row (ceil(box[0] / elementStrides[0]) "
+                                "elements) is not a whole number of 32-byte slices is not supported"
+                              : "an interleaved box whose dimension-0 row (ceil(box[0] / elementStrides[0]) "
+                                "elements) is not a whole number of 16-byte slices is not supported";
+  return NULL;
+}
+
+/* The interleave rules a decoded map must still meet (tensormap.replace
+ * edits fields one at a time): NULL when it does. */
+static const char *interleave_bad(const TensorMap *m) {
+  if (!m->interleave) return NULL;
+  if (m->interleave > 2) return "the tensor map's interleave is not 0, 16B or 32B";
+  if (m->mode == TMAP_IM2COL) return "interleaved im2col maps are not supported";
+  if (m->rank < 3) return "the tensor map's interleaved layout needs rank 3 or more";
+  if (m->interleave == 2) {
+    if (m->swizzle != TMAP_SWIZZLE_32B) return "the tensor map's 32B interleave needs the 32B swizzle";
+    bool odd = m->addr % 32;
+    for (unsigned i = 1; i < m->rank; i++) odd |= m->stride[i] % 32 != 0;
+    if (odd) return "the tensor map's 32B interleave needs a 32-byte aligned address and strides";
+  }
+  return tensormap_interleave_unsupported(m);
 }
 
 static void put_common(uint8_t out[TMAP_BYTES], const TensorMap *m) {
@@ -90,9 +120,10 @@ int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **w
     if (m->box[i] == 0 || m->box[i] > 256) BAD("each box dimension must be 1 to 256");
   if (es && m->interleave == 0 && m->box[0] * es % 16)
     BAD("the box's inner dimension must be a multiple of 16 bytes");
-  if ((r = check_rest(m, m->box[0], why))) return r;
   TensorMap t = *m;
   t.mode = TMAP_TILE;
+  if ((r = check_rest(&t, m->box[0], why))) return r;
+  if ((*why = tensormap_interleave_unsupported(&t))) return 2;
   put_common(out, &t);
   return 0;
 }
@@ -117,12 +148,12 @@ int tensormap_encode_im2col(uint8_t out[TMAP_BYTES], const TensorMap *m, const c
   if ((m->dtype == TMAP_16U6_ALIGN16B || m->dtype == TMAP_16U4_ALIGN16B) && m->cpp != 128)
     BAD("with the 16U4/16U6 16B-aligned types channels per pixel must be 128");
   if (m->ppc == 0 || m->ppc > 1024) BAD("pixels per column must be 1 to 1024");
-  if ((r = check_rest(m, m->cpp, why))) return r;
+  TensorMap t = *m;
+  t.mode = TMAP_IM2COL;
+  if ((r = check_rest(&t, m->cpp, why))) return r;
   unsigned es = tensormap_esize(m->dtype);
   /* a box of whole 16-byte chunks: what the swizzle and the shared layout move */
   if (m->cpp * es * m->ppc % 16) UNSUP("an im2col box that is not a multiple of 16 bytes is not supported");
-  TensorMap t = *m;
-  t.mode = TMAP_IM2COL;
   put_common(out, &t);
   out[11] = TMAP_IM2COL;
   for (unsigned i = 0; i + 2 < m->rank; i++) {
@@ -155,8 +186,7 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
     if (i) memcpy(&m->stride[i], in + 64 + 8 * (i - 1), 8);
   }
   m->stride[0] = m->esize;
-  if (m->rank == 0 || m->rank > TMAP_MAX_RANK || m->esize == 0 ||
-      m->interleave || m->swizzle > TMAP_SWIZZLE_128B) {
+  if (m->rank == 0 || m->rank > TMAP_MAX_RANK || m->esize == 0 || m->swizzle > TMAP_SWIZZLE_128B) {
     *why = "the tensor map holds a field ptxvm does not support";
     return false;
   }
@@ -181,6 +211,7 @@ bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **w
       *why = "the tensor map holds an out-of-range box, element stride or dimension";
       return false;
     }
+  if ((*why = interleave_bad(m))) return false;
   return true;
 }
 
@@ -220,9 +251,10 @@ bool tensormap_replace(uint8_t m[TMAP_BYTES], TensorMapField f, unsigned ord, ui
     m[5] = elemtype[v];
     m[6] = (uint8_t)tensormap_esize(elemtype[v]);
     break;
-  case TMF_INTERLEAVE:
-    if (v) { *why = "interleaved layouts are not supported"; return false; }
-    m[7] = 0;
+  case TMF_INTERLEAVE:   /* 0 none, 1 16B, 2 32B; decoding checks the rest */
+    if (v > 2) { *why = "the interleave layout is 0 (none), 1 (16B) or 2 (32B)"; return false; }
+    if (v && m[11] == TMAP_IM2COL) { *why = "interleaved im2col maps are not supported"; return false; }
+    m[7] = (uint8_t)v;
     break;
   case TMF_SWIZZLE_MODE:
     if (v > 3) { *why = "swizzle modes past 128B are not supported"; return false; }

@@ -9,7 +9,8 @@
  *      4    1    rank, 1..5
  *      5    1    data type (CUtensorMapDataType's value)
  *      6    1    element size in bytes (1, 2, 4, 8)
- *      7    1    interleave (CUtensorMapInterleave's value; only NONE runs)
+ *      7    1    interleave (CUtensorMapInterleave's value: NONE, 16B, 32B;
+ *                 an im2col map's only NONE)
  *      8    1    swizzle (CUtensorMapSwizzle's value: NONE, 32B, 64B, 128B run)
  *      9    1    L2 promotion (a hint)
  *     10    1    out-of-bounds fill: 0 zeros, 1 NaN (floating-point types)
@@ -19,7 +20,8 @@
  *     64   32    global strides of dimensions 1..4, u64[4] (bytes; dimension
  *                0's is the element size)
  *     96   10    box dimensions, u16[5] (elements, 1..256)
- *    106    5    element strides, u8[5] (1..8; dimension 0's is ignored)
+ *    106    5    element strides, u8[5] (1..8; dimension 0's is ignored
+ *                 unless the map is interleaved)
  *    112    6    im2col: the bounding box's lower corner, s16[3] (dimension
  *                 1 (W), 2 (H), 3 (D); those past rank - 2 zero)
  *    118    6    im2col: its upper corner, s16[3], likewise
@@ -28,13 +30,25 @@
  * (an im2col map's box dimensions are 1.)
  *
  * The shared-memory box (what a tile copy writes or reads): the elements
- * ceil(box[i] / elementStride[i]) per dimension, dimension 0 innermost and
- * dense (row after row, rows of n0 * element size bytes), then the swizzle:
+ * ceil(box[i] / elementStride[i]) per dimension (dimension 0: box[0], or
+ * with an interleaved map ceil(box[0] / elementStride[0])), dimension 0
+ * innermost and dense (row after row, rows of n0 * element size bytes),
+ * then the swizzle:
  * byte offset o of the shared address becomes o ^ ((o >> 7) & m) << 4 with
  * m = 1, 3, 7 for 32B, 64B, 128B (16-byte chunks XOR-ed with the row index
  * within 256, 512, 1024 bytes), applied to the shared::cta address itself.
  * An im2col copy's box is pixels-per-column rows of channels-per-pixel
- * elements (src/exec/im2col.c), laid out and swizzled the same way. */
+ * elements (src/exec/im2col.c), laid out and swizzled the same way.
+ *
+ * Interleave (PTX ISA 9.0 §5.5.6; NC/8HWC8 with 16B, NC/16HWC16 with 32B):
+ * the map describes the interleaved tensor itself, dimension 0 the
+ * channels of one 16- or 32-byte slice, then W, H, (D,) C / slice, N, so
+ * a copy walks it as any tile map; the differences are cuda.h's rules
+ * (rank 3..5, no multiple-of-16 box row, no swizzle-span limit, 32B
+ * interleave: 32B swizzle, 32-byte address and strides) and dimension 0's
+ * element stride, which an interleaved map honours (§5.5.3.2). ptxvm
+ * executes the boxes whose dimension-0 row is whole slices, where a dense
+ * row and a row padded to the slice agree (tests/gpu/README.md). */
 #ifndef PTXVM_MEM_TENSORMAP_H
 #define PTXVM_MEM_TENSORMAP_H
 
@@ -69,14 +83,19 @@ enum { TMAP_SWIZZLE_NONE, TMAP_SWIZZLE_32B, TMAP_SWIZZLE_64B, TMAP_SWIZZLE_128B,
 
 /* The result of tensormap_encode: 0 encoded, 1 an invalid argument (the
  * documented requirements of cuTensorMapEncodeTiled), 2 valid but a form
- * ptxvm does not execute (packed types, interleave, the 128B atom
- * swizzles). *why names the rule. */
+ * ptxvm does not execute (packed types, an interleaved box of partial
+ * slices, the 128B atom swizzles). *why names the rule. */
 int tensormap_encode(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why);
 /* The same for an im2col map (m->mode TMAP_IM2COL; cuTensorMapEncodeIm2col's
  * requirements: rank 3..5, the corners in the range of the rank, a
  * bounding box of non-zero area, channels per pixel 1..256, pixels per
  * column 1..1024, and the tiled rules for the rest; m->box is ignored). */
 int tensormap_encode_im2col(uint8_t out[TMAP_BYTES], const TensorMap *m, const char **why);
+/* Why ptxvm does not execute interleaved tile map m: its box's
+ * dimension-0 row, ceil(box[0] / elementStrides[0]) elements, is not a
+ * whole number of slices (16 or 32 bytes); NULL when it is, or m is not
+ * interleaved. */
+const char *tensormap_interleave_unsupported(const TensorMap *m);
 /* Decodes the 128 bytes; false (with *why) when they are not a map ptxvm
  * encoded or a field is out of range (a tensormap.replace can write one). */
 bool tensormap_decode(const uint8_t in[TMAP_BYTES], TensorMap *m, const char **why);

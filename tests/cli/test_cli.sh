@@ -401,6 +401,10 @@ expect_exit 2 "unknown tensor-map field 'bx=4x8'" run "$TM" -b 128 -a 'tensormap
 expect_exit 2 "tensor map: the box's inner dimension must be a multiple of 16 bytes" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=4x8' $TMA
 expect_exit 2 "tensor map: the NaN fill needs a floating-point data type" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=16x8,oob=nan' $TMA
 expect_exit 2 "&5 names no buffer" run "$TM" -b 128 -a 'tensormap:u16,&5,dims=64x48,box=16x8' $TMA
+expect_exit 2 "interleave= is none, 16B or 32B" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=16x8,interleave=8B' $TMA
+expect_exit 2 "tensor map: an interleaved layout needs rank 3 or more" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=64x48,box=16x8,interleave=16B' $TMA
+expect_exit 2 "tensor map: 32B interleave needs the 32B swizzle" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x4x2,box=16x4x2,interleave=32B' $TMA
+expect_exit 2 "tensor map: interleaved im2col maps are not supported" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=8x9x4,lower=-1,upper=-1,channels=8,pixels=16,interleave=16B' $TMA
 # im2col maps (lower=, upper=, channels=, pixels=): each missing or malformed, and an encoding rule
 expect_exit 2 "an im2col tensor map needs TYPE, &N, dims=, lower=, upper=, channels= and pixels= (and no box=)" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1,upper=-1,channels=8' $TMA
 expect_exit 2 "an im2col map has 3 to 5 dims= and dims - 2 numbers in lower= and upper=" run "$TM" -b 128 -a 'tensormap:u16,&1,dims=16x9x4,lower=-1x-1,upper=-1,channels=8,pixels=16' $TMA

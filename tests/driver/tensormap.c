@@ -156,9 +156,24 @@ int main(void) {
                                good.sw, good.l2, good.oob) == CUDA_ERROR_INVALID_VALUE);
   CHECK(cuTensorMapEncodeTiled((CUtensorMap *)((char *)&m + 16), good.t, 2, good.addr, good.dim, good.str,
                                good.box, good.es, good.il, good.sw, good.l2, good.oob) == CUDA_ERROR_INVALID_VALUE);
-  /* valid, but not executed by ptxvm */
+  BAD((RANK3, a.t = CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B, a.il = CU_TENSOR_MAP_INTERLEAVE_16B));
+                                                          /* 16U6_ALIGN16B needs no interleave */
+  /* interleaved (NC/8HWC8: dimension 0 the channels of a 16-byte slice) */
   a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B;
-  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);
+  CHECK(enc(&m, &a) == CUDA_SUCCESS);                     /* a 32-byte row: two slices */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B; a.box[0] = 32; a.dim[0] = 32; a.sw = CU_TENSOR_MAP_SWIZZLE_32B;
+  CHECK(enc(&m, &a) == CUDA_SUCCESS);                     /* 64 bytes > the 32B span: no limit when interleaved */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B; a.box[0] = 16; a.es[0] = 2;
+  CHECK(enc(&m, &a) == CUDA_SUCCESS);                     /* dimension 0's stride: 8 elements, one slice */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_32B; a.sw = CU_TENSOR_MAP_SWIZZLE_32B;
+  CHECK(enc(&m, &a) == CUDA_SUCCESS);
+  /* valid, but not executed by ptxvm: rows of partial slices */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B; a.box[0] = 4;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);         /* 8 bytes: no multiple-of-16 rule, half a slice */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_16B; a.box[0] = 16; a.es[0] = 4;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);         /* 4 elements of 2 bytes */
+  a = good; RANK3; a.il = CU_TENSOR_MAP_INTERLEAVE_32B; a.sw = CU_TENSOR_MAP_SWIZZLE_32B; a.box[0] = 8;
+  CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);         /* 16 bytes of a 32-byte slice */
   a = good; a.sw = CU_TENSOR_MAP_SWIZZLE_128B_ATOM_32B;
   CHECK(enc(&m, &a) == CUDA_ERROR_NOT_SUPPORTED);
   a = good; a.t = CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN8B;

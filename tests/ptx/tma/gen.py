@@ -14,7 +14,9 @@ for 32B, 64B, 128B) — the assumptions tests/gpu/README.md lists for a GPU.
 The im2col cases gather their box from the ISA's words (§5.5.4, written out
 in im2col_pixels), the reductions (tma_reduce_*) apply each .redOp to the
 elements' bits with exact rational arithmetic rounded to nearest even
-(fencode), both here and independently of ptxvm's C code.
+(fencode), both here and independently of ptxvm's C code. The interleaved
+cases (tma_il*) build the NC/xHWCx image of a logical NCHW tensor and read
+each box element back from the logical tensor (il_tensor, il_box).
 """
 import os
 import numpy as np
@@ -121,7 +123,7 @@ def swizzle_bytes(dense, sw):
     return out
 
 
-def spec(dims, box, es, sw, oob, typ="u16", shape=None):
+def spec(dims, box, es, sw, oob, typ="u16", shape=None, il="none"):
     """The -a 'tensormap:...' of a tile map (box) or, with shape (the
     lower=...,pixels= fields), an im2col one."""
     s = "tensormap:%s,&1,dims=%s,%s" % (typ, "x".join(map(str, dims)), shape or "box=" + "x".join(map(str, box)))
@@ -131,6 +133,8 @@ def spec(dims, box, es, sw, oob, typ="u16", shape=None):
         s += ",swizzle=" + sw
     if oob != "zero":
         s += ",oob=" + oob
+    if il != "none":
+        s += ",interleave=" + il
     return s
 
 
@@ -207,6 +211,127 @@ def store_case(name, dims, box, c):
     desc = "cp.async.bulk.tensor.%dd store: dims %s, box %s at %s (out-of-bounds elements not written)" % (
         R, dims, box, list(c))
     write(name, desc, ptx, run.replace("ptxvm run %s", "ptxvm run %s"), " ".join(str(int(v)) for v in t.ravel()))
+
+
+# ---- interleaved maps (PTX ISA 9.0 §5.5.6; cuTensorMapEncodeTiled's
+# interleave): the tensor NC/xHWCx, x channels in a 16- or 32-byte slice
+# (the last slice padded with zeros), is given to the map as its own tensor
+# of dims [x, W, (H, (D,)) C/x (, N)], dimension 0 the channels of a slice.
+# The box is then a tile box of that tensor, except that dimension 0's
+# element stride counts (§5.5.3.2): element k of dimension d at
+# c[d] + k * es[d] for every d, ceil(box[d] / es[d]) of them; dense rows
+# in shared memory, then the swizzle (the assumptions tests/gpu/README.md
+# lists). The reference reads each element from the logical NCHW tensor X. ----
+NPT = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32}
+SLICE = {"16B": 16, "32B": 32}
+
+
+def il_tensor(typ, il, C, sp, N, keep_n):
+    """Logical X[n][c][spatial, outermost first] (values 1, 2, ... so the zero
+    padding shows), the map's dims and its interleaved memory image."""
+    S = SLICE[il] // np.dtype(NPT[typ]).itemsize
+    cs = -(-C // S)
+    X = ((np.arange(N * C * int(np.prod(sp))) + 1) % (1 << (8 * np.dtype(NPT[typ]).itemsize))).astype(
+        NPT[typ]).reshape([N, C] + sp[::-1])
+    assert keep_n or N == 1
+    dims = [S] + sp + [cs] + ([N] if keep_n else [])
+    mem = np.zeros(dims[::-1], NPT[typ])            # mem[(n,) c/S, (d,) (h,) w, k]
+    for idx in np.ndindex(*X.shape):
+        n, c, spat = idx[0], idx[1], idx[2:]
+        mem[((n,) if keep_n else ()) + (c // S,) + spat + (c % S,)] = X[idx]
+    return X, S, dims, mem
+
+
+def il_box(X, S, dims, box, es, c, keep_n, fill=0):
+    """The box, dense, read from X: channel cs * S + g[0] of image n at the
+    spatial g[1..], out of bounds (fill) outside dims, the slice's padding
+    (a channel past C) zero."""
+    R = len(dims)
+    n = [-(-b // e) for b, e in zip(box, es)]
+    out = np.full(n[::-1], fill, X.dtype)
+    ns = R - 2 - (1 if keep_n else 0)
+    for idx in np.ndindex(*n[::-1]):
+        k = idx[::-1]
+        g = [c[d] + k[d] * es[d] for d in range(R)]
+        if not all(0 <= g[d] < dims[d] for d in range(R)):
+            continue
+        img = g[R - 1] if keep_n else 0
+        ch = g[1 + ns] * S + g[0]
+        out[idx] = X[(img, ch) + tuple(g[1:1 + ns][::-1])] if ch < X.shape[1] else 0
+    return out
+
+
+def il_load_case(name, typ, il, C, sp, N, keep_n, box, c, es=None, sw="none", prefetch=False):
+    X, S, dims, mem = il_tensor(typ, il, C, sp, N, keep_n)
+    R = len(dims)
+    es = es or [1] * R
+    dense = il_box(X, S, dims, box, es, c, keep_n).tobytes()
+    img = np.frombuffer(swizzle_bytes(np.frombuffer(dense, np.uint8).copy(), sw).tobytes(), NPT[typ])
+    B = len(dense)
+    C_ = ", ".join("%%r%d" % (i + 1) for i in range(R))
+    ptx = HEAD.format(B=B) + LOAD.format(B=B, R=R, C=C_, W=B // 4, MAP="tm", MAPSETUP="")
+    if prefetch:   # a hint first: it reads and checks the map, moves nothing
+        ptx = ptx.replace("  @%p1 cp.async.bulk.tensor.", "  @%%p1 cp.async.bulk.prefetch.tensor.%dd.L2.global.tile "
+                          "[tm, {%s}];\n  @%%p1 cp.async.bulk.tensor." % (R, C_), 1)
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:zero %s -o 2" % (
+        spec(dims, box, es, sw, "zero", typ, il=il), typ, mem.size, ",".join(str(int(v)) for v in mem.ravel()),
+        typ, img.size, coords(c))
+    desc = ("cp.async.bulk.tensor.%dd load, %s interleave (NC/%dHWC%d of %s, C = %d): dims %s, box %s at %s, "
+            "element strides %s, swizzle %s%s" % (R, il, S, S, typ, C, dims, box, list(c), es, sw,
+                                                  ", after a prefetch" if prefetch else ""))
+    write(name, desc, ptx, run, " ".join(str(int(v)) for v in img))
+
+
+def il_store_case(name, typ, il, dims, box, c, es=None, sw="none"):
+    """A store to an interleaved map: the in-bounds box elements land at
+    their elements of the tensor (element k of dimension d at
+    c[d] + k * es[d]); the others, and the elements between (es[0] > 1), keep
+    their values (the tensor starts 7, 8, ...). Shared memory holds the
+    values 1000, 1001, ... as bytes; with a swizzle the dense box is their
+    unswizzled order (the XOR is its own inverse)."""
+    R = len(dims)
+    es = es or [1] * R
+    n = [-(-b // e) for b, e in zip(box, es)]
+    t = ((np.arange(int(np.prod(dims))) + 7) % 200).astype(NPT[typ]).reshape(dims[::-1])
+    init = t.copy()
+    shm = ((np.arange(int(np.prod(n))) + 1000) % (1 << (8 * t.itemsize))).astype(NPT[typ])
+    sb = np.frombuffer(swizzle_bytes(np.frombuffer(shm.tobytes(), np.uint8).copy(), sw).tobytes(),
+                       NPT[typ]).reshape(n[::-1])
+    for idx in np.ndindex(*n[::-1]):
+        k = idx[::-1]
+        g = [c[d] + k[d] * es[d] for d in range(R)]
+        if all(0 <= g[d] < dims[d] for d in range(R)):
+            t[tuple(g[::-1])] = sb[idx]
+    B = sb.nbytes
+    C_ = ", ".join("%%r%d" % (i + 1) for i in range(R))
+    ptx = HEAD.format(B=B) + STORE.format(R=R, C=C_, W=B // 4)
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
+        spec(dims, box, es, sw, "zero", typ, il=il), typ, init.size, ",".join(str(int(v)) for v in init.ravel()),
+        typ, shm.size, ",".join(str(int(v)) for v in shm), coords(c))
+    desc = "cp.async.bulk.tensor.%dd store, %s interleave: dims %s, box %s at %s, element strides %s, swizzle %s" % (
+        R, il, dims, box, list(c), es, sw)
+    write(name, desc, ptx, run, " ".join(str(int(v)) for v in t.ravel()))
+
+
+def il_refused_case(name, typ, il, dims, box, es, sw, why):
+    """A valid interleaved map whose box ptxvm does not lay out: the
+    encoder refuses it by name (cuTensorMapEncodeTiled returns
+    CUDA_ERROR_NOT_SUPPORTED), before the kernel runs."""
+    R = len(dims)
+    B = 256
+    ptx = HEAD.format(B=B) + LOAD.format(B=B, R=R, C=", ".join("%%r%d" % (i + 1) for i in range(R)), W=B // 4,
+                                         MAP="tm", MAPSETUP="")
+    sp = spec(dims, box, es, sw, "zero", typ, il=il)
+    run = "ptxvm run %%s -b 128 -a '%s' -a %s[%d]:zero -a u8[256]:zero %s" % (
+        sp, typ, int(np.prod(dims)), coords([0] * R))
+    ptx = generic_map(ptx)
+    with open(os.path.join(HERE, name + ".ptx"), "w") as f:
+        f.write("// An interleaved map (%s) whose box's dimension-0 row is not whole slices: valid for\n"
+                "// cuTensorMapEncodeTiled, refused by ptxvm's encoder by name (the shared layout of a\n"
+                "// partial slice is undocumented). Generated by gen.py; do not edit.\n" % il)
+        f.write("// RUN: %s\n// EXIT: 2\n" % run)
+        f.write("// STDERR: %s\n" % why)
+        f.write(ptx)
 
 
 # ---- cp.reduce.async.bulk.tensor: the reference arithmetic, from the ISA's
@@ -315,7 +440,7 @@ def red_elem(op, typ, r, s):
     return {"and": r & s, "or": r | s, "xor": r ^ s}[op]
 
 
-def reduce_case(name, op, typ, dims, box, c, tvals, svals, ctas=1):
+def reduce_case(name, op, typ, dims, box, c, tvals, svals, ctas=1, il="none"):
     """cp.reduce.async.bulk.tensor.Rd...OP.tile: the tensor tvals (bits,
     dimension 0 innermost) op= the shared box svals where the box lies in
     bounds, once per CTA (ctas of them reduce the same box: atomic element
@@ -342,12 +467,13 @@ def reduce_case(name, op, typ, dims, box, c, tvals, svals, ctas=1):
         "cp.async.bulk.tensor.%dd.global.shared::cta.tile.bulk_group" % R,
         "cp.reduce.async.bulk.tensor.%dd.global.shared::cta.%s.tile.bulk_group" % (R, op))
     run = "ptxvm run %%s%s -b 128 -a '%s' -a %s[%d]:%s -a %s[%d]:%s %s -o 1" % (
-        " -g %d" % ctas if ctas > 1 else "", spec(dims, box, [1] * R, "none", "zero", typ), bt, total,
+        " -g %d" % ctas if ctas > 1 else "", spec(dims, box, [1] * R, "none", "zero", typ, il=il), bt, total,
         ",".join(str(v) for v in tvals),
         bt, B // es, ",".join(str(v) for v in svals), coords(c))
     desc = ("cp.reduce.async.bulk.tensor.%dd .%s on %s: dims %s, box %s at %s (out-of-bounds box "
-            "elements skipped)%s, the tensor's bits after" % (R, op, typ, dims, box, list(c),
-                                                             ", by %d CTAs" % ctas if ctas > 1 else ""))
+            "elements skipped)%s%s, the tensor's bits after" % (
+                R, op, typ, dims, box, list(c), ", by %d CTAs" % ctas if ctas > 1 else "",
+                ", %s interleave" % il if il != "none" else ""))
     write(name, desc, ptx, run, " ".join(str(v) for v in t))
 
 
@@ -768,6 +894,76 @@ def race_case(name):
         f.write(ptx)
 
 
+def il_replace_case(name, il_value, fault=None):
+    """tensormap.replace of .interleave_layout (the ISA's 1: 16B) and
+    dimension 0's .element_stride (2) on a copy of a plain u8 map over the
+    NC/16WC16 image of 16 channels, published with tensormap.cp_fenceproxy,
+    then a tile load through it: the even channels (dimension 0's stride
+    counts once interleaved). With fault, the interleave il_value breaks a
+    rule of the map and the load faults, naming it."""
+    X, S, dims, mem = il_tensor("u8", "16B", 16, [6], 1, False)
+    box, c = [32, 4, 1], [0, 1, 0]
+    es = [2, 1, 1]
+    vals = il_box(X, S, dims, box, es, c, False).ravel()
+    B = vals.size
+    R = 3
+    ptx = REPLACE.format(B=B, R=R, C="%r2, %r3, %r4", W=B // 4, N2=2, LAST=0, O="",
+                         SETUP="".join("mov.u32 %%r%d, %d;\n  " % (i + 2, v) for i, v in enumerate(c)))
+    ptx = ptx.replace("  tensormap.replace.tile.global_address.shared::cta.b1024.b64 [tms], %rd2;\n",
+                      "  tensormap.replace.tile.interleave_layout.shared::cta.b1024.b32 [tms], %d;\n" % il_value)
+    ptx = ptx.replace(".global_dim.shared::cta.b1024.b32 [tms], 0, %r1;", ".element_stride.shared::cta.b1024.b32 [tms], 0, %r1;")
+    ptx = ptx.replace(".global.im2col.mbarrier::complete_tx::bytes [sm], [%rd3, {%r2, %r3, %r4}], [bar], {};",
+                      ".global.tile.mbarrier::complete_tx::bytes [sm], [%rd3, {%r2, %r3, %r4}], [bar];")
+    assert ".interleave_layout" in ptx and ".element_stride" in ptx and ".tile.mbarrier" in ptx
+    run = "ptxvm run %%s -b 128 -a '%s' -a u8[%d]:%s -a u8[%d]:zero -a u8[16]:zero -a u8[128]:zero -o 2" % (
+        spec(dims, [32, 4, 1], [1, 1, 1], "none", "zero", "u8"), mem.size, ",".join(str(int(v)) for v in mem.ravel()),
+        B)
+    if fault:
+        lines = generic_map(ptx).split("\n")
+        at = next(i for i, l in enumerate(lines) if ".tile.mbarrier" in l)
+        with open(os.path.join(HERE, name + ".ptx"), "w") as f:
+            f.write("// tensormap.replace of .interleave_layout to %d on a copy of a plain rank-3 map: %s.\n"
+                    "// Generated by gen.py; do not edit.\n" % (il_value, fault))
+            f.write("// RUN: %s\n// EXIT: 1\n" % run.replace(" -o 2", ""))
+            f.write("// STDERR: cp.async.bulk.tensor: %s\n" % fault)
+            f.write("// STDERR: at tests/ptx/tma/%s.ptx:%d:%d, kernel k\n" % (
+                name, at + 7, lines[at].index("cp.async") + 1))
+            f.write(generic_map(ptx))
+        return
+    desc = ("tensormap.replace of .interleave_layout (1, 16B) and .element_stride[0] (2) on a copy of a u8 map "
+            "dims %s box %s, then a load at %s: the even channels of the NC/16WC16 image" % (dims, box, c))
+    write(name, desc, ptx, run, " ".join(str(int(v)) for v in vals))
+
+
+def il_cases():
+    il_replace_case("tma_il16_replace", 1)
+    il_replace_case("tma_il32_replace_bad", 2, fault="the tensor map's 32B interleave needs the 32B swizzle")
+    # NC/8HWC8 u16, 12 channels (the second slice half padding), 2 images: rank 5, partly out of bounds
+    il_load_case("tma_il16_load_5d", "u16", "16B", 12, [5, 3], 2, True, [8, 4, 2, 2, 1], [0, 2, 2, 0, 1],
+                 prefetch=True)
+    # NC/16HWC16 u16, 20 channels, with the 32B swizzle it needs: rank 4 (one image)
+    il_load_case("tma_il32_load_4d_sw32", "u16", "32B", 20, [4, 4], 1, False, [16, 4, 2, 2], [0, 0, 1, 0],
+                 sw="32B")
+    # 16B interleave with the 128B swizzle: 16-byte rows, chunk j of each 128 bytes to j ^ row
+    il_load_case("tma_il16_load_4d_sw128", "u16", "16B", 16, [8, 4], 1, False, [8, 8, 4, 1], [0, 0, 0, 1],
+                 sw="128B")
+    # u8 (16 channels a 16-byte slice), dimension 0's element stride 2: the even or odd channels
+    il_load_case("tma_il16_load_estride", "u8", "16B", 16, [6, 2], 1, False, [32, 6, 2, 1], [1, 4, 0, 0],
+                 es=[2, 2, 1, 1])
+    il_store_case("tma_il16_store_3d", "u16", "16B", [8, 10, 2], [8, 4, 2], [0, 8, 1])
+    il_store_case("tma_il32_store_sw32", "u16", "32B", [16, 4, 3], [16, 4, 2], [0, 0, 1], sw="32B")
+    il_store_case("tma_il16_store_estride", "u8", "16B", [16, 6, 2], [32, 4, 1], [0, 1, 1], es=[2, 1, 1])
+    rng = np.random.default_rng(1818)
+    dims, box = [4, 6, 3], [4, 4, 2]
+    reduce_case("tma_il16_reduce_add_u32", "add", "u32", dims, box, [0, 3, 2],
+                [int(v) for v in rng.integers(0, 1 << 32, 72, dtype=np.int64)],
+                [int(v) for v in rng.integers(0, 1 << 32, 32, dtype=np.int64)], il="16B")
+    il_refused_case("tma_il32_refused_half_slice", "u16", "32B", [16, 4, 2], [8, 4, 2], [1, 1, 1], "32B",
+                    "argument 0 'tensormap:u16,&1,dims=16x4x2,box=8x4x2,swizzle=32B,interleave=32B': tensor map: "
+                    "an interleaved box whose dimension-0 row (ceil(box[0] / elementStrides[0]) elements) is "
+                    "not a whole number of 32-byte slices is not supported")
+
+
 if __name__ == "__main__":
     multicast_case("tma_multicast_2cta", [64, 32], [16, 8], [16, 8])
     race_case("tma_race_nowait")
@@ -787,6 +983,7 @@ if __name__ == "__main__":
     store_case("tma_store_3d", [16, 8, 4], [8, 4, 2], [8, 6, 3])
     reduce_cases()
     im2col_cases()
+    il_cases()
     reduce_refused_case("tma_reduce_bad_add_s64", "add", "s64", ".u32, .s32, .u64, .f32, .f16, .bf16")
     reduce_refused_case("tma_reduce_bad_inc_s32", "inc", "s32", ".u32")
     reduce_refused_case("tma_reduce_bad_xor_f32", "xor", "f32", ".b32, .b64 (integer)")
