@@ -64,7 +64,8 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    ptxvm's runtime
                    (libcudart.so.13), in parallel, cached by the hash of its
                    sources and flags in BUILD/runtime-tests/, and run as
-                   `ptxvm exec OPTIONS PROGRAM` (`EXEC: options`, else none);
+                   `ptxvm exec OPTIONS PROGRAM` (`EXEC: options`, else none;
+                   several EXEC lines: one run each, all must pass);
                    it must exit with `EXIT: N` (default 0) and print no FAIL
                    line; `STDOUT: line` lines, if any, are its whole stdout
                    (read through a pipe), `STDERR: text` lines substrings of
@@ -636,32 +637,41 @@ def t_runtime(tid, src, build, timeout, san_build=None):
         if rc != 0:
             return Result(tid, "fail", "nvcc: %s" % first_line(err or out))
         os.replace(tmp, binary)
-    opts = shlex.split(head["EXEC"][0]) if "EXEC" in head else []
     env = None
     if san_build:   # the program is not instrumented: the sanitizers' runtimes go first
         pre = [subprocess.run(["cc", "-print-file-name=lib%s.so" % n], capture_output=True, text=True).stdout.strip()
                for n in ("asan", "ubsan")]
         env = dict(SAN_ENV, LD_PRELOAD=" ".join(pre))
         build = san_build
+    # each EXEC line is one run of the same binary (e.g. plain and --check)
+    for line in head.get("EXEC", [""]):
+        bad = runtime_once(build, binary, shlex.split(line), env, timeout, head)
+        if bad:
+            return Result(tid, "fail", ("exec %s: " % line if len(head.get("EXEC", [])) > 1 else "") + bad)
+    return Result(tid, "pass")
+
+
+def runtime_once(build, binary, opts, env, timeout, head):
+    """One `ptxvm exec OPTS BINARY` of a runtime: test: None, or why it failed."""
     rc, out, err = run_cmd([os.path.join(build, "ptxvm"), "exec"] + opts + [binary], timeout * 4, env)
     if rc is None:
-        return Result(tid, "fail", "timed out after %ds" % (timeout * 4))
+        return "timed out after %ds" % (timeout * 4)
     rep = san_report(err)
     if rep:
-        return Result(tid, "fail", rep)
+        return rep
     want_rc = int(head["EXIT"][0]) if "EXIT" in head else 0
     bad = [l for l in out.splitlines() if l.startswith("FAIL")][:3]
     if rc != want_rc or bad:
-        return Result(tid, "fail", "exit %s (want %d): %s" % (rc, want_rc, " | ".join(bad) or first_line(err)))
+        return "exit %s (want %d): %s" % (rc, want_rc, " | ".join(bad) or first_line(err))
     if "STDOUT" in head and out.splitlines() != head["STDOUT"]:
-        return Result(tid, "fail", "stdout %r, expected %r" % (out.splitlines()[:20], head["STDOUT"]))
+        return "stdout %r, expected %r" % (out.splitlines()[:20], head["STDOUT"])
     for want in head.get("STDERR", []):
         if want not in err:
-            return Result(tid, "fail", "stderr lacks %r: %s" % (want, first_line(err)))
+            return "stderr lacks %r: %s" % (want, first_line(err))
     for want in head.get("STDERR-ONCE", []):
         if err.count(want) != 1:
-            return Result(tid, "fail", "stderr has %r %d times, not once" % (want, err.count(want)))
-    return Result(tid, "pass")
+            return "stderr has %r %d times, not once" % (want, err.count(want))
+    return None
 
 
 def t_runtime_exports(tid, build, timeout):

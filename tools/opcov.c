@@ -158,15 +158,20 @@ static int try_instance(int r, const OpPattern *pat, const int *choice, char *wh
     if (!make_instance(r, pat, mods, nm, counts, text, sizeof text)) break;
     char *err = NULL;
     m = front_parse(text, strlen(text), "opcov.ptx", &err);
-    if (!m) { free(err); out = T_INVALID; break; }
-    bool own = false;   /* rows of one mnemonic are tried in order: is it row r's? */
-    for (int f = 0; f < m->nfuncs; f++)
-      for (int i = 0; i < m->funcs[f]->ninsns; i++) own |= m->funcs[f]->insns[i].op == r;
-    if (!own) { out = T_INVALID; break; }
-    dev = dev_create((size_t)1 << 24);
-    p = dev ? program_build(m, dev, &lerr) : NULL;
-    why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
-    out = p && !p->nrefusals ? T_LOWERS : why && strstr(why, "is not supported") ? T_REFUSED : T_INVALID;
+    if (!m) {   /* invalid; an mma's fragment counts are the validator's (mmaform.c) */
+      lerr = err;
+      why = err;
+      out = T_INVALID;
+    } else {
+      bool own = false;   /* rows of one mnemonic are tried in order: is it row r's? */
+      for (int f = 0; f < m->nfuncs; f++)
+        for (int i = 0; i < m->funcs[f]->ninsns; i++) own |= m->funcs[f]->insns[i].op == r;
+      if (!own) { out = T_INVALID; break; }
+      dev = dev_create((size_t)1 << 24);
+      p = dev ? program_build(m, dev, &lerr) : NULL;
+      why = p && p->nrefusals ? p->refusals[0].msg : lerr;   /* lower.c "refusals" */
+      out = p && !p->nrefusals ? T_LOWERS : why && strstr(why, "is not supported") ? T_REFUSED : T_INVALID;
+    }
     const char *need = why ? strstr(why, "(operand ") : NULL;
     int opd, want;
     if (!need || sscanf(need, "(operand %d) needs %d register", &opd, &want) != 2 ||

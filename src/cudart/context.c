@@ -257,3 +257,10 @@ cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
   /* a symbol not found is a status, not an error */
   return r == CUDA_ERROR_NOT_FOUND ? cudaSuccess : rt_cu(r);
 }
+
+/* Deprecated, but what CUDA 12's TMA examples call: the symbol of the
+ * runtime's own version (cuda_runtime_api.h says so). */
+cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                    enum cudaDriverEntryPointQueryResult *driverStatus) {
+  return cudaGetDriverEntryPointByVersion(symbol, funcPtr, CUDART_VERSION, flags, driverStatus);
+}

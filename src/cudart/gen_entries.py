@@ -51,6 +51,8 @@ versions = sorted(set(syms.values()))
 
 pre = subprocess.run(["cc", "-E", "-I", inc, "-x", "c", "-"], input="#include <cuda_runtime_api.h>\n",
                      capture_output=True, text=True, check=True).stdout.replace("\n", " ")
+# a deprecated function (cudaGetDriverEntryPoint, ...) is still in the header
+pre = pre.replace("__attribute__((deprecated))", "")
 ret = {n: r.strip() for r, n in re.findall(r"extern\s+([^;(]*?)\b((?:__)?cuda\w+)\s*\(", pre)}
 # the calls nvcc's generated code makes (crt/host_runtime.h, crt/device_functions.h)
 crt = open(os.path.join(inc, "crt", "host_runtime.h")).read() + open(os.path.join(inc, "crt", "device_functions.h")).read()

@@ -118,6 +118,8 @@ void validate_operands(Parser *P, Insn *in);
 /* mmaform.c: a matrix instruction's shape/type/layout combination that the
  * ISA does not define is a located error naming what it gives. */
 void validate_matrix_form(Parser *P, const Insn *in, const Token *mn);
+/* ...and an mma whose fragments are not the ISA's register counts. */
+void validate_matrix_operands(Parser *P, const Insn *in);
 void validate_target(Parser *P, const Insn *in);
 /* Lays out f's parameters and return values (Symbol.offset) and checks a
  * kernel's parameter space against ptxas's limit. */

@@ -171,6 +171,53 @@ static void check_mma(Parser *P, const Insn *in, const Token *mn, bool sparse) {
     diag_error_tok(P, mn, "mma %s %s is .row.col only, not %s%s", shape, t[1], lay[0], lay[1]);
 }
 
+/* Elements of one type a fragment register holds (§9.7.14.5: .f16/.bf16
+ * pairs, .s8/.u8/fp8 quads, .s4/.u4 octets and .b1 words in .b32; one
+ * .tf32/.f32/.s32 in .f32/.b32, one .f64 in .f64). */
+static int per_reg(const char *t) {
+  if (in_set(".f16 .bf16", t)) return 2;
+  if (in_set(".s8 .u8 .e4m3 .e5m2", t)) return 4;
+  if (in_set(".s4 .u4", t)) return 8;
+  return !strcmp(t, ".b1") ? 32 : 1;
+}
+
+/* The fragments' register counts (§9.7.14.5 and §9.7.14.6, each shape's
+ * fragment layout): D, A, B, C of an MxNxK mma spread over the 32 threads;
+ * sparse A holds half of M x K. mma .m8n8k4 .f16 is the exception: four
+ * quadpairs each compute an 8x8x4 product: A and B two .f16x2
+ * per thread, C and D four .f16x2 or eight .f32. */
+static void check_mma_regs(Parser *P, const Insn *in) {
+  const char *t[4], *shape = find_shape(in);
+  int m, n, k;
+  if (elem_types(in, t) != 4 || !shape || sscanf(shape, ".m%dn%dk%d", &m, &n, &k) != 3 || in->nopds < 4)
+    return;
+  bool sparse = in->op == OP_MMA_SP || in->op == OP_MMA_SP_ORDERED || in->op == OP_MMA_SP_F8 ||
+                in->op == OP_MMA_SP_ORDERED_F8;
+  bool quad = !strcmp(shape, ".m8n8k4") && !strcmp(t[1], ".f16");
+  static const char *const what[4] = {"d", "a", "b", "c"};
+  for (int q = 0; q < 4; q++) {
+    int elems = q == 1 ? m * k / (sparse ? 2 : 1) : q == 2 ? k * n : m * n;
+    int want = quad ? (q == 1 || q == 2 ? 2 : !strcmp(t[q], ".f16") ? 4 : 8) : elems / 32 / per_reg(t[q]);
+    const Operand *o = &in->opds[q];
+    int have = o->kind == OPD_VEC ? o->n : 1;
+    if (have != want)   /* build/opcov reads "(operand K) needs N register" to size its lists */
+      diag_error(P, in->line, o->col, 1, "mma%s %s %s: %s (operand %d) needs %d register%s, not %d "
+                 "(a thread's fragment: %d %s element%s, %d a register)", sparse ? ".sp" : "", shape,
+                 t[1], what[q], q + 1, want, want == 1 ? "" : "s", have, want * per_reg(t[q]), t[q],
+                 want * per_reg(t[q]) == 1 ? "" : "s", per_reg(t[q]));
+  }
+}
+
+void validate_matrix_operands(Parser *P, const Insn *in) {
+  switch ((Opcode)in->op) {
+  case OP_MMA: case OP_MMA_SM75: case OP_MMA_F8: case OP_MMA_F64: case OP_MMA_M8N8K4:
+  case OP_MMA_SP: case OP_MMA_SP_ORDERED: case OP_MMA_SP_F8: case OP_MMA_SP_ORDERED_F8:
+    check_mma_regs(P, in); return;
+  default:
+    return;
+  }
+}
+
 static void check_wmma(Parser *P, const Insn *in, const Token *mn) {
   const char *t[4], *shape = find_shape(in);
   int nt = elem_types(in, t);

@@ -1003,6 +1003,7 @@ void validate_operands(Parser *P, Insn *in) {
   check_red_types(P, in);
   check_param_write(P, in);
   check_tensor_map(P, in);
+  validate_matrix_operands(P, in);
 }
 
 /* Kernel parameter space, as ptxas limits it ("Entry function uses too
