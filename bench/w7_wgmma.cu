@@ -36,6 +36,8 @@ extern "C" __global__ void __launch_bounds__(128) w7_wgmma(const float *A, const
             As[a_off(r, c)] = __float2half_rn(A[(size_t)(row0 + r) * n + k0 + c]);
             Bs[b_off(r, c)] = __float2half_rn(B[(size_t)(k0 + r) * n + col0 + c]);
         }
+        // wgmma reads As and Bs through the async proxy (PTX ISA 9.7.15.4)
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
         __syncthreads();
         asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
         for (int kk = 0; kk < TK; kk += 16) {

@@ -100,6 +100,54 @@ static void found(ProxyLaunch *P, const Found *f) {
   P->found[P->nfound++] = *f;
 }
 
+/* An async-proxy read x by the lanes of mask of w of the n spans of size
+ * bytes at shared offsets off[] of its CTA (in bounds): a byte is unfenced
+ * when neither its writer's last fence nor that of every reading lane
+ * follows its write. The finding names the first unfenced byte's store, the
+ * bytes of that store it read (lowest to highest), and the lowest reading
+ * lane whose fence does not follow it. */
+static void judge(ProxyLaunch *P, Warp *w, const XInsn *x, uint32_t mask, const uint32_t *off, size_t n,
+                  uint32_t size) {
+  Cta *c = w->cta;
+  PCta *p = c->proxy;
+  if (!p || !mask) return;
+  uint32_t t0 = (uint32_t)w->id * WARP_SIZE;
+  uint64_t rf = UINT64_MAX;   /* the reading lanes' earliest last fence */
+  for (uint32_t r = mask; r; r &= r - 1) {
+    uint64_t f = p->fence[t0 + (uint32_t)__builtin_ctz(r)];
+    if (f < rf) rf = f;
+  }
+  const PByte *bad = NULL;
+  uint64_t lo = 0, hi = 0;
+  for (size_t j = 0; j < n; j++)
+    for (uint32_t i = off[j]; i < off[j] + size; i++) {
+      const PByte *b = &p->b[i];
+      if (!b->thr || p->fence[b->thr - 1] > b->stamp || rf > b->stamp) continue;
+      if (!bad) { bad = b; lo = hi = i; }
+      if (b->pc != bad->pc) continue;
+      if (i < lo) lo = i;
+      if (i + 1 > hi) hi = i + 1;
+    }
+  if (!bad) return;
+  int rl = 0;
+  for (uint32_t r = mask; r; r &= r - 1)
+    if (p->fence[t0 + (uint32_t)(rl = __builtin_ctz(r))] <= bad->stamp) break;
+  const Warp *v = &c->warps[(bad->thr - 1) / WARP_SIZE];
+  int vl = (int)((bad->thr - 1) % WARP_SIZE);
+  Found f = {.spc = bad->pc, .rpc = (uint32_t)(x - P->L->prog->code),
+             .cluster = c->cluster ? c->cluster->index : 0, .rank = c->rank, .thread = t0 + (uint32_t)rl,
+             .lo = lo, .hi = hi};
+  memcpy(f.ctaid, c->ctaid, sizeof f.ctaid);
+  for (int i = 0; i < 3; i++) { f.wtid[i] = v->tid[i][vl]; f.rtid[i] = w->tid[i][rl]; }
+  found(P, &f);
+}
+
+void proxycheck_async_read(Warp *w, const XInsn *x, uint32_t mask, const uint32_t *off, size_t n,
+                           uint32_t size) {
+  ProxyLaunch *P = w->launch ? w->launch->proxy : NULL;
+  if (P && w->cta) judge(P, w, x, mask, off, n, size);
+}
+
 static void check_one(ProxyLaunch *P, const MemAccess *a) {
   if (!a->size || a->kind == ACC_LD || a->kind == ACC_PRINTF) return;
   Warp *w = a->w;
@@ -115,25 +163,7 @@ static void check_one(ProxyLaunch *P, const MemAccess *a) {
   if (e > c->shared_size) e = c->shared_size;
   uint32_t t = (uint32_t)w->id * WARP_SIZE + (uint32_t)a->lane;
   if (a->kind == ACC_ASYNC_RD) {
-    if (!own || !async_proxy_read(a->x) || !c->proxy) return;
-    PCta *p = c->proxy;
-    const PByte *bad = NULL;
-    uint64_t lo = 0, hi = 0;
-    for (uint32_t i = k; i < e; i++) {
-      const PByte *b = &p->b[i];
-      if (!b->thr || p->fence[b->thr - 1] > b->stamp || p->fence[t] > b->stamp) continue;
-      if (!bad) { bad = b; lo = i; }
-      if (b->pc == bad->pc) hi = i + 1;
-    }
-    if (!bad) return;
-    const Warp *v = &c->warps[(bad->thr - 1) / WARP_SIZE];
-    int vl = (int)((bad->thr - 1) % WARP_SIZE);
-    Found f = {.spc = bad->pc, .rpc = (uint32_t)(a->x - P->L->prog->code),
-               .cluster = c->cluster ? c->cluster->index : 0, .rank = c->rank, .thread = t,
-               .lo = lo, .hi = hi};
-    memcpy(f.ctaid, c->ctaid, sizeof f.ctaid);
-    for (int i = 0; i < 3; i++) { f.wtid[i] = v->tid[i][vl]; f.rtid[i] = w->tid[i][a->lane]; }
-    found(P, &f);
+    if (own && async_proxy_read(a->x)) judge(P, w, a->x, 1u << a->lane, &k, 1, e - k);
     return;
   }
   PCta *p = pcta_of(c);
@@ -168,17 +198,20 @@ static void emit(ProxyLaunch *P, const Found *f) {
   Launch *L = P->L;
   const Program *p = L->prog;
   const XInsn *sx = &p->code[f->spc], *rx = &p->code[f->rpc];
-  char ws[320], wr[320], msg[1200], text[1400];
+  char ws[320], wr[320], msg[1200], text[1500];
   exec_where(p, sx, ws, sizeof ws);
   exec_where(p, rx, wr, sizeof wr);
+  const char *rm = rx->src ? op_info[rx->src->op].mnemonic : "copy";
+  bool mma = !strncmp(rm, "wgmma", 5);   /* else a bulk or tensor copy */
   snprintf(msg, sizeof msg, "data race (proxy) on .shared: %s at %s by %%ctaid (%u,%u,%u) %%tid (%u,%u,%u) "
-           "and async copy read (%s) at %s by %%ctaid (%u,%u,%u) %%tid (%u,%u,%u), bytes [0x%" PRIx64
+           "and async %s read (%s) at %s by %%ctaid (%u,%u,%u) %%tid (%u,%u,%u), bytes [0x%" PRIx64
            ", 0x%" PRIx64 ")", sx->src ? op_info[sx->src->op].mnemonic : "st", ws, f->ctaid[0], f->ctaid[1],
-           f->ctaid[2], f->wtid[0], f->wtid[1], f->wtid[2], rx->src ? op_info[rx->src->op].mnemonic : "copy",
+           f->ctaid[2], f->wtid[0], f->wtid[1], f->wtid[2], mma ? "matrix" : "copy", rm,
            wr, f->ctaid[0], f->ctaid[1], f->ctaid[2], f->rtid[0], f->rtid[1], f->rtid[2], f->lo, f->hi);
-  snprintf(text, sizeof text, "%s\n  (the generic-proxy store reaches the async proxy's copy only across a "
+  snprintf(text, sizeof text, "%s\n  (the generic-proxy store reaches the async proxy's %s only across a "
            "fence.proxy.async.shared::cta by the storing thread after its store, before the synchronization "
-           "that orders it with the copy)", msg);
+           "that orders it with the %s)", msg, mma ? "wgmma.mma_async" : "copy",
+           mma ? "wgmma.mma_async" : "copy");
   exec_report_text(L, f->cluster, rx, msg, text);
 }
 
@@ -199,7 +232,7 @@ void proxycheck_end(Launch *L) {
   for (unsigned i = 0; i < P->nfound; i++) emit(P, &P->found[i]);
   if (P->more) {
     char msg[160];
-    snprintf(msg, sizeof msg, "data race (proxy): %" PRIu64 " more pairs of a store and an async copy lack "
+    snprintf(msg, sizeof msg, "data race (proxy): %" PRIu64 " more pairs of a store and an async-proxy read lack "
              "fence.proxy.async (the first %d are reported)", P->more, PROXY_MAX);
     exec_report_text(L, 0, NULL, msg, msg);
   }

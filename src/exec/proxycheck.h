@@ -19,4 +19,10 @@ void proxycheck_end(Launch *L);
  * which orders no shared memory): their generic stores so far are fenced. */
 void proxycheck_fence(Warp *w, uint32_t mask, bool global_only);
 
+/* --check: lanes mask of w read, through the async proxy, the n spans of
+ * size bytes at shared offsets off[] of their CTA (in bounds; x:
+ * wgmma.mma_async's descriptor operands), judged as a bulk copy's source. */
+void proxycheck_async_read(Warp *w, const XInsn *x, uint32_t mask, const uint32_t *off, size_t n,
+                           uint32_t size);
+
 #endif

@@ -94,6 +94,7 @@
 
 #include "interp.h"
 #include "mma.h"
+#include "proxycheck.h"
 
 enum { WG_LOG = 64, WG_OPEN = UINT32_MAX };
 
@@ -139,6 +140,7 @@ typedef struct WgRead {
  * raw and decoded; the compressed sparse A and its columns. */
 typedef struct WgScratch {
   uint32_t A[16 * 64], B[256 * 64], Ac[16 * 32];
+  uint32_t off[16 * 64 + 256 * 64];   /* --check: the shared offsets of A's and B's elements */
   uint8_t col[16 * 32];
   float fa[16 * 64], fb[256 * 64];
   int64_t ia[16 * 64], ib[256 * 64];
@@ -349,9 +351,10 @@ static uint32_t desc_addr(const Desc *d, bool mn_major, uint32_t size, uint32_t 
 }
 
 /* Reads rows mn0 .. mn0+rows-1 (all K) of a descriptor operand into
- * mat[(mn - mn0) * K + k] (raw encodings). */
+ * mat[(mn - mn0) * K + k] (raw encodings), and each element's shared offset
+ * into off[] at the same index unless off is NULL. */
 static XStatus desc_read(Warp *w, const XInsn *x, uint64_t v, const char *which, int ek, bool mn_major,
-                         int mn0, int rows, int K, uint32_t *mat) {
+                         int mn0, int rows, int K, uint32_t *mat, uint32_t *off) {
   Desc d;
   if (desc_decode(w, x, v, which, &d) != XS_NEXT) return XS_TRAP;
   const Cta *c = w->cta;
@@ -368,6 +371,7 @@ static XStatus desc_read(Warp *w, const XInsn *x, uint64_t v, const char *which,
                           "address 0x%x (element %d, %d), past the CTA's %u bytes of shared memory",
                           which, (unsigned long long)v, a, mn0 + i, k, c ? c->shared_size : 0);
       const uint8_t *p = c->shared + a;
+      if (off) off[i * K + k] = a;
       mat[i * K + k] = size == 1 ? p[0] : size == 2 ? (uint32_t)p[0] | (uint32_t)p[1] << 8
                                                     : (uint32_t)p[0] | (uint32_t)p[1] << 8 |
                                                       (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
@@ -402,8 +406,9 @@ static uint64_t operands_sum(Warp *w, const XInsn *x, uint64_t adesc, uint64_t b
   WgState *s = w->wgmma;
   uint32_t *A = o->sparse ? s->tmp->Ac : s->tmp->A, *B = s->tmp->B;
   uint64_t h = 0xcbf29ce484222325ull;
-  *ok = (!o->adesc || desc_read(w, x, adesc, "A", o->ea, o->trans_a, 16 * (w->id % 4), 16, o->ka, A) == XS_NEXT) &&
-        desc_read(w, x, bdesc, "B", o->eb, o->trans_b, 0, o->n, o->k, B) == XS_NEXT;
+  *ok = (!o->adesc || desc_read(w, x, adesc, "A", o->ea, o->trans_a, 16 * (w->id % 4), 16, o->ka, A,
+                                 NULL) == XS_NEXT) &&
+        desc_read(w, x, bdesc, "B", o->eb, o->trans_b, 0, o->n, o->k, B, NULL) == XS_NEXT;
   if (o->adesc) h = hash_words(h, A, (size_t)16 * o->ka);
   return hash_words(h, B, (size_t)o->n * o->k);
 }
@@ -454,8 +459,10 @@ HANDLER(exec_wgmma_mma) {
   uint32_t *A = s->tmp->A, *B = s->tmp->B;   /* A[i][k] (the warp's 16 rows), B[n][k] */
   uint32_t *Ar = o->sparse ? s->tmp->Ac : A;  /* what A holds: 16 x ka */
   int KA = o->ka;
+  bool check = exec_checking(w);
+  uint32_t *off = check ? s->tmp->off : NULL, noff = o->adesc ? 16 * (uint32_t)KA : 0;
   if (o->adesc) {
-    if (desc_read(w, x, R64(w, o->a)[0], "A", o->ea, o->trans_a, row0, 16, KA, Ar) != XS_NEXT)
+    if (desc_read(w, x, R64(w, o->a)[0], "A", o->ea, o->trans_a, row0, 16, KA, Ar, off) != XS_NEXT)
       return XS_TRAP;
   } else {
     int bits = ek_bits(o->ea), epr = 32 / bits;
@@ -473,9 +480,19 @@ HANDLER(exec_wgmma_mma) {
     memset(A, 0, sizeof(uint32_t) * 16 * (size_t)K);
     for (int i = 0; i < 16 * KA; i++) A[i / KA * K + col[i]] = Ar[i];
   }
-  if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B) != XS_NEXT) return XS_TRAP;
-  if (exec_checking(w) && (!note_read(w, x, s, o, Ar, B) || !fence_check(w, x, s, o)))
-    return exec_fault(w, x, -1, "out of memory");
+  if (desc_read(w, x, R64(w, o->b)[0], "B", o->eb, o->trans_b, 0, N, K, B, off ? off + noff : NULL) != XS_NEXT)
+    return XS_TRAP;
+  if (check) {
+    if (!note_read(w, x, s, o, Ar, B) || !fence_check(w, x, s, o)) return exec_fault(w, x, -1, "out of memory");
+    /* the descriptors' reads are the async proxy's (PTX ISA 9.7.15.4): generic stores to them need a
+       fence.proxy.async (proxycheck.c) */
+    uint32_t sa = (uint32_t)ek_bits(o->ea) / 8, sb = (uint32_t)ek_bits(o->eb) / 8;
+    if (sa == sb) proxycheck_async_read(w, x, mask, off, noff + (uint32_t)(N * K), sb);
+    else {
+      proxycheck_async_read(w, x, mask, off, noff, sa);
+      proxycheck_async_read(w, x, mask, off + noff, (uint32_t)(N * K), sb);
+    }
+  }
   bool scale_d = o->scale_d >= 0 ? o->scale_d : ((w->pred[o->pslot] & 1) != 0) != o->scale_d_neg;
   /* the descriptors and scale-d are warp-uniform operands: lane 0's are used */
   bool f16d = o->ed == EK_F16, intd = o->ed == EK_S32;

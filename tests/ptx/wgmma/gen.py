@@ -8,7 +8,8 @@ Each kernel is one warpgroup (128 threads). It copies a shared-memory
 image, built here from whole matrices by the PTX ISA's canonical layouts
 (core matrices of 8 rows of 16 bytes; leading/stride byte offsets; the
 swizzle modes, written out again below, separately from src/exec/wgmma.c),
-into a 1024-byte-aligned .shared array, makes the descriptors from the
+into a 1024-byte-aligned .shared array (then fence.proxy.async: wgmma
+reads it through the async proxy), makes the descriptors from the
 array's address, loads A registers (when A comes from registers) and the
 accumulator, runs wgmma.fence, one or two wgmma.mma_async (a second one
 continues along K: its descriptors are advanced by one instruction's K),
@@ -157,7 +158,9 @@ def kernel(name, c, nd, words, descs):
          f"  setp.ge.u32 %p1, %r2, {words};\n  @%p1 bra $copied;",
          "  mul.wide.u32 %rd2, %r2, 4;\n  add.u64 %rd3, %rd1, %rd2;\n  ld.global.b32 %r3, [%rd3];",
          "  shl.b32 %r4, %r2, 2;\n  add.u32 %r4, %r4, %r5;\n  st.shared.b32 [%r4], %r3;",
-         "  add.u32 %r2, %r2, 128;\n  bra $copy;", "$copied:", "  bar.sync 0;"]
+         "  add.u32 %r2, %r2, 128;\n  bra $copy;", "$copied:",
+         # the generic stores reach wgmma's async-proxy reads only across this fence (PTX ISA 9.7.15.4)
+         "  fence.proxy.async.shared::cta;", "  bar.sync 0;"]
     for i, (off, const) in enumerate(descs):   # descriptor i in %rd(10+i)
         s.append(f"  add.u32 %r6, %r5, {off};\n  cvt.u64.u32 %rd4, %r6;\n  shr.u64 %rd4, %rd4, 4;")
         s.append(f"  and.b64 %rd4, %rd4, 16383;\n  or.b64 %rd{10 + i}, %rd4, {const};")
