@@ -2,12 +2,18 @@
  *
  * A bulk or tensor copy (cp.async.bulk, cp.reduce.async.bulk,
  * cp.async.bulk.tensor) reads its shared-memory source through the async
- * proxy; bytes that generic-proxy stores wrote reach it only across a
- * fence.proxy.async (PTX ISA 8.x "Proxies", "Memory consistency model":
- * a proxy fence is required to synchronize across proxies). A copy reading
- * shared bytes whose last generic write (st, atom, red, an mbarrier
- * operation) was followed by no fence.proxy.async, neither in the writing
- * thread nor in the issuing thread, is a finding of kind "proxy". Ordering
+ * proxy, and so does wgmma.mma_async its A and B matrices through their
+ * descriptors (PTX ISA 9.7.15.4; 9.7.15.7.1: "an async proxy fence must be
+ * used" between prior writes to the matrices and the wgmma's reads); bytes
+ * that generic-proxy stores wrote reach it only across a fence.proxy.async
+ * (PTX ISA 8.x "Proxies", "Memory consistency model": a proxy fence is
+ * required to synchronize across proxies). An async-proxy read of shared
+ * bytes whose last generic write (st, atom, red, an mbarrier operation) was
+ * followed by no fence.proxy.async, neither in the writing thread nor in
+ * the reading thread (the copy's issuing thread; for a wgmma, each of the
+ * warp's lanes: every one must have fenced), is a finding of kind "proxy"
+ * (one rule, judge(): the copies' reads come through the memory observer,
+ * wgmma.c's through proxycheck_async_read). Ordering
  * between the threads is the race checker's business (race.c): this one
  * judges only the missing fence, and so gives one finding where the fence
  * alone is missing.
@@ -18,10 +24,12 @@
  * CTA's first shared store or fence). A byte is fenced when the writer's or
  * the issuer's last fence has a later stamp than its write. Async-proxy
  * landings and writes by other CTAs' threads (.shared::cluster) clear the
- * byte (nothing to judge). A checked launch runs on one host thread
- * (launch.c), so the state needs no lock. Each pair (store, copy) is
- * reported once per launch, for its first occurrence in (cluster, CTA rank,
- * reading thread) order; at most PROXY_MAX pairs, the rest counted. */
+ * byte (nothing to judge): a tensor map's box landed by TMA needs no fence
+ * before a wgmma reads it. A checked launch runs on one host thread
+ * (launch.c), so the state needs no lock. Each pair (store, async-proxy
+ * read) is reported once per launch, for its first occurrence in (cluster,
+ * CTA rank, reading thread) order; at most PROXY_MAX pairs, the rest
+ * counted. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
