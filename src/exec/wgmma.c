@@ -79,7 +79,10 @@
  * reads of a pending accumulator are not detected. Also under --check: a
  * wgmma.mma_async before the warp's first wgmma.fence, and one whose
  * accumulator or A registers the program wrote since an earlier
- * wgmma.mma_async used them with no wgmma.fence between.
+ * wgmma.mma_async used them with no wgmma.fence between; and the shared
+ * bytes its descriptors read are async-proxy reads (PTX ISA 9.7.15.4),
+ * judged by proxycheck.c as a bulk copy's source (generic stores to them
+ * need a fence.proxy.async).
  *
  * setmaxnreg.inc/.dec: ptxvm does not allocate registers per thread, so
  * there is no budget to move; it checks what the ISA requires: the
