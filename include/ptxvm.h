@@ -222,8 +222,10 @@ ptxvm_status ptxvm_set_jobs(ptxvm_context *ctx, unsigned jobs);
  * zero (each gets ptxvm's documented value). When it finds anything,
  * ptxvm_launch returns PTXVM_ERROR_HAZARD and ptxvm_last_error holds the
  * findings, each a message and its "  at FILE:LINE:COL, kernel, %ctaid,
- * %tid" line; identical findings of one instruction are listed once, and
- * after 100 the rest are only counted ("... N more findings").
+ * %tid" line (a finding's first line starts at the line's start, each of
+ * its continuation lines with two spaces: how `ptxvm run --schedules`
+ * tells them apart); identical findings of one instruction are listed
+ * once, and after 100 the rest are only counted ("... N more findings").
  * Errors: PTXVM_ERROR_INVALID_VALUE (ctx is NULL). */
 ptxvm_status ptxvm_set_check(ptxvm_context *ctx, int on);
 

@@ -16,8 +16,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    the exact stdout lines in order (none: empty stdout, unless
                    a sibling PATH.out / NAME.out file holds them), `// EXIT: N`
                    the exit status (default 0), `// STDERR: text` a substring
-                   stderr must contain. Several RUN lines run in order; their
-                   stdouts are concatenated and each must exit with EXIT.
+                   stderr must contain (`// STDERR-ONCE: text`: exactly
+                   once). Several RUN lines run in order; their stdouts (and
+                   stderrs) are concatenated and each must exit with EXIT.
   check:PATH       tests/ptx/diag/err_*.ptx: `ptxvm check PATH` exits 2 and
                    prints `PATH:LINE:COL: error: MESSAGE` as its first line,
                    where the header `// ERROR: LINE:COL: substring` gives the
@@ -249,7 +250,7 @@ def header(path):
     """The // KEY: value lines of a test file, as a list of (key, value)."""
     out = []
     for line in read_text(path).splitlines():
-        m = re.match(r"\s*//\s*(RUN|EXPECT|EXIT|STDERR|ERROR):(.*)$", line)
+        m = re.match(r"\s*//\s*(RUN|EXPECT|EXIT|STDERR-ONCE|STDERR|ERROR):(.*)$", line)
         if m:
             v = m.group(2)
             out.append((m.group(1), v[1:] if v.startswith(" ") else v))
@@ -274,7 +275,7 @@ def t_unit(tid, binary, timeout, env):
 
 def expectation(path):
     """A RUN file's header: (RUN lines, expected stdout lines, exit status,
-    STDERR substrings). Without EXPECT lines, a sibling PATH.out / NAME.out
+    STDERR substrings, STDERR-ONCE substrings). Without EXPECT lines, a sibling PATH.out / NAME.out
     holds the stdout."""
     h = header(path)
     runs = [v for k, v in h if k == "RUN"]
@@ -286,7 +287,8 @@ def expectation(path):
                 break
     exits = [v.strip() for k, v in h if k == "EXIT"]
     stderrs = [v.strip() for k, v in h if k == "STDERR"]
-    return runs, expect, int(exits[-1]) if exits else 0, stderrs
+    once = [v.rstrip() for k, v in h if k == "STDERR-ONCE"]
+    return runs, expect, int(exits[-1]) if exits else 0, stderrs, once
 
 
 def compare_lines(out, expect):
@@ -301,7 +303,7 @@ def compare_lines(out, expect):
 
 
 def t_run(tid, path, ptxvm, timeout, jobs=None, env=None):
-    runs, expect, want_rc, stderrs = expectation(path)
+    runs, expect, want_rc, stderrs, once = expectation(path)
     stdout, stderr = "", ""
     for r in runs:
         argv = shlex.split(r)
@@ -324,6 +326,9 @@ def t_run(tid, path, ptxvm, timeout, jobs=None, env=None):
     for s in stderrs:
         if s not in stderr:
             return Result(tid, "fail", "stderr lacks '%s': %s" % (s, first_line(stderr)))
+    for s in once:
+        if stderr.count(s) != 1:
+            return Result(tid, "fail", "stderr has '%s' %d times, not once" % (s, stderr.count(s)))
     return Result(tid, "pass")
 
 
@@ -784,7 +789,7 @@ def run_launches(f):
 
 def gpu_run_job(f):
     """gpu:PATH for a RUN file: the GPU against its expected stdout and exit status."""
-    _, expect, want_rc, _ = expectation(f)
+    _, expect, want_rc, _, _ = expectation(f)
     return ("gpu:" + f, t_gpu, run_launches(f), want_rc, lambda out: compare_lines(out, expect))
 
 

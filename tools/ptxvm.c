@@ -263,9 +263,17 @@ typedef struct Launch {
   unsigned block[3], cluster[3];
 } Launch;
 
-/* A LaunchFn (schedules.h): one launch under schedule seed, its error on
- * stderr; SIGINT cancels it. */
-static int launch_once(void *u, uint64_t seed, void **values, bool *findings) {
+/* The report text of a LaunchFn: text copied, or printed at once when
+ * memory for the copy runs out. */
+static char *report_of(const char *text) {
+  char *r = strdup(text);
+  if (!r) report_print(text);
+  return r;
+}
+
+/* A LaunchFn (schedules.h): one launch under schedule seed, its findings
+ * or failure in *report; SIGINT cancels it. */
+static int launch_once(void *u, uint64_t seed, void **values, bool *findings, char **report) {
   Launch *l = u;
   const RunOpts *o = l->o;
   struct sigaction sa = {.sa_handler = on_sigint, .sa_flags = (int)SA_RESETHAND}, old;
@@ -282,13 +290,14 @@ static int launch_once(void *u, uint64_t seed, void **values, bool *findings) {
   sigint_ctx = NULL;
   /* a hazard under --check: the kernel completed, so its buffers are dumped */
   *findings = st == PTXVM_ERROR_HAZARD;
+  *report = NULL;
   if (st == PTXVM_ERROR_CANCELLED) {
-    fprintf(stderr, "ptxvm: cancelled\n");
+    *report = report_of("ptxvm: cancelled");
     return EXIT_FAULT;
   }
   if (st != PTXVM_SUCCESS) {
     const char *msg = ptxvm_last_error(l->ctx);
-    fprintf(stderr, "%s%s", *msg ? msg : ptxvm_status_str(st), *msg && msg[strlen(msg) - 1] == '\n' ? "" : "\n");
+    *report = report_of(*msg ? msg : ptxvm_status_str(st));
   }
   return *findings ? EXIT_OK : exit_for(st);
 }
@@ -308,7 +317,10 @@ static int launch_and_dump(ptxvm_context *ctx, ptxvm_module *mod, const RunOpts 
     findings = completed && rc == EXIT_FAULT;   /* differences or findings: dumped */
   } else {
     if (rc == EXIT_OK) rc = run_bind(o, args, &dev, values);
-    if (rc == EXIT_OK) rc = launch_once(&l, o->schedule, values, &findings);
+    char *report = NULL;
+    if (rc == EXIT_OK) rc = launch_once(&l, o->schedule, values, &findings, &report);
+    if (report) report_print(report);
+    free(report);
     if (findings) rc = EXIT_FAULT;
   }
   for (int i = 0; (rc == EXIT_OK || findings) && i < o->ndumps; i++) {

@@ -871,6 +871,7 @@ static void cta_free(Cta *c) {
   free(c->shared);
   free(c->written);
   free(c->proxy);
+  free(c->synccheck);
 }
 
 static bool cta_done(const Cta *c) {

@@ -163,6 +163,8 @@ struct Cta {
                                (src/exec/initcheck.c); NULL: none yet */
   void *proxy;              /* --check: shared bytes' generic writers and the
                                threads' proxy fences (src/exec/proxycheck.c) */
+  void *synccheck;          /* --check: each barrier id's last completion
+                               (src/exec/synccheck.c); NULL: none yet */
 };
 
 /* The CTAs of one cluster, co-resident (a launch without clusters runs

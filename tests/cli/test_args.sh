@@ -2,7 +2,8 @@
 # test_args.sh: the argument specs of issue 20 (docs/cli.md "Struct
 # arguments", "Small float types", "--schedules"): what a struct argument
 # lays out and refuses, f16/bf16/e4m3/e5m2 parsed and printed as numbers,
-# and --schedules telling a racy kernel from a synchronized one.
+# and --schedules telling a racy kernel from a synchronized one (and its
+# --check findings printed once each).
 #   sh tests/cli/test_args.sh [BUILD_DIR]     (default build)
 # Prints "N passed, M failed"; exits 1 on a failure.
 B=${1:-build}
@@ -323,6 +324,68 @@ expect_exit 1 "buffer 1 ('u32[2]:zero') element 0 is 3 under schedule 0" run --s
 expect_exit 1 "(under schedule 0, round-robin)" run --schedules 3 "$W" -a 'u32[1]:zero' -a 'u32[8]:zero' -a u32:1 -o 0
 if [ ! -s "$T/out" ] && grep -q "trap" "$T/err"; then
   pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: --schedules fault: $(cat "$T/out") $(cat "$T/err")"; fi
+
+# --check findings under --schedules: each distinct one once, in order of
+# first appearance, "  (under seeds ... of 0 to N-1)" after one that not
+# every completed seed gave. r: thread 32 stores 7 to s[0], thread 0 loads
+# it with no barrier between: a data race under every seed, an
+# uninitialized read where the ld runs first (seeds 0 to 3, 7, ...), and a
+# trap where it reads 7 (seed 4 first). Seeds 0 to 3's findings come before
+# seed 4's trap, whose report has its own findings.
+cat > "$T/r.ptx" <<'PTX'
+.version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k()
+{
+  .reg .pred %p<4>; .reg .b32 %r<8>;
+  .shared .align 4 .b32 s[64];
+  mov.u32 %r1, %tid.x;
+  mov.u32 %r2, s;
+  setp.ne.u32 %p1, %r1, 32;
+  @%p1 bra SKIP;
+  mov.u32 %r3, 7;
+  st.shared.u32 [%r2], %r3;
+SKIP:
+  setp.ne.u32 %p2, %r1, 0;
+  @%p2 bra END;
+  ld.shared.u32 %r4, [%r2];
+  setp.eq.u32 %p3, %r4, 7;
+  @%p3 trap;
+END:
+  ret;
+}
+PTX
+UNINIT="uninitialized read of .shared bytes [0x0, 0x4) in s+0 by ld at $T/r.ptx:17:3, kernel k, %ctaid (0,0,0) %tid (0,0,0): no thread of its CTA wrote them
+  (shared memory starts undefined in each CTA: store before loading, with a barrier between threads)"
+RACE="data race on .shared: st at $T/r.ptx:13:3 by %ctaid (0,0,0) %tid (32,0,0) and ld at $T/r.ptx:17:3 by %ctaid (0,0,0) %tid (0,0,0), bytes [0x0, 0x4): no synchronization orders them
+  in kernel k (a missing barrier, __syncwarp, mbarrier wait or cp.async wait, or a flag without release/acquire)"
+# expect_err CODE WANT ARGS...: exit status and exactly this stderr
+expect_err() {
+  code=$1; want=$2; shift 2
+  "$PTXVM" "$@" >"$T/out" 2>"$T/err"
+  rc=$?
+  if [ "$rc" = "$code" ] && [ "$(cat "$T/err")" = "$want" ]; then
+    pass=$((pass + 1))
+  else
+    fail=$((fail + 1))
+    echo "FAIL: ptxvm $*: exit $rc (want $code), stderr: $(cat "$T/err") (want: $want)"
+  fi
+}
+expect_err 1 "$UNINIT
+$RACE
+ptxvm: 4 schedules (seeds 0 to 3): the same results under each" run --check --schedules 4 -b 64 "$T/r.ptx"
+expect_err 1 "$UNINIT
+$RACE
+trap
+  at $T/r.ptx:19:8, kernel k, %ctaid (0,0,0), %tid (0,0,0)
+$RACE
+ptxvm: (under schedule 4; schedules 0 to 3 completed)" run --check --schedules 6 -b 64 "$T/r.ptx"
+sed 's/^  @%p3 trap;$/  \/\/ no trap/' "$T/r.ptx" > "$T/r2.ptx" && mv "$T/r2.ptx" "$T/r.ptx"
+expect_err 1 "$UNINIT
+  (under seeds 0, 1, 2, 3, 7, 8 of 0 to 8)
+$RACE
+ptxvm: 9 schedules (seeds 0 to 8): the same results under each" run --check --schedules 9 -b 64 "$T/r.ptx"
 
 echo "$pass passed, $fail failed"
 [ "$fail" = 0 ]
