@@ -1006,6 +1006,24 @@ static bool observe_span(const Ins *in, const MemLanes *a) {
     Cells *cells = ln[k].cells;
     size_t i0 = (size_t)(s - cells->s) * LINE_CELLS;
     uint32_t nc = ln[k].cover;
+    if (s->cover && !(s->cover & nc) && s->cl == c.e.cl && s->clk == clk && s->pc == in->pc &&
+        s->step == (uint32_t)w->steps && s->lg == lg && s->kind == (a->kind & 7) &&
+        s->atomic == in->atomic) {
+      /* the next part of the line by the next warp in the same step (a
+         grid-stride loop's): one span when it names the same threads */
+      bool same = true;
+      for (uint32_t m = nc; m && same; m &= m - 1) {
+        int gi = __builtin_ctz(m);
+        same = s->tid0 + span_first(gi, s->off, lg) == t0 + span_first(gi, ln[k].off, lg) &&
+               s->tid0 + span_last(gi, s->off, lg) == t0 + span_last(gi, ln[k].off, lg);
+      }
+      if (same) {
+        if (s->rd)
+          for (uint32_t m = nc; m; m &= m - 1) cells->r[i0 + (unsigned)__builtin_ctz(m)].clk = 0;
+        s->cover |= nc;
+        continue;
+      }
+    }
     for (uint32_t m = s->cover & ~nc; m; m &= m - 1) {   /* granules the new span does not hold */
       unsigned gi = (unsigned)__builtin_ctz(m);
       cells->r[i0 + gi] = span_ep(s, gi);
