@@ -850,7 +850,10 @@ static bool cta_alloc(Cta *c, Launch *L, const uint32_t ctaid[3]) {
   uint32_t nthreads = L->block[0] * L->block[1] * L->block[2];
   c->shared_size = (uint32_t)(program_static_shared(L->prog, L->kernel) + L->dyn_shared);   /* static size + dyn <= MAX_SHARED (launch_check); the base is at most 15
      bytes more, the dynamic area's alignment */
-  c->shared = calloc((size_t)c->shared_size + 1, 1);
+  /* 128-byte aligned, as the GPU's: rows of a shared tile are the race
+     checker's lines (race.c Span), not split across two */
+  size_t shn = ((size_t)c->shared_size + 128) & ~(size_t)127;
+  if ((c->shared = aligned_alloc(128, shn))) memset(c->shared, 0, shn);
   c->nwarps = (int)((nthreads + WARP_SIZE - 1) / WARP_SIZE);
   c->warps = calloc((size_t)c->nwarps + 1, sizeof *c->warps);
   size_t wsz = warp_block_size(L->prog);

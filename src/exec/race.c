@@ -75,7 +75,8 @@
 #include "../sync/bar.h"
 #include "race.h"
 
-enum { RACE_MAX = 32, PAGE_BITS = 14, PAGE_CELLS = (1 << PAGE_BITS) / 4 };
+enum { RACE_MAX = 32, PAGE_BITS = 14, PAGE_CELLS = (1 << PAGE_BITS) / 4, LINE_CELLS = 32,
+       PAGE_LINES = PAGE_CELLS / LINE_CELLS };
 
 /* ---- launch-wide state ---- */
 
@@ -93,7 +94,31 @@ typedef struct Ep {            /* one access, 20 bytes */
  * per 4 bytes read, not the 52 of one cell with both records. */
 _Static_assert(sizeof(Ep) == 20, "Ep packs into 20 bytes");
 typedef struct WCell { Ep w; uint32_t val; } WCell;   /* val: the granule after w */
-typedef struct Cells { WCell w[PAGE_CELLS]; Ep r[PAGE_CELLS]; } Cells;
+
+/* The reads of one line (LINE_CELLS granules, 128 bytes) by one warp-wide
+ * load whose lanes read consecutive granules or bytes (lg >= 0: lane l the
+ * 2^lg granules from off + l 2^lg; lg < 0: 2^-lg lanes share a granule,
+ * the last of them holds its record; observe_span), held as one record: a
+ * coalesced load
+ * then costs one record a line, not one a granule (W1's 64 MiB input: 28
+ * bytes of shadow per 128, not 640). It stands for exactly the read
+ * records the granules would hold (span_ep): an access that is not such a
+ * load takes its granule's record out of the span first (rd_of). cover 0:
+ * no span. wr: a granule of the line may hold a write record; wsafe: the
+ * CTA (RCta.serial) whose floor orders every write record of the line (none
+ * written since); rd: r[] may hold read records of the line. */
+typedef struct Span {
+  uint32_t cover;              /* granules of the line the span holds (bit i) */
+  uint32_t clk, pc, step, cl;  /* as Ep's, the same for every lane */
+  uint32_t wsafe;
+  uint16_t tid0;               /* the thread of lane 0 */
+  int8_t off;                  /* granule of the line where lane 0's would begin */
+  int8_t lg;
+  uint8_t kind : 7, atomic : 1;
+  uint8_t wr, rd;
+} Span;
+_Static_assert(sizeof(Span) == 32, "Span packs into 32 bytes");
+typedef struct Cells { Span s[PAGE_LINES]; WCell w[PAGE_CELLS]; Ep r[PAGE_CELLS]; } Cells;
 typedef struct Page { uint64_t key; Cells *cells; } Page;
 
 typedef struct Rel { uint32_t clk; uint64_t seq; uint32_t *F; } Rel;
@@ -117,6 +142,7 @@ struct RaceLaunch {
   RelList *rels; size_t nrels, caprels;
   uint64_t seq;                              /* releases so far */
   uint64_t stamps;                           /* Acc stamps so far (from STAMP_ZERO) */
+  uint32_t serials;                          /* RCta.serial so far */
   uint8_t *pcflags;                          /* per pc: 1 known, 2 release */
   Found found[RACE_MAX];
   unsigned nfound;
@@ -138,12 +164,12 @@ typedef struct RThr {
   uint32_t grp, bgrp;          /* committed cp.async / bulk groups */
   uint32_t issue_clk;          /* clock at its latest asynchronous copy */
   uint64_t acq;                /* the release sequence at its last acquire */
-  bool dirty;                  /* accessed since its last release */
   uint64_t vstamp;             /* vc is the content of that Acc stamp (or STAMP_ZERO; 0 unknown) */
 } RThr;
 
 typedef struct RCta {
   uint32_t *F; uint32_t gen;
+  uint32_t serial;             /* the launch's number of the CTA (0 after 2^32: none) */
   bool fsnap;                  /* F is in the CTA's release list as it is */
   Acc bar[BAR_IDS];
 } RCta;
@@ -157,6 +183,7 @@ typedef struct RCl {
   uint32_t segs;               /* bit k: some vector holds a clock of agent kind k (AG_*);
                                   the slots of the others are 0 everywhere, so joins skip them */
   RThr *thr;
+  uint32_t *dirty;             /* per warp, its lanes accessed memory since their last release */
   RCta *cta;
   Acc cbar;                    /* barrier.cluster: this phase's arrivals */
   MbAcc *mb; int nmb, capmb;
@@ -184,11 +211,13 @@ static RCl *rcl_of(Warp *w) {
   r->nt = 4 * r->nth;   /* at most 4 x 16 CTAs x 1024 threads: Ep.tid's 16 bits */
   r->thr = zalloc((size_t)r->nth * sizeof *r->thr);
   r->cta = zalloc((size_t)r->ncta * sizeof *r->cta);
-  if (!r->thr || !r->cta) { free(r->thr); free(r->cta); free(r); return NULL; }
+  r->dirty = zalloc((size_t)r->nth / WARP_SIZE * 4);
+  if (!r->thr || !r->cta || !r->dirty) { free(r->thr); free(r->cta); free(r->dirty); free(r); return NULL; }
   for (uint32_t i = 0; i < r->nth; i++) r->thr[i].clk = 1;
   r->segs = 1u << AG_THREAD;
   for (int i = 0; i < r->ncta; i++) {
     r->cta[i].F = zalloc((size_t)r->nt * 4);
+    r->cta[i].serial = r->R->serials == UINT32_MAX ? 0 : ++r->R->serials;
     BarCta *b = sync_bar_state(&cl->ctas[i]);   /* the completion callback */
     if (b) { b->on_complete = race_bar_complete; b->on_ctx = &cl->ctas[i]; }
   }
@@ -371,10 +400,11 @@ static void release_seq(RCl *r, uint32_t t) {
   RelList *l = rel_list(R, thr_key(r->cl->index, t), true);
   R->seq++;
   if (!l) return;
-  if (l->n && !h->dirty) return;   /* nothing new since its last release, which covers all */
+  uint32_t *d = &r->dirty[t / WARP_SIZE], b = 1u << (t % WARP_SIZE);
+  if (l->n && !(*d & b)) return;   /* nothing new since its last release, which covers all */
   if (!rel_push(l, (Rel){h->clk, R->seq, NULL})) return;
   h->clk++;
-  h->dirty = false;
+  *d &= ~b;
 }
 
 /* Whether a release of thread slot s of cluster cl after clock clk numbers
@@ -492,12 +522,54 @@ static void cells_clear(RaceLaunch *R, uintptr_t p, size_t n) {
       if (!R->pages[i].cells) break;
       if (R->pages[i].key != key) continue;
       size_t lo = (a & ((1u << PAGE_BITS) - 1)) / 4, hi = lo + (end - a + 3) / 4;
-      memset(&R->pages[i].cells->w[lo], 0, (hi - lo) * sizeof(WCell));
-      memset(&R->pages[i].cells->r[lo], 0, (hi - lo) * sizeof(Ep));
+      Cells *c = R->pages[i].cells;
+      memset(&c->w[lo], 0, (hi - lo) * sizeof(WCell));
+      memset(&c->r[lo], 0, (hi - lo) * sizeof(Ep));
+      for (size_t g = lo; g < hi;) {   /* the spans' granules in the range */
+        size_t li = g / LINE_CELLS, e = (li + 1) * LINE_CELLS < hi ? (li + 1) * LINE_CELLS : hi;
+        if (g == li * LINE_CELLS && e == (li + 1) * LINE_CELLS) memset(&c->s[li], 0, sizeof(Span));
+        else c->s[li].cover &= ~(uint32_t)((((uint64_t)1 << (e - g)) - 1) << (g % LINE_CELLS));
+        g = e;
+      }
       break;
     }
     a = end;
   }
+}
+
+/* The read record granule gi of line s stands for (gi in s->cover). */
+/* The first and the last lane reading granule gi of a line whose span
+ * would have lane 0 at off, lanes at lg (Span.lg). */
+static inline uint32_t span_first(int gi, int off, int lg) {
+  return lg >= 0 ? (uint32_t)((gi - off) >> lg) : (uint32_t)((gi - off) << -lg);
+}
+static inline uint32_t span_last(int gi, int off, int lg) {
+  return lg >= 0 ? (uint32_t)((gi - off) >> lg) : (uint32_t)(((gi - off + 1) << -lg) - 1);
+}
+
+static inline Ep span_ep(const Span *s, unsigned gi) {
+  return (Ep){.cl = s->cl, .clk = s->clk, .pc = s->pc, .step = s->step,
+              .tid = (uint16_t)(s->tid0 + span_last((int)gi, s->off, s->lg)),
+              .mask = s->lg == -2 ? 0x8 : s->lg == -1 ? 0xc : 0xf, .kind = s->kind, .atomic = s->atomic};
+}
+
+/* Granule i's read record, taken out of its line's span first. */
+static inline Ep *rd_of(Cells *c, size_t i) {
+  Span *s = &c->s[i / LINE_CELLS];
+  uint32_t b = 1u << (i % LINE_CELLS);
+  if (s->cover & b) { c->r[i] = span_ep(s, (unsigned)(i % LINE_CELLS)); s->cover &= ~b; }
+  if (!s->rd) s->rd = 1;
+  return &c->r[i];
+}
+
+/* Granule i's write cell, for an access that may write it. */
+static inline WCell *wc_of(Cells *c, size_t i, bool write) {
+  Span *s = &c->s[i / LINE_CELLS];
+  if (write) {
+    if (!s->wr) s->wr = 1;
+    if (s->wsafe) s->wsafe = 0;
+  }
+  return &c->w[i];
 }
 
 /* ---- findings ---- */
@@ -698,10 +770,10 @@ static void observe_lane(const Ins *in, int lane, const void *host, uint32_t siz
     uintptr_t s = g < (uintptr_t)lo ? (uintptr_t)lo : g, e = g + 4 < (uintptr_t)hi ? g + 4 : (uintptr_t)hi;
     uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
     c.e.mask = m;
-    check_cell(R, &c, &cells->w[i], &cells->r[i], m, in->write, space, (uint64_t)(g - base),
-               (const uint8_t *)g);
+    check_cell(R, &c, wc_of(cells, i, in->write), rd_of(cells, i), m, in->write, space,
+               (uint64_t)(g - base), (const uint8_t *)g);
   }
-  h->dirty = true;
+  r->dirty[t / WARP_SIZE] |= 1u << (t % WARP_SIZE);
   if (in->release) release_seq(r, t);
 }
 
@@ -776,8 +848,8 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
       Cells *cells = cells_of(R, g >> PAGE_BITS);
       if (!cells) return;
       size_t i = (g >> 2) & (PAGE_CELLS - 1);
-      WCell *cell = &cells->w[i];
-      Ep *rd = &cells->r[i];
+      WCell *cell = wc_of(cells, i, in->write);
+      Ep *rd = rd_of(cells, i);
       if (!whole) {
         uintptr_t s = g < lo ? lo : g, e = g + 4 < hi ? g + 4 : hi;
         uint8_t m = (uint8_t)(((1u << (e - s)) - 1) << (s - g));
@@ -801,9 +873,213 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
         check_cell(R, &c, cell, rd, 0xf, in->write, space, (uint64_t)(g - base), (const uint8_t *)g);
       }
     }
-    h->dirty = true;
+    r->dirty[t / WARP_SIZE] |= 1u << l;
     if (!whole && in->release) release_seq(r, t);
   }
+}
+
+/* A weak load whose active lanes read consecutive bytes (lane l the size
+ * bytes at lane 0's address + l size: a coalesced load; size 4, 8 or 16,
+ * or 1 or 2 by a whole warp from a granule's start) in shared or global
+ * memory, at one clock: its records become one span per line, when every
+ * granule comes out of it as it would lane by lane (lanes_loop) without a
+ * finding: its write record ordered before the lanes, and its read record
+ * replaced by the (first) lane's in every granule of the line or in none
+ * (the later lanes of a granule then take it over: one warp-wide access).
+ * True when done; false, nothing changed, to take it lane by lane. */
+enum { SPAN_LINES = 5 };   /* 32 lanes of 16 bytes, not line-aligned */
+enum { D_REPL = 1, D_KEEP = 2 };
+
+/* Whether the lane of thread t, reading with c (c->e its epoch), replaces
+ * the read record old: lanes_loop's rule. */
+static inline int span_decide(Cur *c, const RCl *r, uint32_t t, uint32_t gen, const Ep *old) {
+  c->t = t;
+  c->e.tid = (uint16_t)t;
+  const RThr *h = &r->thr[t];
+  c->vc = h->vc && h->gen == gen ? h->vc : NULL;
+  return !old->mask || ep_cmp(&c->e, old) <= 0 || hb(c, old) ? D_REPL : D_KEEP;
+}
+
+static bool observe_span(const Ins *in, const MemLanes *a) {
+  uint32_t size = a->size, mask = a->mask;
+  int lg = size == 1 ? -2 : size == 2 ? -1 : size == 4 ? 0 : size == 8 ? 1 : size == 16 ? 2 : 9;
+  if (lg == 9 || (lg < 0 && mask != UINT32_MAX)) return false;
+  Warp *w = a->w;
+  RCl *r = in->r;
+  int l0 = __builtin_ctz(mask), l1 = 31 - __builtin_clz(mask);
+  uintptr_t lo = (uintptr_t)a->host[l0], hi = (uintptr_t)a->host[l1] + size;
+  uintptr_t base = lo - (uintptr_t)l0 * size;   /* lane 0's, were it active */
+  if (lo & 3) return false;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    int l = __builtin_ctz(m);
+    if ((uintptr_t)a->host[l] != base + (uintptr_t)l * size) return false;
+  }
+  const uint8_t *sh = w->cta->shared;
+  if (!(sh && lo >= (uintptr_t)sh && hi <= (uintptr_t)sh + w->cta->shared_size) && a->sp != SP_GLOBAL)
+    return false;
+  const RCta *rc = &r->cta[w->cta->rank];
+  uint32_t t0 = tid_of(r, w, 0), clk = r->thr[t0 + (uint32_t)l0].clk, gen = rc->gen;
+  bool anyvc = false;
+  for (uint32_t m = mask; m; m &= m - 1) {
+    RThr *h = &r->thr[t0 + (uint32_t)__builtin_ctz(m)];
+    if (h->clk != clk) return false;
+    anyvc |= h->vc && h->gen == gen;
+  }
+  uintptr_t gb = base >> 2;                     /* lane 0's first granule */
+  unsigned __int128 e = 0;                      /* the granules read, from gb */
+  if (lg < 0) e = ((unsigned __int128)1 << (32 >> -lg)) - 1;
+  else if (mask == UINT32_MAX) e = lg == 2 ? ~(unsigned __int128)0 : ((unsigned __int128)1 << (32 << lg)) - 1;
+  else
+    for (uint32_t m = mask; m; m &= m - 1)
+      e |= (((unsigned __int128)1 << (1 << lg)) - 1) << (__builtin_ctz(m) << lg);
+  Cur c = {r, t0, {.cl = (uint32_t)r->cl->index, .clk = clk, .pc = in->pc, .step = (uint32_t)w->steps,
+                   .tid = (uint16_t)t0, .mask = 0xf, .kind = a->kind & 7, .atomic = in->atomic},
+           rc->F, NULL};
+  struct { Span *s; Cells *cells; uint32_t cover; int dec; bool safe; int8_t off; } ln[SPAN_LINES];
+  int n = 0;
+  for (uintptr_t L = lo >> 7; L <= (hi - 1) >> 7; L++) {
+    uintptr_t gl = L * LINE_CELLS;              /* the line's first granule */
+    uint32_t cover = (uint32_t)(gl >= gb ? e >> (gl - gb) : e << (gb - gl));
+    if (!cover) continue;
+    Cells *cells = cells_of(in->R, L >> (PAGE_BITS - 7));
+    if (!cells || n == SPAN_LINES) return false;
+    size_t i0 = (L & (PAGE_LINES - 1)) * LINE_CELLS;
+    Span *s = &cells->s[L & (PAGE_LINES - 1)];
+    int8_t off = (int8_t)((intptr_t)gb - (intptr_t)gl);
+#define SPAN_TID(gi) (t0 + span_first((int)(gi), off, lg))   /* the granule's first lane */
+    bool safe = s->wsafe && s->wsafe == rc->serial;
+    if (s->wr && !safe) {   /* the write records: cell_fast's test */
+      safe = rc->serial != 0;
+      for (unsigned gi = 0; gi < LINE_CELLS; gi++) {
+        const Ep *pw = &cells->w[i0 + gi].w;
+        if (!pw->clk || pw->kind == ACC_ATOM || (pw->cl == c.e.cl && pw->clk <= c.F[pw->tid])) continue;
+        safe = false;
+        if (!(cover >> gi & 1) || (lg >= 0 && pw->cl == c.e.cl && pw->tid == SPAN_TID(gi))) continue;
+        return false;
+      }
+    }
+    int dec = 0;
+    uint32_t held = s->cover & cover, rest = cover & ~held;
+    if (rest && s->rd) {
+      for (uint32_t m = rest; m; m &= m - 1) {
+        unsigned gi = (unsigned)__builtin_ctz(m);
+        const Ep *old = &cells->r[i0 + gi];
+        dec |= old->clk ? span_decide(&c, r, SPAN_TID(gi), gen, old) : D_REPL;
+      }
+    } else if (rest) dec |= D_REPL;
+    if (held) {
+      if (s->cl == c.e.cl && s->off == off && s->lg == lg && s->tid0 != t0) {
+        /* the same lanes of another warp (both readers' lane l at granule
+           gi): the lower thread keeps it unless it is ordered before */
+        if (t0 < s->tid0) dec |= D_REPL;
+        else {
+          uint32_t nf = 0;
+          for (uint32_t m = held; m; m &= m - 1)
+            nf += s->clk <= c.F[s->tid0 + span_last(__builtin_ctz(m), off, lg)];
+          if (nf == (uint32_t)__builtin_popcount(held)) dec |= D_REPL;
+          else if (!nf && !anyvc && !in->R->nrels) dec |= D_KEEP;
+          else
+            for (uint32_t m = held; m; m &= m - 1) {
+              unsigned gi = (unsigned)__builtin_ctz(m);
+              Ep old = span_ep(s, gi);
+              dec |= span_decide(&c, r, SPAN_TID(gi), gen, &old);
+            }
+        }
+      } else if (s->cl == c.e.cl && s->off == off && s->lg == lg) dec |= D_REPL;   /* this warp's */
+      else
+        for (uint32_t m = held; m; m &= m - 1) {
+          unsigned gi = (unsigned)__builtin_ctz(m);
+          Ep old = span_ep(s, gi);
+          dec |= span_decide(&c, r, SPAN_TID(gi), gen, &old);
+        }
+    }
+#undef SPAN_TID
+    if (dec == (D_REPL | D_KEEP)) return false;
+    ln[n].s = s; ln[n].cells = cells; ln[n].cover = cover; ln[n].dec = dec; ln[n].safe = safe;
+    ln[n].off = off;
+    n++;
+  }
+  for (int k = 0; k < n; k++) {
+    Span *s = ln[k].s;
+    if (ln[k].safe) s->wsafe = rc->serial;
+    if (ln[k].dec != D_REPL) continue;
+    Cells *cells = ln[k].cells;
+    size_t i0 = (size_t)(s - cells->s) * LINE_CELLS;
+    uint32_t nc = ln[k].cover;
+    if (s->cover && !(s->cover & nc) && s->cl == c.e.cl && s->clk == clk && s->pc == in->pc &&
+        s->step == (uint32_t)w->steps && s->lg == lg && s->kind == (a->kind & 7) &&
+        s->atomic == in->atomic) {
+      /* the next part of the line by the next warp in the same step (a
+         grid-stride loop's): one span when it names the same threads */
+      bool same = true;
+      for (uint32_t m = nc; m && same; m &= m - 1) {
+        int gi = __builtin_ctz(m);
+        same = s->tid0 + span_first(gi, s->off, lg) == t0 + span_first(gi, ln[k].off, lg) &&
+               s->tid0 + span_last(gi, s->off, lg) == t0 + span_last(gi, ln[k].off, lg);
+      }
+      if (same) {
+        if (s->rd)
+          for (uint32_t m = nc; m; m &= m - 1) cells->r[i0 + (unsigned)__builtin_ctz(m)].clk = 0;
+        s->cover |= nc;
+        continue;
+      }
+    }
+    for (uint32_t m = s->cover & ~nc; m; m &= m - 1) {   /* granules the new span does not hold */
+      unsigned gi = (unsigned)__builtin_ctz(m);
+      cells->r[i0 + gi] = span_ep(s, gi);
+      s->rd = 1;
+    }
+    if (s->rd) {   /* the lanes' records replace those of r[] */
+      if (nc == UINT32_MAX) { memset(&cells->r[i0], 0, LINE_CELLS * sizeof(Ep)); s->rd = 0; }
+      else for (uint32_t m = nc; m; m &= m - 1) cells->r[i0 + (unsigned)__builtin_ctz(m)].clk = 0;
+    }
+    s->cover = nc; s->clk = clk; s->pc = in->pc; s->step = (uint32_t)w->steps; s->cl = c.e.cl;
+    s->tid0 = (uint16_t)t0; s->off = ln[k].off; s->lg = (int8_t)lg; s->kind = a->kind & 7;
+    s->atomic = in->atomic;
+  }
+  r->dirty[t0 / WARP_SIZE] |= mask;
+  return true;
+}
+
+/* A weak 4-byte load of one granule by every active lane (a broadcast,
+ * As[ty][k] of a tiled GEMM), when lanes_loop would take it as one
+ * warp-wide read: the granule's write record ordered before every lane
+ * (not by program order alone), and the first lane's read replacing its
+ * read record, which each later lane then takes over (the last one's
+ * remains). True when done; false, nothing changed, to take it lane by lane. */
+static bool observe_bcast(const Ins *in, const MemLanes *a) {
+  uint32_t mask = a->mask;
+  if (a->size != 4) return false;
+  Warp *w = a->w;
+  RCl *r = in->r;
+  int l0 = __builtin_ctz(mask), l1 = 31 - __builtin_clz(mask);
+  const void *p = a->host[l0];
+  uintptr_t g = (uintptr_t)p;
+  if (g & 3) return false;
+  for (uint32_t m = mask & (mask - 1); m; m &= m - 1)
+    if (a->host[__builtin_ctz(m)] != p) return false;
+  const uint8_t *sh = w->cta->shared;
+  if (!(sh && g >= (uintptr_t)sh && g + 4 <= (uintptr_t)sh + w->cta->shared_size) && a->sp != SP_GLOBAL)
+    return false;
+  Cells *cells = cells_of(in->R, g >> PAGE_BITS);
+  if (!cells) return false;
+  size_t i = (g >> 2) & (PAGE_CELLS - 1);
+  const RCta *rc = &r->cta[w->cta->rank];
+  uint32_t t0 = tid_of(r, w, 0), cl = (uint32_t)r->cl->index;
+  const Ep *pw = &cells->w[i].w;
+  if (pw->clk && pw->kind != ACC_ATOM && !(pw->cl == cl && pw->clk <= rc->F[pw->tid])) return false;
+  uint32_t t = t0 + (uint32_t)l0;
+  const RThr *h = &r->thr[t];
+  Cur c = {r, t, {.cl = cl, .clk = h->clk, .pc = in->pc, .step = (uint32_t)w->steps, .tid = (uint16_t)t,
+                  .mask = 0xf, .kind = a->kind & 7, .atomic = in->atomic},
+           rc->F, h->vc && h->gen == rc->gen ? h->vc : NULL};
+  Ep *rd = rd_of(cells, i);
+  if (!(!rd->clk || !rd->mask || ep_cmp(&c.e, rd) <= 0 || hb(&c, rd))) return false;
+  *rd = c.e;
+  rd->tid = (uint16_t)(t0 + (uint32_t)l1);
+  rd->clk = r->thr[t0 + (uint32_t)l1].clk;
+  r->dirty[t0 / WARP_SIZE] |= mask;
+  return true;
 }
 
 /* A warp-wide access (ld, st, atom, red; mem_observe_lanes): the
@@ -811,8 +1087,11 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
 static void observe_lanes(void *ctx, const MemLanes *a) {
   Ins in;
   if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
-  if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3))
+  if (a->kind == ACC_LD && !in.atomic && a->size < 4 && observe_span(&in, a)) return;
+  if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3)) {
+    if (a->kind == ACC_LD && (observe_span(&in, a) || observe_bcast(&in, a))) return;
     lanes_loop(&in, a, true);
+  }
   else
     lanes_loop(&in, a, false);
 }
@@ -887,6 +1166,7 @@ void race_cluster_end(Cluster *cl) {
   acc_free(&r->cbar);
   free(r->mb);
   free(r->thr);
+  free(r->dirty);
   free(r->cta);
   free(r);
   cl->race = NULL;
