@@ -29,7 +29,9 @@
  * (launch.c), so the state needs no lock. Each pair (store, async-proxy
  * read) is reported once per launch, for its first occurrence in (cluster,
  * CTA rank, reading thread) order; at most PROXY_MAX pairs, the rest
- * counted. */
+ * counted. A program with no async-proxy reader has no such pair: the
+ * checker is not installed for its launches (W3's shared atomics would
+ * otherwise record every byte they write). */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,8 +225,22 @@ static void emit(ProxyLaunch *P, const Found *f) {
   exec_report_text(L, f->cluster, rx, msg, text);
 }
 
+/* Whether the program has an instruction that reads shared memory through
+ * the async proxy (a bulk or tensor copy, wgmma.mma_async's descriptors):
+ * without one no finding of this checker can arise, and generic writes
+ * need no record. */
+static bool program_reads_async(const Program *p) {
+  for (uint32_t i = 0; i < p->ncode; i++) {
+    const XInsn *x = &p->code[i];
+    if (async_proxy_read(x) ||
+        (x->src && strncmp(op_info[x->src->op].mnemonic, "wgmma.mma_async", 15) == 0))
+      return true;
+  }
+  return false;
+}
+
 void proxycheck_begin(Launch *L) {
-  if (!L->check || L->proxy) return;
+  if (!L->check || L->proxy || !program_reads_async(L->prog)) return;
   ProxyLaunch *P = calloc(1, sizeof *P);
   if (!P) return;
   P->L = L;
