@@ -217,7 +217,7 @@ void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uin
   o->fn(o->ctx, &a);
 }
 
-void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+LANE_CLONES void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
                        uint32_t size, AccessKind kind, bool strong) {
   bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;
   const MemObserver *o = w->observer;

@@ -182,7 +182,7 @@ static void observe(void *ctx, const MemAccess *a) {
  * written in the CTA's shared memory (a load finds nothing, a write marks
  * nothing new), or .global with no allocation tracked. False: leave it to
  * check_one lane by lane. */
-static bool span_settled(const InitLaunch *I, const MemLanes *m) {
+LANE_CLONES static bool span_settled(const InitLaunch *I, const MemLanes *m) {
   if (!m->mask) return true;
   uintptr_t lo = UINTPTR_MAX, hi = 0;
   if (m->mask == 0xffffffffu) {   /* a full warp: a loop that vectorizes */

@@ -159,7 +159,7 @@ typedef struct Acc { uint32_t *v; uint32_t fmask; bool arrive_only, used; uint64
 enum { STAMP_ZERO = 1 };   /* a vector of zeros; 0: not known */
 
 typedef struct RThr {
-  uint32_t clk, gen;           /* gen: the CTA generation vc belongs to */
+  uint32_t gen;                /* the CTA generation vc belongs to */
   uint32_t *vc;
   uint32_t grp, bgrp;          /* committed cp.async / bulk groups */
   uint32_t issue_clk;          /* clock at its latest asynchronous copy */
@@ -169,6 +169,7 @@ typedef struct RThr {
 
 typedef struct RCta {
   uint32_t *F; uint32_t gen;
+  uint32_t vcgen;              /* gen + 1 when some thread's vc may be of gen (observe_span) */
   uint32_t serial;             /* the launch's number of the CTA (0 after 2^32: none) */
   bool fsnap;                  /* F is in the CTA's release list as it is */
   Acc bar[BAR_IDS];
@@ -183,6 +184,7 @@ typedef struct RCl {
   uint32_t segs;               /* bit k: some vector holds a clock of agent kind k (AG_*);
                                   the slots of the others are 0 everywhere, so joins skip them */
   RThr *thr;
+  uint32_t *clk;               /* per thread, its clock (apart from RThr: a warp's in one line) */
   uint32_t *dirty;             /* per warp, its lanes accessed memory since their last release */
   RCta *cta;
   Acc cbar;                    /* barrier.cluster: this phase's arrivals */
@@ -212,8 +214,12 @@ static RCl *rcl_of(Warp *w) {
   r->thr = zalloc((size_t)r->nth * sizeof *r->thr);
   r->cta = zalloc((size_t)r->ncta * sizeof *r->cta);
   r->dirty = zalloc((size_t)r->nth / WARP_SIZE * 4);
-  if (!r->thr || !r->cta || !r->dirty) { free(r->thr); free(r->cta); free(r->dirty); free(r); return NULL; }
-  for (uint32_t i = 0; i < r->nth; i++) r->thr[i].clk = 1;
+  r->clk = malloc((size_t)r->nth * 4);
+  if (!r->thr || !r->cta || !r->dirty || !r->clk) {
+    free(r->thr); free(r->cta); free(r->dirty); free(r->clk); free(r);
+    return NULL;
+  }
+  for (uint32_t i = 0; i < r->nth; i++) r->clk[i] = 1;
   r->segs = 1u << AG_THREAD;
   for (int i = 0; i < r->ncta; i++) {
     r->cta[i].F = zalloc((size_t)r->nt * 4);
@@ -273,6 +279,7 @@ static uint32_t *vc_of(RCl *r, uint32_t t) {
     h->vstamp = STAMP_ZERO;
   }
   if (h->gen != c->gen) { vzero(r, h->vc); h->gen = c->gen; h->vstamp = STAMP_ZERO; }
+  c->vcgen = c->gen + 1;
   return h->vc;
 }
 
@@ -307,10 +314,10 @@ static void contribute(RCl *r, uint32_t t, Acc *a) {
     join(r, a->v, v);
     if (h->vstamp) a->absorbed = h->vstamp;
   }
-  if (h->clk > a->v[t]) a->v[t] = h->clk;
+  if (r->clk[t] > a->v[t]) a->v[t] = r->clk[t];
   a->stamp = ++r->R->stamps;
   a->fmask |= 1u << (t / r->tpc);
-  h->clk++;
+  r->clk[t]++;
 }
 
 /* Thread t learns a (an acquire): a copy of a's vector when t's own is of
@@ -329,6 +336,7 @@ static void learn(RCl *r, uint32_t t, const Acc *a) {
   if (fresh) vcopy(r, h->vc, a->v);
   else if (!same) join(r, h->vc, a->v);
   h->gen = c->gen;
+  c->vcgen = c->gen + 1;
   uint32_t own = t / r->tpc, others = a->fmask & ~(1u << own);
   for (uint32_t m = others; m; m &= m - 1) join(r, h->vc, r->cta[__builtin_ctz(m)].F);
   h->vstamp = !others && (fresh || same) ? a->stamp : 0;
@@ -385,7 +393,6 @@ static uint64_t thr_key(uint64_t cl, uint32_t t) { return cl << 32 | t; }
 static uint64_t cta_key(uint64_t cl, uint32_t rank) { return cl << 32 | 0x80000000u | rank; }
 
 static void release_seq(RCl *r, uint32_t t) {
-  RThr *h = &r->thr[t];
   RaceLaunch *R = r->R;
   RCta *c = &r->cta[t / r->tpc];
   if (!c->fsnap) {   /* what the CTA's barriers ordered goes with this release */
@@ -402,8 +409,8 @@ static void release_seq(RCl *r, uint32_t t) {
   if (!l) return;
   uint32_t *d = &r->dirty[t / WARP_SIZE], b = 1u << (t % WARP_SIZE);
   if (l->n && !(*d & b)) return;   /* nothing new since its last release, which covers all */
-  if (!rel_push(l, (Rel){h->clk, R->seq, NULL})) return;
-  h->clk++;
+  if (!rel_push(l, (Rel){r->clk[t], R->seq, NULL})) return;
+  r->clk[t]++;
   *d &= ~b;
 }
 
@@ -748,9 +755,9 @@ static void observe_lane(const Ins *in, int lane, const void *host, uint32_t siz
   RThr *h = &r->thr[t];
   /* acquires before the access, releases after it */
   if (kind == ACC_ATOM || (kind == ACC_LD && in->atomic)) h->acq = R->seq;
-  if (kind == ACC_ASYNC_RD) { h->issue_clk = h->clk; h->clk++; }   /* an issue: the copy's agent
+  if (kind == ACC_ASYNC_RD) { h->issue_clk = r->clk[t]; r->clk[t]++; }   /* an issue: the copy's agent
                                                                        knows what came before */
-  Cur c = {r, t, {.cl = (uint32_t)r->cl->index, .clk = h->clk, .pc = in->pc, .step = (uint32_t)w->steps,
+  Cur c = {r, t, {.cl = (uint32_t)r->cl->index, .clk = r->clk[t], .pc = in->pc, .step = (uint32_t)w->steps,
                    .tid = (uint16_t)t, .mask = 0, .kind = kind & 7, .atomic = in->atomic},
            r->cta[t / r->tpc].F, vc_valid(r, t)};
   if (kind == ACC_ASYNC_WR || (kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
@@ -840,7 +847,7 @@ static inline __attribute__((always_inline)) void lanes_loop(const Ins *in, cons
     if (acquire) h->acq = R->seq;
     c.t = t;
     c.e.tid = (uint16_t)t;
-    c.e.clk = h->clk;
+    c.e.clk = r->clk[t];
     c.vc = h->vc && h->gen == gen ? h->vc : NULL;
     uintptr_t base = space == SPC_GLOBAL ? 0 : (uintptr_t)sh;
     uintptr_t lo = (uintptr_t)host, hi = lo + a->size;
@@ -900,7 +907,7 @@ static inline int span_decide(Cur *c, const RCl *r, uint32_t t, uint32_t gen, co
   return !old->mask || ep_cmp(&c->e, old) <= 0 || hb(c, old) ? D_REPL : D_KEEP;
 }
 
-static bool observe_span(const Ins *in, const MemLanes *a) {
+LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
   uint32_t size = a->size, mask = a->mask;
   int lg = size == 1 ? -2 : size == 2 ? -1 : size == 4 ? 0 : size == 8 ? 1 : size == 16 ? 2 : 9;
   if (lg == 9 || (lg < 0 && mask != UINT32_MAX)) return false;
@@ -910,21 +917,29 @@ static bool observe_span(const Ins *in, const MemLanes *a) {
   uintptr_t lo = (uintptr_t)a->host[l0], hi = (uintptr_t)a->host[l1] + size;
   uintptr_t base = lo - (uintptr_t)l0 * size;   /* lane 0's, were it active */
   if (lo & 3) return false;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    int l = __builtin_ctz(m);
-    if ((uintptr_t)a->host[l] != base + (uintptr_t)l * size) return false;
+  uintptr_t diff = 0;
+  if (mask == UINT32_MAX) {
+    uintptr_t hv[WARP_SIZE];   /* as integers, so that the sweep vectorizes */
+    memcpy(hv, a->host, sizeof hv);
+    for (int l = 0; l < WARP_SIZE; l++) diff |= hv[l] ^ (base + (uintptr_t)l * size);
   }
+  else
+    for (uint32_t m = mask; m; m &= m - 1) {
+      int l = __builtin_ctz(m);
+      diff |= (uintptr_t)a->host[l] ^ (base + (uintptr_t)l * size);
+    }
+  if (diff) return false;
   const uint8_t *sh = w->cta->shared;
   if (!(sh && lo >= (uintptr_t)sh && hi <= (uintptr_t)sh + w->cta->shared_size) && a->sp != SP_GLOBAL)
     return false;
   const RCta *rc = &r->cta[w->cta->rank];
-  uint32_t t0 = tid_of(r, w, 0), clk = r->thr[t0 + (uint32_t)l0].clk, gen = rc->gen;
-  bool anyvc = false;
-  for (uint32_t m = mask; m; m &= m - 1) {
-    RThr *h = &r->thr[t0 + (uint32_t)__builtin_ctz(m)];
-    if (h->clk != clk) return false;
-    anyvc |= h->vc && h->gen == gen;
-  }
+  uint32_t t0 = tid_of(r, w, 0), gen = rc->gen;
+  const uint32_t *ck = r->clk + t0;
+  uint32_t clk = ck[l0], cdiff = 0;
+  if (mask == UINT32_MAX) for (int l = 0; l < WARP_SIZE; l++) cdiff |= ck[l] ^ clk;
+  else for (uint32_t m = mask; m; m &= m - 1) cdiff |= ck[__builtin_ctz(m)] ^ clk;
+  if (cdiff) return false;
+  bool anyvc = rc->vcgen == gen + 1;
   uintptr_t gb = base >> 2;                     /* lane 0's first granule */
   unsigned __int128 e = 0;                      /* the granules read, from gb */
   if (lg < 0) e = ((unsigned __int128)1 << (32 >> -lg)) - 1;
@@ -974,8 +989,22 @@ static bool observe_span(const Ins *in, const MemLanes *a) {
         if (t0 < s->tid0) dec |= D_REPL;
         else {
           uint32_t nf = 0;
-          for (uint32_t m = held; m; m &= m - 1)
-            nf += s->clk <= c.F[s->tid0 + span_last(__builtin_ctz(m), off, lg)];
+          if (lg == 0) {   /* lane l at granule l + off: the old lanes' floors in one sweep */
+            uint32_t lm = off >= 0 ? held >> off : held << -off;
+            const uint32_t *Fs = c.F + s->tid0;
+            if (lm == UINT32_MAX) {   /* four at a time */
+              V4 c4 = {s->clk, s->clk, s->clk, s->clk}, n4 = {0, 0, 0, 0};
+              for (int l = 0; l < WARP_SIZE; l += 4) {
+                V4 f;
+                memcpy(&f, Fs + l, sizeof f);
+                n4 += (V4)(f >= c4) & 1;
+              }
+              nf = n4[0] + n4[1] + n4[2] + n4[3];
+            } else
+              for (int l = 0; l < WARP_SIZE; l++) nf += (lm >> l & 1) & (s->clk <= Fs[l]);
+          } else
+            for (uint32_t m = held; m; m &= m - 1)
+              nf += s->clk <= c.F[s->tid0 + span_last(__builtin_ctz(m), off, lg)];
           if (nf == (uint32_t)__builtin_popcount(held)) dec |= D_REPL;
           else if (!nf && !anyvc && !in->R->nrels) dec |= D_KEEP;
           else
@@ -1047,7 +1076,7 @@ static bool observe_span(const Ins *in, const MemLanes *a) {
  * (not by program order alone), and the first lane's read replacing its
  * read record, which each later lane then takes over (the last one's
  * remains). True when done; false, nothing changed, to take it lane by lane. */
-static bool observe_bcast(const Ins *in, const MemLanes *a) {
+LANE_CLONES static bool observe_bcast(const Ins *in, const MemLanes *a) {
   uint32_t mask = a->mask;
   if (a->size != 4) return false;
   Warp *w = a->w;
@@ -1055,9 +1084,16 @@ static bool observe_bcast(const Ins *in, const MemLanes *a) {
   int l0 = __builtin_ctz(mask), l1 = 31 - __builtin_clz(mask);
   const void *p = a->host[l0];
   uintptr_t g = (uintptr_t)p;
-  if (g & 3) return false;
-  for (uint32_t m = mask & (mask - 1); m; m &= m - 1)
-    if (a->host[__builtin_ctz(m)] != p) return false;
+  if ((g & 3) || a->host[l1] != p) return false;
+  uintptr_t diff = 0;
+  if (mask == UINT32_MAX) {
+    uintptr_t hv[WARP_SIZE];
+    memcpy(hv, a->host, sizeof hv);
+    for (int l = 0; l < WARP_SIZE; l++) diff |= hv[l] ^ g;
+  }
+  else
+    for (uint32_t m = mask & (mask - 1); m; m &= m - 1) diff |= (uintptr_t)a->host[__builtin_ctz(m)] ^ g;
+  if (diff) return false;
   const uint8_t *sh = w->cta->shared;
   if (!(sh && g >= (uintptr_t)sh && g + 4 <= (uintptr_t)sh + w->cta->shared_size) && a->sp != SP_GLOBAL)
     return false;
@@ -1070,14 +1106,14 @@ static bool observe_bcast(const Ins *in, const MemLanes *a) {
   if (pw->clk && pw->kind != ACC_ATOM && !(pw->cl == cl && pw->clk <= rc->F[pw->tid])) return false;
   uint32_t t = t0 + (uint32_t)l0;
   const RThr *h = &r->thr[t];
-  Cur c = {r, t, {.cl = cl, .clk = h->clk, .pc = in->pc, .step = (uint32_t)w->steps, .tid = (uint16_t)t,
+  Cur c = {r, t, {.cl = cl, .clk = r->clk[t], .pc = in->pc, .step = (uint32_t)w->steps, .tid = (uint16_t)t,
                   .mask = 0xf, .kind = a->kind & 7, .atomic = in->atomic},
            rc->F, h->vc && h->gen == rc->gen ? h->vc : NULL};
   Ep *rd = rd_of(cells, i);
   if (!(!rd->clk || !rd->mask || ep_cmp(&c.e, rd) <= 0 || hb(&c, rd))) return false;
   *rd = c.e;
   rd->tid = (uint16_t)(t0 + (uint32_t)l1);
-  rd->clk = r->thr[t0 + (uint32_t)l1].clk;
+  rd->clk = r->clk[t0 + (uint32_t)l1];
   r->dirty[t0 / WARP_SIZE] |= mask;
   return true;
 }
@@ -1089,7 +1125,7 @@ static void observe_lanes(void *ctx, const MemLanes *a) {
   if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
   if (a->kind == ACC_LD && !in.atomic && a->size < 4 && observe_span(&in, a)) return;
   if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3)) {
-    if (a->kind == ACC_LD && (observe_span(&in, a) || observe_bcast(&in, a))) return;
+    if (a->kind == ACC_LD && (observe_bcast(&in, a) || observe_span(&in, a))) return;
     lanes_loop(&in, a, true);
   }
   else
@@ -1166,6 +1202,7 @@ void race_cluster_end(Cluster *cl) {
   acc_free(&r->cbar);
   free(r->mb);
   free(r->thr);
+  free(r->clk);
   free(r->dirty);
   free(r->cta);
   free(r);
@@ -1201,8 +1238,8 @@ void race_bar_complete(void *ctx, const BarCta *b, uint32_t id) {
       const Warp *w = &c->warps[i];
       FOR_LANES(l) if (w->exited >> l & 1) {
         uint32_t t = tid_of(r, w, l);
-        if (r->thr[t].clk > rc->F[t]) rc->F[t] = r->thr[t].clk;
-        r->thr[t].clk++;
+        if (r->clk[t] > rc->F[t]) rc->F[t] = r->clk[t];
+        r->clk[t]++;
       }
     }
     rc->gen++;
@@ -1298,9 +1335,9 @@ void race_mbar_acquire_(Warp *w, int lane, const void *obj) {
 void race_async_issue_(Warp *w, int lane) {
   RCl *r = rcl_of(w);
   if (!r) return;
-  RThr *h = &r->thr[tid_of(r, w, lane)];
-  h->issue_clk = h->clk;
-  h->clk++;
+  uint32_t t = tid_of(r, w, lane);
+  r->thr[t].issue_clk = r->clk[t];
+  r->clk[t]++;
 }
 
 void race_async_commit_(Warp *w, int lane, bool bulk) {
