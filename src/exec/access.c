@@ -241,7 +241,8 @@ LANE_CLONES void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space
     uint8_t *base = hi + size > hi ? span_of(w, sp, lo, hi + size, write) : NULL;
     if (base) {
       for (int l = 0; l < WARP_SIZE; l++) host[l] = base + (addr[l] - lo);
-      MemLanes a = {w, x, mask, kind, strong, (uint8_t)sp, size, addr, host};
+      MemLanes a = {w, x, mask, kind, strong, (uint8_t)sp, size, addr, host,
+                    (uintptr_t)base, (uintptr_t)base + (hi - lo) + size};
       o->lanes(o->ctx, &a);
       return;
     }
@@ -258,6 +259,7 @@ LANE_CLONES void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space
     host[l] = base ? base + (addr[l] - lo) : mem_ptr(w, x, l, sp, addr[l], size, size, write);
     if (host[l]) got |= 1u << l;
   }
-  MemLanes a = {w, x, got, kind, strong, (uint8_t)sp, size, addr, host};
+  MemLanes a = {w, x, got, kind, strong, (uint8_t)sp, size, addr, host,
+                base ? (uintptr_t)base : 0, base ? (uintptr_t)base + (hi - lo) + size : 0};
   if (got) o->lanes(o->ctx, &a);
 }

@@ -304,6 +304,8 @@ typedef struct MemLanes {
   uint32_t size;
   const uint64_t *addr;
   const void *const *host;
+  uintptr_t lo, hi;       /* the host bytes [lo, hi) the lanes lie in, when they lie in
+                             one span of memory; hi 0: not known */
 } MemLanes;
 
 /* The observer (Launch.observer, copied to each Warp): fn is called for

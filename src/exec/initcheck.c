@@ -185,7 +185,10 @@ static void observe(void *ctx, const MemAccess *a) {
 LANE_CLONES static bool span_settled(const InitLaunch *I, const MemLanes *m) {
   if (!m->mask) return true;
   uintptr_t lo = UINTPTR_MAX, hi = 0;
-  if (m->mask == 0xffffffffu) {   /* a full warp: a loop that vectorizes */
+  if (m->hi) {   /* their span, as mem_observe_lanes found it */
+    lo = m->lo;
+    hi = m->hi - m->size;
+  } else if (m->mask == 0xffffffffu) {   /* a full warp: a loop that vectorizes */
     for (int l = 0; l < WARP_SIZE; l++) {
       uintptr_t p = (uintptr_t)m->host[l];
       lo = p < lo ? p : lo;

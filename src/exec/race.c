@@ -918,11 +918,8 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
   uintptr_t base = lo - (uintptr_t)l0 * size;   /* lane 0's, were it active */
   if (lo & 3) return false;
   uintptr_t diff = 0;
-  if (mask == UINT32_MAX) {
-    uintptr_t hv[WARP_SIZE];   /* as integers, so that the sweep vectorizes */
-    memcpy(hv, a->host, sizeof hv);
-    for (int l = 0; l < WARP_SIZE; l++) diff |= hv[l] ^ (base + (uintptr_t)l * size);
-  }
+  if (mask == UINT32_MAX)   /* a sweep that vectorizes */
+    for (int l = 0; l < WARP_SIZE; l++) diff |= (uintptr_t)a->host[l] ^ (base + (uintptr_t)l * size);
   else
     for (uint32_t m = mask; m; m &= m - 1) {
       int l = __builtin_ctz(m);
@@ -1086,11 +1083,8 @@ LANE_CLONES static bool observe_bcast(const Ins *in, const MemLanes *a) {
   uintptr_t g = (uintptr_t)p;
   if ((g & 3) || a->host[l1] != p) return false;
   uintptr_t diff = 0;
-  if (mask == UINT32_MAX) {
-    uintptr_t hv[WARP_SIZE];
-    memcpy(hv, a->host, sizeof hv);
-    for (int l = 0; l < WARP_SIZE; l++) diff |= hv[l] ^ g;
-  }
+  if (mask == UINT32_MAX)
+    for (int l = 0; l < WARP_SIZE; l++) diff |= (uintptr_t)a->host[l] ^ g;
   else
     for (uint32_t m = mask & (mask - 1); m; m &= m - 1) diff |= (uintptr_t)a->host[__builtin_ctz(m)] ^ g;
   if (diff) return false;
