@@ -217,6 +217,21 @@ void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uin
   o->fn(o->ctx, &a);
 }
 
+void mem_observe_span(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+                      const void *const *host, uintptr_t lo, uintptr_t hi, uint32_t size, AccessKind kind,
+                      bool strong) {
+  const MemObserver *o = w->observer;
+  if (!o->lanes) {
+    for (uint32_t r = mask; r; r &= r - 1) {
+      int l = __builtin_ctz(r);
+      mem_observe(w, x, l, sp, addr[l], host[l], size, kind, strong);
+    }
+    return;
+  }
+  MemLanes a = {w, x, mask, kind, strong, (uint8_t)sp, size, addr, host, lo, hi};
+  o->lanes(o->ctx, &a);
+}
+
 LANE_CLONES void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
                        uint32_t size, AccessKind kind, bool strong) {
   bool write = kind == ACC_ST || kind == ACC_ATOM || kind == ACC_ASYNC_WR;

@@ -333,6 +333,11 @@ void mem_observe_landing(Warp *w, const XInsn *x, int lane, const void *dst, uin
  * access succeeded: the host bytes are mem_ptr's, which then cannot fault. */
 void mem_observe_lanes(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
                        uint32_t size, AccessKind kind, bool strong);
+/* mem_observe_lanes for lanes whose host bytes the caller has found in one
+ * span: lane l of mask at host[l], all of them in [lo, hi). */
+void mem_observe_span(Warp *w, const XInsn *x, uint32_t mask, Space sp, const uint64_t *addr,
+                      const void *const *host, uintptr_t lo, uintptr_t hi, uint32_t size, AccessKind kind,
+                      bool strong);
 /* mem_ptr for an access of the given kind, reported to the observer when
  * the address is good (writes: ACC_ST, ACC_ATOM, ACC_ASYNC_WR), before the
  * caller accesses: for reads and atomics only (a plain write is reported

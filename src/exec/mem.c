@@ -318,11 +318,11 @@ LANE_CLONES static void st_scalar(Warp *w, const XInsn *x, const MemOp *m, uint3
   }
 }
 
-static inline __attribute__((always_inline)) XStatus ld_warp(Warp *w, const XInsn *x, const MemOp *m,
-                                                              uint32_t mask) {
+/* ld_warp with warp_span's answer (at, bmin, bmax) */
+static inline __attribute__((always_inline)) XStatus ld_warp_at(Warp *w, const XInsn *x, const MemOp *m,
+                                                                 uint32_t mask, uint8_t *at, uint64_t bmin,
+                                                                 uint64_t bmax) {
   uint32_t total = (uint32_t)m->size * m->n;
-  uint64_t bmin, bmax;
-  uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
   if (at && plain32(m)) {
     ld_plain32(w, x, m, mask, at, bmin, bmax);
     return XS_NEXT;
@@ -341,11 +341,17 @@ static inline __attribute__((always_inline)) XStatus ld_warp(Warp *w, const XIns
   return XS_NEXT;
 }
 
-static inline __attribute__((always_inline)) XStatus st_warp(Warp *w, const XInsn *x, const MemOp *m,
+static inline __attribute__((always_inline)) XStatus ld_warp(Warp *w, const XInsn *x, const MemOp *m,
                                                               uint32_t mask) {
-  uint32_t total = (uint32_t)m->size * m->n;
   uint64_t bmin, bmax;
-  uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
+  uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
+  return ld_warp_at(w, x, m, mask, at, bmin, bmax);
+}
+
+static inline __attribute__((always_inline)) XStatus st_warp_at(Warp *w, const XInsn *x, const MemOp *m,
+                                                                 uint32_t mask, uint8_t *at, uint64_t bmin,
+                                                                 uint64_t bmax) {
+  uint32_t total = (uint32_t)m->size * m->n;
   if (at && plain32(m)) {
     st_plain32(w, x, m, mask, at, bmin, bmax);
     return XS_NEXT;
@@ -362,6 +368,13 @@ static inline __attribute__((always_inline)) XStatus st_warp(Warp *w, const XIns
     st_lane(w, x, m, l, p);
   }
   return XS_NEXT;
+}
+
+static inline __attribute__((always_inline)) XStatus st_warp(Warp *w, const XInsn *x, const MemOp *m,
+                                                              uint32_t mask) {
+  uint64_t bmin, bmax;
+  uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
+  return st_warp_at(w, x, m, mask, at, bmin, bmax);
 }
 
 /* The access hook (exec.h): the lanes' addresses before the access. */
@@ -382,25 +395,49 @@ static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint64_t *a) {
   }
 }
 
+/* The lanes' accesses to the observer: in the span warp_span found (at),
+ * lane l's bytes at at + (base[l] - bmin), handed over as they are; else
+ * mem_observe_lanes finds them. */
+LANE_CLONES static void observe_done(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint64_t *a,
+                         uint8_t *at, uint64_t bmin, uint64_t bmax, AccessKind kind) {
+  uint32_t total = (uint32_t)m->size * m->n;
+  if (!at) {
+    mem_observe_lanes(w, x, mask, m->sp, a, total, kind, m->order != ORD_WEAK);
+    return;
+  }
+  const void *host[WARP_SIZE];
+  uintptr_t h = (uintptr_t)at;
+  if (m->base == UINT32_MAX) FOR_LANES(l) host[l] = at;
+  else if (m->base64) {
+    const uint64_t *b = R64(w, m->base);
+    FOR_LANES(l) host[l] = (const void *)(h + (uintptr_t)(b[l] - bmin));
+  } else {
+    const uint32_t *b = R32(w, m->base);
+    FOR_LANES(l) host[l] = (const void *)(h + (uintptr_t)(b[l] - bmin));
+  }
+  mem_observe_span(w, x, mask, m->sp, a, host, h, h + (uintptr_t)(bmax - bmin) + total, total, kind,
+                   m->order != ORD_WEAK);
+}
+
 /* The observed twins: second instantiations of ld_warp and st_warp, out
  * of line so the fast paths keep their frames. */
 static __attribute__((noinline)) XStatus ld_observed(Warp *w, const XInsn *x, const MemOp *m,
                                                      uint32_t mask) {
-  uint64_t a[WARP_SIZE];
+  uint64_t a[WARP_SIZE], bmin = 0, bmax = 0;
   lane_addrs(w, x, m, a);
-  XStatus s = ld_warp(w, x, m, mask);
-  if (s == XS_NEXT)
-    mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_LD, m->order != ORD_WEAK);
+  uint8_t *at = warp_span(w, x, m, mask, false, &bmin, &bmax);
+  XStatus s = ld_warp_at(w, x, m, mask, at, bmin, bmax);
+  if (s == XS_NEXT) observe_done(w, x, m, mask, a, at, bmin, bmax, ACC_LD);
   return s;
 }
 
 static __attribute__((noinline)) XStatus st_observed(Warp *w, const XInsn *x, const MemOp *m,
                                                      uint32_t mask) {
-  uint64_t a[WARP_SIZE];
+  uint64_t a[WARP_SIZE], bmin = 0, bmax = 0;
   lane_addrs(w, x, m, a);
-  XStatus s = st_warp(w, x, m, mask);
-  if (s == XS_NEXT)
-    mem_observe_lanes(w, x, mask, m->sp, a, (uint32_t)m->size * m->n, ACC_ST, m->order != ORD_WEAK);
+  uint8_t *at = warp_span(w, x, m, mask, true, &bmin, &bmax);
+  XStatus s = st_warp_at(w, x, m, mask, at, bmin, bmax);
+  if (s == XS_NEXT) observe_done(w, x, m, mask, a, at, bmin, bmax, ACC_ST);
   return s;
 }
 
