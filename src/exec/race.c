@@ -907,7 +907,17 @@ static inline int span_decide(Cur *c, const RCl *r, uint32_t t, uint32_t gen, co
   return !old->mask || ep_cmp(&c->e, old) <= 0 || hb(c, old) ? D_REPL : D_KEEP;
 }
 
-LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
+/* A warp-wide access as observe_span and observe_span_st take it: its
+ * lanes at consecutive addresses in shared or global memory at one clock. */
+typedef struct Lanes4 {
+  uintptr_t lo, hi;            /* the host bytes */
+  uintptr_t gb;                /* lane 0's first granule */
+  unsigned __int128 e;         /* the granules the lanes access, from gb */
+  uint32_t t0, clk;            /* lane 0's thread; the lanes' clock */
+  int lg;                      /* Span.lg */
+} Lanes4;
+
+LANE_CLONES static bool lanes_consecutive(const Ins *in, const MemLanes *a, Lanes4 *q) {
   uint32_t size = a->size, mask = a->mask;
   int lg = size == 1 ? -2 : size == 2 ? -1 : size == 4 ? 0 : size == 8 ? 1 : size == 16 ? 2 : 9;
   if (lg == 9 || (lg < 0 && mask != UINT32_MAX)) return false;
@@ -929,21 +939,38 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
   const uint8_t *sh = w->cta->shared;
   if (!(sh && lo >= (uintptr_t)sh && hi <= (uintptr_t)sh + w->cta->shared_size) && a->sp != SP_GLOBAL)
     return false;
-  const RCta *rc = &r->cta[w->cta->rank];
-  uint32_t t0 = tid_of(r, w, 0), gen = rc->gen;
+  uint32_t t0 = tid_of(r, w, 0);
   const uint32_t *ck = r->clk + t0;
   uint32_t clk = ck[l0], cdiff = 0;
   if (mask == UINT32_MAX) for (int l = 0; l < WARP_SIZE; l++) cdiff |= ck[l] ^ clk;
   else for (uint32_t m = mask; m; m &= m - 1) cdiff |= ck[__builtin_ctz(m)] ^ clk;
   if (cdiff) return false;
-  bool anyvc = rc->vcgen == gen + 1;
-  uintptr_t gb = base >> 2;                     /* lane 0's first granule */
-  unsigned __int128 e = 0;                      /* the granules read, from gb */
+  unsigned __int128 e = 0;
   if (lg < 0) e = ((unsigned __int128)1 << (32 >> -lg)) - 1;
   else if (mask == UINT32_MAX) e = lg == 2 ? ~(unsigned __int128)0 : ((unsigned __int128)1 << (32 << lg)) - 1;
   else
     for (uint32_t m = mask; m; m &= m - 1)
       e |= (((unsigned __int128)1 << (1 << lg)) - 1) << (__builtin_ctz(m) << lg);
+  *q = (Lanes4){lo, hi, base >> 2, e, t0, clk, lg};
+  return true;
+}
+
+/* The granules of line L (first granule gl) that q's lanes access. */
+static inline uint32_t lanes_cover(const Lanes4 *q, uintptr_t gl) {
+  return (uint32_t)(gl >= q->gb ? q->e >> (gl - q->gb) : q->e << (q->gb - gl));
+}
+
+LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
+  Lanes4 q;
+  if (!lanes_consecutive(in, a, &q)) return false;
+  uint32_t mask = a->mask, t0 = q.t0, clk = q.clk;
+  int lg = q.lg;
+  uintptr_t lo = q.lo, hi = q.hi, gb = q.gb;
+  Warp *w = a->w;
+  RCl *r = in->r;
+  const RCta *rc = &r->cta[w->cta->rank];
+  uint32_t gen = rc->gen;
+  bool anyvc = rc->vcgen == gen + 1;
   Cur c = {r, t0, {.cl = (uint32_t)r->cl->index, .clk = clk, .pc = in->pc, .step = (uint32_t)w->steps,
                    .tid = (uint16_t)t0, .mask = 0xf, .kind = a->kind & 7, .atomic = in->atomic},
            rc->F, NULL};
@@ -951,7 +978,7 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
   int n = 0;
   for (uintptr_t L = lo >> 7; L <= (hi - 1) >> 7; L++) {
     uintptr_t gl = L * LINE_CELLS;              /* the line's first granule */
-    uint32_t cover = (uint32_t)(gl >= gb ? e >> (gl - gb) : e << (gb - gl));
+    uint32_t cover = lanes_cover(&q, gl);
     if (!cover) continue;
     Cells *cells = cells_of(in->R, L >> (PAGE_BITS - 7));
     if (!cells || n == SPAN_LINES) return false;
@@ -1067,6 +1094,71 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
   return true;
 }
 
+/* A weak store of whole granules by lanes writing consecutive ones
+ * (lanes_consecutive, size 4, 8 or 16: a coalesced store), line by line as
+ * lanes_loop's cell_fast takes each granule when it finds nothing: the
+ * bytes the last write left stored again (silent: nothing changes), or its
+ * write and read records ordered before the lane (program order, the CTA
+ * floor), the lane's write then its record and its read record gone.
+ * True when done; false, nothing changed, to take it lane by lane. */
+LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
+  Lanes4 q;
+  if (!lanes_consecutive(in, a, &q) || q.lg < 0) return false;
+  Warp *w = a->w;
+  RCl *r = in->r;
+  const uint32_t *F = r->cta[w->cta->rank].F;
+  uint32_t cl = (uint32_t)r->cl->index;
+  struct { Cells *cells; size_t i0; uintptr_t gl; uint32_t write; int8_t off; } ln[SPAN_LINES];
+  int n = 0;
+  for (uintptr_t L = q.lo >> 7; L <= (q.hi - 1) >> 7; L++) {
+    uintptr_t gl = L * LINE_CELLS;
+    uint32_t cover = lanes_cover(&q, gl);
+    if (!cover) continue;
+    Cells *cells = cells_of(in->R, L >> (PAGE_BITS - 7));
+    if (!cells || n == SPAN_LINES) return false;
+    size_t i0 = (L & (PAGE_LINES - 1)) * LINE_CELLS;
+    const Span *s = &cells->s[L & (PAGE_LINES - 1)];
+    int8_t off = (int8_t)((intptr_t)q.gb - (intptr_t)gl);
+    uint32_t write = 0;
+    for (uint32_t m = cover; m; m &= m - 1) {
+      unsigned gi = (unsigned)__builtin_ctz(m);
+      uint32_t t = q.t0 + span_first((int)gi, off, q.lg), now;
+      const WCell *cell = &cells->w[i0 + gi];
+      const Ep *pw = &cell->w;
+      memcpy(&now, (const void *)((gl + gi) << 2), 4);
+      if (pw->clk && !pw->atomic && pw->mask == 0xf && now == cell->val) continue;   /* silent */
+      if (pw->clk && !(pw->cl == cl && (pw->tid == t || pw->clk <= F[pw->tid]))) return false;
+      Ep old;
+      const Ep *rd = NULL;
+      if (s->cover >> gi & 1) { old = span_ep(s, gi); rd = &old; }
+      else if (s->rd && cells->r[i0 + gi].clk) rd = &cells->r[i0 + gi];
+      if (rd && rd->mask && !(rd->cl == cl && (rd->tid == t || rd->clk <= F[rd->tid]))) return false;
+      write |= 1u << gi;
+    }
+    ln[n].cells = cells; ln[n].i0 = i0; ln[n].gl = gl; ln[n].write = write; ln[n].off = off;
+    n++;
+  }
+  for (int k = 0; k < n; k++) {
+    Cells *cells = ln[k].cells;
+    size_t i0 = ln[k].i0;
+    Span *s = &cells->s[i0 / LINE_CELLS];
+    s->wr = 1;
+    s->wsafe = 0;
+    for (uint32_t m = ln[k].write; m; m &= m - 1) {
+      unsigned gi = (unsigned)__builtin_ctz(m);
+      WCell *cell = &cells->w[i0 + gi];
+      cell->w = (Ep){.cl = cl, .clk = q.clk, .pc = in->pc, .step = (uint32_t)w->steps,
+                     .tid = (uint16_t)(q.t0 + span_first((int)gi, ln[k].off, q.lg)), .mask = 0xf,
+                     .kind = a->kind & 7, .atomic = in->atomic};
+      memcpy(&cell->val, (const void *)((ln[k].gl + gi) << 2), 4);   /* the granule after the store */
+      if (s->cover >> gi & 1) s->cover &= ~(1u << gi);
+      else if (s->rd) cells->r[i0 + gi].clk = 0;
+    }
+  }
+  r->dirty[q.t0 / WARP_SIZE] |= a->mask;
+  return true;
+}
+
 /* A weak 4-byte load of one granule by every active lane (a broadcast,
  * As[ty][k] of a tiled GEMM), when lanes_loop would take it as one
  * warp-wide read: the granule's write record ordered before every lane
@@ -1120,6 +1212,7 @@ static void observe_lanes(void *ctx, const MemLanes *a) {
   if (a->kind == ACC_LD && !in.atomic && a->size < 4 && observe_span(&in, a)) return;
   if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3)) {
     if (a->kind == ACC_LD && (observe_bcast(&in, a) || observe_span(&in, a))) return;
+    if (a->kind == ACC_ST && observe_span_st(&in, a)) return;
     lanes_loop(&in, a, true);
   }
   else
