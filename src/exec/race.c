@@ -60,8 +60,13 @@
  * and one read (of concurrent readers the lowest thread), each with the
  * bytes it covered, in pages made on first touch (memory proportional to
  * what the launch touches; the writes and the reads of a page apart, 24
- * and 20 bytes a granule, so memory only read costs 5 bytes a byte). Shared memory's cells are dropped when its CTA
- * ends (its host bytes may be reused). Local and parameter memory never
+ * and 20 bytes a granule). A warp's coalesced load holds its reads of a
+ * 128-byte line as one record (Span: 32 bytes a line, so memory only read
+ * that way costs a quarter byte a byte), and coalesced loads, broadcasts
+ * and coalesced stores are judged a line at a time when every granule's
+ * outcome is a cheap one (observe_span, observe_bcast, observe_span_st),
+ * with exactly the records lane by lane would leave. Shared memory's cells
+ * are dropped when its CTA ends (its host bytes may be reused). Local and parameter memory never
  * race and are not tracked. Each distinct pair of instructions and state
  * space is reported once per launch (the lowest address, then threads, of
  * its occurrences), at most RACE_MAX pairs, at the end of the launch:
