@@ -1,6 +1,6 @@
 #!/bin/sh
 # callgrind.sh: host instructions per thread-instruction on reduced sizes of
-# the bench workloads (issue 19). Host instructions do not vary with machine
+# the bench workloads (issue 19), and the checker's cost on W1-W3 (issue 17). Host instructions do not vary with machine
 # load, unlike wall time; only the launch (ptxvm_launch) is counted. Usage: sh bench/callgrind.sh [PTXVM] ; prints
 # "name host-insns thread-insns ratio". Needs valgrind.
 cd "$(dirname "$0")/.." || exit 1
@@ -27,4 +27,20 @@ run empty512 -g 512 -b 256 "$T/empty.ptx" empty >/dev/null
 a=$(grep -o 'Collected : [0-9]*' "$T/empty256.log" | grep -o '[0-9]*$')
 b=$(grep -o 'Collected : [0-9]*' "$T/empty512.log" | grep -o '[0-9]*$')
 echo "per-CTA (256 threads, empty kernel): $(( (b - a) / 256 )) host insns"
+# the checker's cost (issue 17): W1-W3 with and without --check, host
+# instructions of the launch, and their ratio
+cost() {   # name, then ptxvm run arguments
+    name=$1; shift
+    for c in plain check; do
+        f=; [ $c = check ] && f=--check
+        valgrind --tool=callgrind --toggle-collect=ptxvm_launch --callgrind-out-file="$T/$name.$c.out" \
+            "$VM" run -q -j 1 $f "$@" >"$T/$name.$c.log" 2>&1 || { echo "$name $c: failed"; cat "$T/$name.$c.log"; return; }
+    done
+    p=$(grep -o 'Collected : [0-9]*' "$T/$name.plain.log" | grep -o '[0-9]*$')
+    k=$(grep -o 'Collected : [0-9]*' "$T/$name.check.log" | grep -o '[0-9]*$')
+    echo "$name $p $k" | awk '{ printf "%-10s --check %12d host, unchecked %12d: %.2fx\n", $1, $3, $2, $3 / $2 }'
+}
+cost w1check -g 64 -b 256 -a s32[1048576]:rand=1 -a s32[64]:zero -a u32:1048576 $P/w1_reduce.ptx _Z9w1_reducePKiPij
+cost w2check -g 4,4 -b 32,32 -a f32[16384]:rand=1 -a f32[16384]:rand=2 -a f32[16384]:zero -a s32:128 $P/w2_sgemm.ptx _Z8w2_sgemmPKfS0_Pfi
+cost w3check -g 64 -b 256 -a u8[1048576]:rand=3 -a u32[256]:zero -a u32:1048576 $P/w3_hist.ptx _Z7w3_histPKhPjj
 echo "profiles in $T"
