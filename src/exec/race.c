@@ -596,6 +596,11 @@ enum { SPC_SHARED, SPC_CLUSTER, SPC_GLOBAL };
 
 static void found(RaceLaunch *R, const Ep *p, const Ep *q, int space, uint64_t addr, uint64_t end,
                   uint64_t cluster) {
+  uint64_t d;   /* .global: the device address, not the host's (which varies run to run) */
+  if (space == SPC_GLOBAL && dev_addr_of(R->L->dev, (const void *)(uintptr_t)addr, &d)) {
+    end = d + (end - addr);
+    addr = d;
+  }
   const Ep *a = p, *b = q;
   if (a->pc > b->pc || (a->pc == b->pc && ep_cmp(a, b) > 0)) { a = q; b = p; }
   for (unsigned i = 0; i < R->nfound; i++) {
@@ -912,6 +917,30 @@ static inline int span_decide(Cur *c, const RCl *r, uint32_t t, uint32_t gen, co
   return !old->mask || ep_cmp(&c->e, old) <= 0 || hb(c, old) ? D_REPL : D_KEEP;
 }
 
+/* How many of the read records span s holds in granules held (of s->cover)
+ * the CTA floor F orders (clock at most F of their thread). */
+LANE_CLONES static uint32_t span_floored(const Span *s, uint32_t held, const uint32_t *F) {
+  uint32_t nf = 0;
+  if (s->lg == 0) {   /* lane l at granule l + off: the lanes' floors in one sweep */
+    uint32_t lm = s->off >= 0 ? held >> s->off : held << -s->off;
+    const uint32_t *Fs = F + s->tid0;
+    if (lm == UINT32_MAX) {   /* four at a time */
+      V4 c4 = {s->clk, s->clk, s->clk, s->clk}, n4 = {0, 0, 0, 0};
+      for (int l = 0; l < WARP_SIZE; l += 4) {
+        V4 f;
+        memcpy(&f, Fs + l, sizeof f);
+        n4 += (V4)(f >= c4) & 1;
+      }
+      return n4[0] + n4[1] + n4[2] + n4[3];
+    }
+    for (int l = 0; l < WARP_SIZE; l++) nf += (lm >> l & 1) & (s->clk <= Fs[l]);
+    return nf;
+  }
+  for (uint32_t m = held; m; m &= m - 1)
+    nf += s->clk <= F[s->tid0 + span_last(__builtin_ctz(m), s->off, s->lg)];
+  return nf;
+}
+
 /* A warp-wide access as observe_span and observe_span_st take it: its
  * lanes at consecutive addresses in shared or global memory at one clock. */
 typedef struct Lanes4 {
@@ -1017,23 +1046,7 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
            gi): the lower thread keeps it unless it is ordered before */
         if (t0 < s->tid0) dec |= D_REPL;
         else {
-          uint32_t nf = 0;
-          if (lg == 0) {   /* lane l at granule l + off: the old lanes' floors in one sweep */
-            uint32_t lm = off >= 0 ? held >> off : held << -off;
-            const uint32_t *Fs = c.F + s->tid0;
-            if (lm == UINT32_MAX) {   /* four at a time */
-              V4 c4 = {s->clk, s->clk, s->clk, s->clk}, n4 = {0, 0, 0, 0};
-              for (int l = 0; l < WARP_SIZE; l += 4) {
-                V4 f;
-                memcpy(&f, Fs + l, sizeof f);
-                n4 += (V4)(f >= c4) & 1;
-              }
-              nf = n4[0] + n4[1] + n4[2] + n4[3];
-            } else
-              for (int l = 0; l < WARP_SIZE; l++) nf += (lm >> l & 1) & (s->clk <= Fs[l]);
-          } else
-            for (uint32_t m = held; m; m &= m - 1)
-              nf += s->clk <= c.F[s->tid0 + span_last(__builtin_ctz(m), off, lg)];
+          uint32_t nf = span_floored(s, held, c.F);
           if (nf == (uint32_t)__builtin_popcount(held)) dec |= D_REPL;
           else if (!nf && !anyvc && !in->R->nrels) dec |= D_KEEP;
           else
@@ -1044,6 +1057,10 @@ LANE_CLONES static bool observe_span(const Ins *in, const MemLanes *a) {
             }
         }
       } else if (s->cl == c.e.cl && s->off == off && s->lg == lg) dec |= D_REPL;   /* this warp's */
+      else if (s->cl != c.e.cl && !in->R->nrels)
+        /* another cluster's, with no release in the launch to order them:
+           the lower cluster's keeps it (ep_cmp), whatever the granule */
+        dec |= c.e.cl < s->cl ? D_REPL : D_KEEP;
       else
         for (uint32_t m = held; m; m &= m - 1) {
           unsigned gi = (unsigned)__builtin_ctz(m);
@@ -1124,7 +1141,13 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
     size_t i0 = (L & (PAGE_LINES - 1)) * LINE_CELLS;
     const Span *s = &cells->s[L & (PAGE_LINES - 1)];
     int8_t off = (int8_t)((intptr_t)q.gb - (intptr_t)gl);
-    uint32_t write = 0;
+    uint32_t write = 0, held = s->cover & cover, settled = 0;
+    /* the read records of the line's span: the writing lanes' own, or all
+       under the CTA floor, settle every granule at once */
+    if (held && s->cl == cl &&
+        ((s->tid0 == q.t0 && s->off == off && s->lg == q.lg) ||
+         span_floored(s, held, F) == (uint32_t)__builtin_popcount(held)))
+      settled = held;
     for (uint32_t m = cover; m; m &= m - 1) {
       unsigned gi = (unsigned)__builtin_ctz(m);
       uint32_t t = q.t0 + span_first((int)gi, off, q.lg), now;
@@ -1135,7 +1158,8 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
       if (pw->clk && !(pw->cl == cl && (pw->tid == t || pw->clk <= F[pw->tid]))) return false;
       Ep old;
       const Ep *rd = NULL;
-      if (s->cover >> gi & 1) { old = span_ep(s, gi); rd = &old; }
+      if (settled >> gi & 1) {
+      } else if (s->cover >> gi & 1) { old = span_ep(s, gi); rd = &old; }
       else if (s->rd && cells->r[i0 + gi].clk) rd = &cells->r[i0 + gi];
       if (rd && rd->mask && !(rd->cl == cl && (rd->tid == t || rd->clk <= F[rd->tid]))) return false;
       write |= 1u << gi;
@@ -1143,6 +1167,8 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
     ln[n].cells = cells; ln[n].i0 = i0; ln[n].gl = gl; ln[n].write = write; ln[n].off = off;
     n++;
   }
+  const Ep e = {.cl = cl, .clk = q.clk, .pc = in->pc, .step = (uint32_t)w->steps, .mask = 0xf,
+                .kind = a->kind & 7, .atomic = in->atomic};
   for (int k = 0; k < n; k++) {
     Cells *cells = ln[k].cells;
     size_t i0 = ln[k].i0;
@@ -1152,9 +1178,8 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
     for (uint32_t m = ln[k].write; m; m &= m - 1) {
       unsigned gi = (unsigned)__builtin_ctz(m);
       WCell *cell = &cells->w[i0 + gi];
-      cell->w = (Ep){.cl = cl, .clk = q.clk, .pc = in->pc, .step = (uint32_t)w->steps,
-                     .tid = (uint16_t)(q.t0 + span_first((int)gi, ln[k].off, q.lg)), .mask = 0xf,
-                     .kind = a->kind & 7, .atomic = in->atomic};
+      cell->w = e;
+      cell->w.tid = (uint16_t)(q.t0 + span_first((int)gi, ln[k].off, q.lg));
       memcpy(&cell->val, (const void *)((ln[k].gl + gi) << 2), 4);   /* the granule after the store */
       if (s->cover >> gi & 1) s->cover &= ~(1u << gi);
       else if (s->rd) cells->r[i0 + gi].clk = 0;
@@ -1306,8 +1331,19 @@ void race_cluster_end(Cluster *cl) {
 void race_bar_arrive_(Warp *w, uint32_t lanes, uint32_t id, bool sync) {
   RCl *r = rcl_of(w);
   if (!r || id >= BAR_IDS) return;
-  Acc *a = &r->cta[w->cta->rank].bar[id];
-  FOR_LANES(l) if (ACTIVE(lanes, l)) contribute(r, tid_of(r, w, l), a);
+  RCta *rc = &r->cta[w->cta->rank];
+  Acc *a = &rc->bar[id];
+  if (lanes && rc->vcgen != rc->gen + 1) {   /* no thread has a vector to join: contribute, a warp at once */
+    if (!acc_make(r, a)) return;
+    uint32_t t0 = tid_of(r, w, 0), *v = a->v + t0, *ck = r->clk + t0;
+    FOR_LANES(l) if (ACTIVE(lanes, l)) {
+      if (ck[l] > v[l]) v[l] = ck[l];
+      ck[l]++;
+    }
+    a->stamp = ++r->R->stamps;
+    a->fmask |= 1u << w->cta->rank;
+  } else
+    FOR_LANES(l) if (ACTIVE(lanes, l)) contribute(r, tid_of(r, w, l), a);
   if (!sync) a->arrive_only = true;
 }
 

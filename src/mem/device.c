@@ -578,6 +578,15 @@ void dev_set_written(Device *d, const void *host, uint64_t n) {
   }
 }
 
+bool dev_addr_of(const Device *d, const void *host, uint64_t *addr) {
+  for (int i = 0; d && i < d->n; i++) {
+    const Alloc *a = &d->allocs[i];
+    uint64_t o = (uintptr_t)host - (uintptr_t)(a->start + a->delta);
+    if (o < a->span) { *addr = a->start + o; return true; }
+  }
+  return false;
+}
+
 bool dev_find_undef(Device *d, const void *host, uint64_t n, DevUndef *out) {
   if (!d || !d->nundef) return false;
   Alloc *a = undef_of(d, (uintptr_t)host);

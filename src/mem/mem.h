@@ -207,5 +207,8 @@ void dev_set_written(Device *d, const void *host, uint64_t n);
 bool dev_find_undef(Device *d, const void *host, uint64_t n, DevUndef *out);
 /* Whether any allocation has a bitmap. */
 bool dev_tracks_undef(const Device *d);
+/* The device address of host byte host, when it lies in an allocation of d
+ * (a finding names device addresses, as the program sees them). */
+bool dev_addr_of(const Device *d, const void *host, uint64_t *addr);
 
 #endif
