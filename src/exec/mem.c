@@ -395,9 +395,10 @@ static void lane_addrs(Warp *w, const XInsn *x, const MemOp *m, uint64_t *a) {
   }
 }
 
-/* The lanes' accesses to the observer: in the span warp_span found (at),
- * lane l's bytes at at + (base[l] - bmin), handed over as they are; else
- * mem_observe_lanes finds them. */
+/* The lanes' accesses to the observer: in the span warp_span found (at,
+ * for PTX address imm + bmin), lane l's bytes at at + (a[l] - imm - bmin),
+ * a[] the addresses taken before the access (a load may overwrite its base
+ * register), handed over as they are; else mem_observe_lanes finds them. */
 LANE_CLONES static void observe_done(Warp *w, const XInsn *x, const MemOp *m, uint32_t mask, const uint64_t *a,
                          uint8_t *at, uint64_t bmin, uint64_t bmax, AccessKind kind) {
   uint32_t total = (uint32_t)m->size * m->n;
@@ -407,14 +408,8 @@ LANE_CLONES static void observe_done(Warp *w, const XInsn *x, const MemOp *m, ui
   }
   const void *host[WARP_SIZE];
   uintptr_t h = (uintptr_t)at;
-  if (m->base == UINT32_MAX) FOR_LANES(l) host[l] = at;
-  else if (m->base64) {
-    const uint64_t *b = R64(w, m->base);
-    FOR_LANES(l) host[l] = (const void *)(h + (uintptr_t)(b[l] - bmin));
-  } else {
-    const uint32_t *b = R32(w, m->base);
-    FOR_LANES(l) host[l] = (const void *)(h + (uintptr_t)(b[l] - bmin));
-  }
+  uint64_t lo = (uint64_t)x->imm + bmin;
+  FOR_LANES(l) host[l] = (const void *)(h + (uintptr_t)(a[l] - lo));
   mem_observe_span(w, x, mask, m->sp, a, host, h, h + (uintptr_t)(bmax - bmin) + total, total, kind,
                    m->order != ORD_WEAK);
 }
