@@ -73,7 +73,9 @@ static void shared_written(Cta *c, const uint8_t *p, uint32_t n) {
   uint32_t k = (uint32_t)(p - c->shared), e = k + n;
   while (k < e) {
     uint32_t at = k / 8;
-    c->written[at] |= bits_of(&k, e);
+    uint8_t b = bits_of(&k, e);
+    c->nwritten += (uint32_t)__builtin_popcount(b & ~c->written[at]);
+    c->written[at] |= b;
   }
 }
 
@@ -205,7 +207,8 @@ LANE_CLONES static bool span_settled(const InitLaunch *I, const MemLanes *m) {
   const Cta *c = m->w->cta;
   uintptr_t sh = (uintptr_t)c->shared, she = sh + c->shared_size;
   if (c->shared && lo >= sh && hi <= she)
-    return c->written && shared_full(c, (const uint8_t *)lo, (uint32_t)(hi - lo));
+    return c->written && (c->nwritten == c->shared_size ||
+                          shared_full(c, (const uint8_t *)lo, (uint32_t)(hi - lo)));
   /* .global: check_one looks at no CTA's shared memory, and with no
      allocation tracked at nothing else */
   return m->sp == SP_GLOBAL && !I->global && (!c->shared || hi <= sh || lo >= she);

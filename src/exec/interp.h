@@ -161,6 +161,7 @@ struct Cta {
   void *sync;               /* barrier state (src/sync/) */
   uint8_t *written;         /* --check: shared bytes written, a bit each
                                (src/exec/initcheck.c); NULL: none yet */
+  uint32_t nwritten;        /* --check: how many bytes of written are set (all: every load settled) */
   void *proxy;              /* --check: shared bytes' generic writers and the
                                threads' proxy fences (src/exec/proxycheck.c) */
   void *synccheck;          /* --check: each barrier id's last completion

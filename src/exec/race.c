@@ -202,7 +202,16 @@ _Static_assert(4 * 16 * 1024 <= 65536, "a cluster's vector slots fit Ep.tid");
 
 static void *zalloc(size_t n) { return calloc(1, n ? n : 1); }
 
-static RCl *rcl_of(Warp *w) {
+static RCl *rcl_make(Warp *w);
+
+/* The race state of w's cluster (made on first need). */
+static inline RCl *rcl_of(Warp *w) {
+  Cta *c = w->cta;
+  if (c && c->cluster && c->cluster->race) return c->cluster->race;
+  return rcl_make(w);
+}
+
+static RCl *rcl_make(Warp *w) {
   Launch *L = w->launch;
   Cta *c = w->cta;
   if (!L || !L->race || !c || !c->cluster) return NULL;
