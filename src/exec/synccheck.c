@@ -88,9 +88,8 @@ static void divergent(Cta *c, const BarCta *b, uint32_t id) {
     for (uint32_t p = bw->parked[id]; p; p &= p - 1) {
       int l = __builtin_ctz(p);
       const XInsn *x = bw->where[l];
-      if (!x || !sync_bar_aligned(x)) continue;
+      if (x == x0 || !x || !sync_bar_aligned(x)) continue;   /* the common case first */
       if (!x0) { x0 = x; w0 = i; l0 = l; continue; }
-      if (x == x0) continue;
       Warp *w = &c->warps[i];
       const Warp *v = &c->warps[w0];
       char at0[512], at1[512];
