@@ -18,7 +18,9 @@ What it runs (each is one test, with an id used in tests/known_failures.txt):
                    the exit status (default 0), `// STDERR: text` a substring
                    stderr must contain (`// STDERR-ONCE: text`: exactly
                    once). Several RUN lines run in order; their stdouts (and
-                   stderrs) are concatenated and each must exit with EXIT.
+                   stderrs) are concatenated and each must exit with EXIT;
+                   `// STDERR-EACH: text` must be in every one's stderr (a
+                   finding that a schedule must not change).
   check:PATH       tests/ptx/diag/err_*.ptx: `ptxvm check PATH` exits 2 and
                    prints `PATH:LINE:COL: error: MESSAGE` as its first line,
                    where the header `// ERROR: LINE:COL: substring` gives the
@@ -250,7 +252,7 @@ def header(path):
     """The // KEY: value lines of a test file, as a list of (key, value)."""
     out = []
     for line in read_text(path).splitlines():
-        m = re.match(r"\s*//\s*(RUN|EXPECT|EXIT|STDERR-ONCE|STDERR|ERROR):(.*)$", line)
+        m = re.match(r"\s*//\s*(RUN|EXPECT|EXIT|STDERR-ONCE|STDERR-EACH|STDERR|ERROR):(.*)$", line)
         if m:
             v = m.group(2)
             out.append((m.group(1), v[1:] if v.startswith(" ") else v))
@@ -288,7 +290,8 @@ def expectation(path):
     exits = [v.strip() for k, v in h if k == "EXIT"]
     stderrs = [v.strip() for k, v in h if k == "STDERR"]
     once = [v.rstrip() for k, v in h if k == "STDERR-ONCE"]
-    return runs, expect, int(exits[-1]) if exits else 0, stderrs, once
+    each = [v.strip() for k, v in h if k == "STDERR-EACH"]
+    return runs, expect, int(exits[-1]) if exits else 0, stderrs, once, each
 
 
 def compare_lines(out, expect):
@@ -303,7 +306,7 @@ def compare_lines(out, expect):
 
 
 def t_run(tid, path, ptxvm, timeout, jobs=None, env=None):
-    runs, expect, want_rc, stderrs, once = expectation(path)
+    runs, expect, want_rc, stderrs, once, each = expectation(path)
     stdout, stderr = "", ""
     for r in runs:
         argv = shlex.split(r)
@@ -318,6 +321,9 @@ def t_run(tid, path, ptxvm, timeout, jobs=None, env=None):
             return Result(tid, "fail", rep)
         if rc != want_rc:
             return Result(tid, "fail", "exit %d, expected %d: %s" % (rc, want_rc, first_line(err)))
+        for want in each:   # in every run's stderr: a finding one schedule misses fails
+            if want not in err:
+                return Result(tid, "fail", "stderr lacks '%s': %s (%s)" % (want, first_line(err), r))
         stdout += out
         stderr += err
     why = compare_lines(stdout, expect)
@@ -789,7 +795,7 @@ def run_launches(f):
 
 def gpu_run_job(f):
     """gpu:PATH for a RUN file: the GPU against its expected stdout and exit status."""
-    _, expect, want_rc, _, _ = expectation(f)
+    _, expect, want_rc, _, _, _ = expectation(f)
     return ("gpu:" + f, t_gpu, run_launches(f), want_rc, lambda out: compare_lines(out, expect))
 
 

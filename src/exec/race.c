@@ -90,8 +90,24 @@ typedef struct Ep {            /* one access, 20 bytes */
   uint32_t pc;                 /* instruction (index in Program.code) */
   uint32_t step;               /* the warp's instruction count (Warp.steps) at it */
   uint16_t tid;                /* slot in its cluster's vectors (< 4 x 16 CTAs x 1024: rcl_of) */
-  uint8_t mask, kind : 7, atomic : 1;   /* bytes of the granule; AccessKind; atomic */
+  uint8_t mask, kind : 4, sub : 2, remote : 1, atomic : 1;   /* bytes of the granule; AccessKind;
+                                                               Ep.sub; of a peer CTA (DSMEM); atomic */
 } Ep;
+/* sub: 0, thread tid accessed the bytes of mask; 1 or 2, consecutive lanes of
+ * one warp-wide load read sub bytes each (bytes or halves of a coalesced
+ * load), the mask's lowest byte by thread tid: byte b by ep_thread(). */
+
+/* The thread of p that accessed byte b of its mask. */
+static inline uint32_t ep_thread(const Ep *p, unsigned b) {
+  return p->sub ? p->tid + (b - (unsigned)__builtin_ctz(p->mask)) / p->sub : p->tid;
+}
+
+/* The bytes of p's mask that thread t of it accessed. */
+static inline uint8_t ep_bytes(const Ep *p, uint32_t t) {
+  if (!p->sub) return p->mask;
+  unsigned at = (unsigned)__builtin_ctz(p->mask) + (t - p->tid) * p->sub;
+  return (uint8_t)((((1u << p->sub) - 1) << at) & p->mask);
+}
 
 /* A shadow page: per granule the last write with the granule's value after
  * it, and apart from them the read records, so that memory only read (or
@@ -570,8 +586,8 @@ static inline uint32_t span_last(int gi, int off, int lg) {
 
 static inline Ep span_ep(const Span *s, unsigned gi) {
   return (Ep){.cl = s->cl, .clk = s->clk, .pc = s->pc, .step = s->step,
-              .tid = (uint16_t)(s->tid0 + span_last((int)gi, s->off, s->lg)),
-              .mask = s->lg == -2 ? 0x8 : s->lg == -1 ? 0xc : 0xf, .kind = s->kind, .atomic = s->atomic};
+              .tid = (uint16_t)(s->tid0 + span_first((int)gi, s->off, s->lg)), .mask = 0xf,
+              .kind = s->kind & 7, .sub = s->lg == -2 ? 1 : s->lg == -1 ? 2 : 0, .atomic = s->atomic};
 }
 
 /* Granule i's read record, taken out of its line's span first. */
@@ -605,6 +621,9 @@ enum { SPC_SHARED, SPC_CLUSTER, SPC_GLOBAL };
 
 static void found(RaceLaunch *R, const Ep *p, const Ep *q, int space, uint64_t addr, uint64_t end,
                   uint64_t cluster) {
+  /* a pair one of whose accesses reached the bytes from a peer CTA is of
+     .shared::cluster, whichever of them came second */
+  if (space == SPC_SHARED && (p->remote || q->remote)) space = SPC_CLUSTER;
   uint64_t d;   /* .global: the device address, not the host's (which varies run to run) */
   if (space == SPC_GLOBAL && dev_addr_of(R->L->dev, (const void *)(uintptr_t)addr, &d)) {
     end = d + (end - addr);
@@ -697,6 +716,31 @@ static const uint32_t byte_mask[16] = {
   0, 0xff, 0xff00, 0xffff, 0xff0000, 0xff00ff, 0xffff00, 0xffffff, 0xff000000, 0xff0000ff,
   0xff00ff00, 0xff00ffff, 0xffff0000, 0xffff00ff, 0xffffff00, 0xffffffff};
 
+/* A read of bytes m (c->e: 1 or 2 bytes, a thread's) joining the read
+ * record rd of other lanes of the same warp and load instruction at the
+ * same clock (lanes of one coalesced load, in one execution or in the
+ * parts independent thread scheduling runs it in): false when it does not
+ * fit rd's lanes-to-bytes map (Ep.sub); else rd holds it too (true). */
+static inline bool ep_join(const Cur *c, Ep *rd, uint8_t m) {
+  const Ep *cur = &c->e;
+  unsigned n = (unsigned)__builtin_popcount(m);
+  if ((n != 1 && n != 2) || rd->pc != cur->pc || rd->cl != cur->cl || rd->clk != cur->clk ||
+      rd->kind != cur->kind || rd->atomic != cur->atomic || rd->tid / WARP_SIZE != cur->tid / WARP_SIZE ||
+      cur->tid >= c->r->nth || rd->tid >= c->r->nth)
+    return false;
+  if (rd->sub && (ep_bytes(rd, cur->tid) & m) == m && ep_thread(rd, (unsigned)__builtin_ctz(m)) == cur->tid)
+    return true;   /* its own bytes again: held already */
+  if ((rd->mask & m) || (rd->sub ? rd->sub != n : (unsigned)__builtin_popcount(rd->mask) != n ||
+                         (unsigned)(rd->mask >> __builtin_ctz(rd->mask)) != (1u << n) - 1))
+    return false;
+  int d = __builtin_ctz(m) - __builtin_ctz(rd->mask);   /* bytes from rd's lowest */
+  if (d % (int)n || (int)cur->tid != (int)rd->tid + d / (int)n) return false;
+  if (d < 0) rd->tid = cur->tid;
+  rd->sub = (uint8_t)(n & 3);
+  rd->mask |= m;
+  return true;
+}
+
 static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, const Cur *c, WCell *cell, Ep *rd, uint8_t m,
                                                             bool write, int space,
                        uint64_t gaddr, const uint8_t *host) {
@@ -720,20 +764,39 @@ static inline __attribute__((always_inline)) void check_cell(RaceLaunch *R, cons
        is not reported; a plain store against an atomic is */
     if ((p->kind == ACC_ATOM && cur->kind == ACC_LD) || (cur->kind == ACC_ATOM && p->kind == ACC_LD && !p->atomic))
       continue;
-    if (hb(c, p)) continue;
-    uint8_t o = p->mask & m;
-    uint64_t lo = gaddr + (uint64_t)__builtin_ctz(o), hi = gaddr + 32 - (uint64_t)__builtin_clz(o);
-    found(R, p, cur, space, lo, hi, c->r->cl->index);
+    for (uint8_t rest = p->mask & m; rest;) {   /* each reading thread of the bytes alone */
+      Ep q = *p;
+      q.tid = (uint16_t)ep_thread(p, (unsigned)__builtin_ctz(rest));
+      q.mask = ep_bytes(p, q.tid);
+      q.sub = 0;
+      uint8_t o = q.mask & m;
+      rest &= (uint8_t)~q.mask;
+      if (hb(c, &q)) continue;
+      uint64_t lo = gaddr + (uint64_t)__builtin_ctz(o), hi = gaddr + 32 - (uint64_t)__builtin_clz(o);
+      found(R, &q, cur, space, lo, hi, c->r->cl->index);
+    }
   }
   if (write) {
     uint8_t keep = w->clk && w->tid == cur->tid && w->cl == cur->cl ? w->mask & ~m : 0;
     *w = *cur;
     w->mask = m | keep;
     cell->val = (cell->val & ~bm) | (now & bm);
-    if (rd->clk && (rd->mask & ~m) == 0) rd->clk = 0;
+    if (rd->clk && rd->sub) {   /* the lanes whose bytes it wrote leave the record */
+      uint8_t drop = 0;
+      for (uint8_t o = rd->mask & m; o; o &= (uint8_t)~drop) drop |= ep_bytes(rd, ep_thread(rd, (unsigned)__builtin_ctz(o)));
+      uint8_t left = rd->mask & (uint8_t)~drop;
+      if (!left) rd->clk = 0;
+      else {
+        rd->tid = (uint16_t)ep_thread(rd, (unsigned)__builtin_ctz(left));
+        rd->mask = left;
+      }
+    } else if (rd->clk && (rd->mask & ~m) == 0) rd->clk = 0;
     else rd->mask &= (uint8_t)~m;
+  } else if (rd->clk && rd->mask && ep_join(c, rd, m)) {
+    /* another lane of the same load: one record of both (Ep.sub), not the
+       later lane's alone, whichever order the lanes ran in */
   } else if (!rd->clk || !rd->mask || ep_cmp(cur, rd) <= 0 || hb(c, rd)) {
-    uint8_t keep = rd->clk && rd->tid == cur->tid && rd->cl == cur->cl ? rd->mask & ~m : 0;
+    uint8_t keep = rd->clk && !rd->sub && rd->tid == cur->tid && rd->cl == cur->cl ? rd->mask & ~m : 0;
     *rd = *cur;
     rd->mask = m | keep;
   }
@@ -777,7 +840,8 @@ static void observe_lane(const Ins *in, int lane, const void *host, uint32_t siz
   if (kind == ACC_ASYNC_RD) { h->issue_clk = r->clk[t]; r->clk[t]++; }   /* an issue: the copy's agent
                                                                        knows what came before */
   Cur c = {r, t, {.cl = (uint32_t)r->cl->index, .clk = r->clk[t], .pc = in->pc, .step = (uint32_t)w->steps,
-                   .tid = (uint16_t)t, .mask = 0, .kind = kind & 7, .atomic = in->atomic},
+                   .tid = (uint16_t)t, .mask = 0, .kind = kind & 7, .remote = space == SPC_CLUSTER,
+                   .atomic = in->atomic},
            r->cta[t / r->tpc].F, vc_valid(r, t)};
   if (kind == ACC_ASYNC_WR || (kind == ACC_ASYNC_RD && space != SPC_GLOBAL)) {
     /* an agent: cp.async writes its group, bulk-group copies read and
@@ -827,7 +891,7 @@ static inline bool cell_fast(const Cur *c, WCell *cell, Ep *rd, bool write, cons
   memcpy(&now, host, 4);
   if (w->clk && !w->atomic && w->mask == 0xf && now == cell->val) return true;   /* a silent store */
   if (w->clk && !(w->cl == cur->cl && (w->tid == cur->tid || w->clk <= c->F[w->tid]))) return false;
-  if (rd->clk && rd->mask && !(rd->cl == cur->cl && (rd->tid == cur->tid || rd->clk <= c->F[rd->tid])))
+  if (rd->clk && rd->mask && (rd->sub || !(rd->cl == cur->cl && (rd->tid == cur->tid || rd->clk <= c->F[rd->tid]))))
     return false;
   *w = *cur;
   w->mask = 0xf;
@@ -946,7 +1010,7 @@ LANE_CLONES static uint32_t span_floored(const Span *s, uint32_t held, const uin
     return nf;
   }
   for (uint32_t m = held; m; m &= m - 1)
-    nf += s->clk <= F[s->tid0 + span_last(__builtin_ctz(m), s->off, s->lg)];
+    nf += s->clk <= F[s->tid0 + span_first(__builtin_ctz(m), s->off, s->lg)];
   return nf;
 }
 
@@ -1153,7 +1217,7 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
     uint32_t write = 0, held = s->cover & cover, settled = 0;
     /* the read records of the line's span: the writing lanes' own, or all
        under the CTA floor, settle every granule at once */
-    if (held && s->cl == cl &&
+    if (held && s->cl == cl && s->lg >= 0 &&
         ((s->tid0 == q.t0 && s->off == off && s->lg == q.lg) ||
          span_floored(s, held, F) == (uint32_t)__builtin_popcount(held)))
       settled = held;
@@ -1170,7 +1234,7 @@ LANE_CLONES static bool observe_span_st(const Ins *in, const MemLanes *a) {
       if (settled >> gi & 1) {
       } else if (s->cover >> gi & 1) { old = span_ep(s, gi); rd = &old; }
       else if (s->rd && cells->r[i0 + gi].clk) rd = &cells->r[i0 + gi];
-      if (rd && rd->mask && !(rd->cl == cl && (rd->tid == t || rd->clk <= F[rd->tid]))) return false;
+      if (rd && rd->mask && (rd->sub || !(rd->cl == cl && (rd->tid == t || rd->clk <= F[rd->tid])))) return false;
       write |= 1u << gi;
     }
     ln[n].cells = cells; ln[n].i0 = i0; ln[n].gl = gl; ln[n].write = write; ln[n].off = off;
