@@ -1314,7 +1314,10 @@ static void observe_lanes(void *ctx, const MemLanes *a) {
   if (!a->size || !ins_init(&in, ctx, a->w, a->x, a->kind, a->strong)) return;
   if (a->kind == ACC_LD && !in.atomic && a->size < 4 && observe_span(&in, a)) return;
   if ((a->kind == ACC_LD || a->kind == ACC_ST) && !in.atomic && !in.release && !(a->size & 3)) {
-    if (a->kind == ACC_LD && (observe_bcast(&in, a) || observe_span(&in, a))) return;
+    if (a->kind == ACC_LD) {   /* a broadcast's first and last lanes share their address */
+      const void *h0 = a->host[__builtin_ctz(a->mask)], *h1 = a->host[31 - __builtin_clz(a->mask)];
+      if (h0 == h1 ? observe_bcast(&in, a) : observe_span(&in, a)) return;
+    }
     if (a->kind == ACC_ST && observe_span_st(&in, a)) return;
     lanes_loop(&in, a, true);
   }
